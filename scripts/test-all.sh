@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Runs every test: formatting, lints, header drift, all Rust tests, the C tests (CTest).
+# The README's test command; .ci/run calls it after installing what a fresh machine lacks.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
+
+step() { printf '\n==> %s\n' "$*"; }
+
+step "cargo fmt --check"
+cargo fmt --all -- --check
+
+step "header drift: build, then include/ must equal what is committed"
+cargo build --lib
+git diff --exit-code -- include/ || { echo "include/aeronrs.h changed: commit the regenerated header"; exit 1; }
+
+step "cargo clippy -D warnings"
+cargo clippy --all-targets -- -D warnings
+
+step "cargo test (profile ci: optimised, debug assertions on)"
+cargo test --profile ci --all-targets
+
+step "C tests (CTest, shared and static library)"
+bash scripts/c-tests.sh
+
+if [ -x scripts/miri.sh ] && cargo +nightly miri --version >/dev/null 2>&1; then
+  step "miri (single-threaded concurrent/ tests)"
+  bash scripts/miri.sh
+else
+  step "miri: skipped (cargo +nightly miri is not installed on this machine)"
+fi
+
+printf '\nall test steps passed\n'

@@ -1,0 +1,477 @@
+//! `AtomicBuffer`: the only type that touches raw shared memory.
+//!
+//! A buffer is a pointer and a length plus an optional owner that keeps the memory alive
+//! (a heap allocation or a file mapping). Views share the owner, so a ring buffer, a
+//! counters manager and a log buffer can all hold `AtomicBuffer`s into one `cnc.dat`
+//! mapping without lifetimes. Every word access is an atomic (`AtomicI64::from_ptr`),
+//! with the ordering in the method name as Agrona names them; every index is
+//! bounds- and alignment-checked, so a bad index is a panic (a bug), never UB. Indices
+//! that come from shared memory or the network must be validated by the caller with
+//! [`AtomicBuffer::check_bounds`] first, turning bad input into an `Err`.
+
+use std::ptr::NonNull;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU8, AtomicU16, Ordering};
+
+use crate::util::error::{Error, Result};
+
+/// A heap block aligned to a cache line, so i64 atomics and cache-line padded layouts
+/// behave as they do in page-aligned mappings.
+#[repr(C, align(64))]
+#[derive(Clone, Copy)]
+struct CacheLineBlock([u8; 64]);
+
+/// What keeps the memory alive.
+enum Owner {
+    Heap(#[allow(dead_code)] Box<[CacheLineBlock]>),
+    Mapped(#[allow(dead_code)] memmap2::MmapMut),
+}
+
+/// A bounds-checked, atomically accessed view of raw memory.
+#[derive(Clone)]
+pub struct AtomicBuffer {
+    ptr: NonNull<u8>,
+    len: usize,
+    owner: Option<Arc<Owner>>,
+}
+
+// SAFETY: the buffer only hands out atomic accessors and explicit byte copies; the memory
+// is either owned by `owner` (kept alive by the Arc) or guaranteed alive by the caller of
+// `from_raw`. Concurrent use from several threads is the whole point of the type.
+unsafe impl Send for AtomicBuffer {}
+// SAFETY: as for Send: all access goes through atomics or copies whose races are excluded
+// by the protocols built on top (release/acquire publication).
+unsafe impl Sync for AtomicBuffer {}
+
+impl std::fmt::Debug for AtomicBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicBuffer").field("ptr", &self.ptr).field("len", &self.len).finish()
+    }
+}
+
+impl AtomicBuffer {
+    /// A zeroed heap buffer of `len` bytes, aligned to 64 bytes.
+    pub fn alloc(len: usize) -> Self {
+        let blocks = len.div_ceil(64).max(1);
+        let mut storage = vec![CacheLineBlock([0; 64]); blocks].into_boxed_slice();
+        let ptr = NonNull::new(storage.as_mut_ptr().cast::<u8>()).expect("Box pointer is non-null");
+        Self { ptr, len, owner: Some(Arc::new(Owner::Heap(storage))) }
+    }
+
+    /// Takes ownership of a writable mapping.
+    pub fn from_mmap(mut map: memmap2::MmapMut) -> Self {
+        let len = map.len();
+        let ptr = NonNull::new(map.as_mut_ptr()).unwrap_or(NonNull::dangling());
+        Self { ptr, len, owner: Some(Arc::new(Owner::Mapped(map))) }
+    }
+
+    /// Wraps memory the caller owns (a C caller's buffer).
+    ///
+    /// # Safety
+    /// `ptr` must be valid for reads and writes of `len` bytes for as long as this buffer
+    /// or any view of it is alive, and must only be accessed by others through atomics or
+    /// by protocols compatible with the ones used on it.
+    pub unsafe fn from_raw(ptr: *mut u8, len: usize) -> Result<Self> {
+        let ptr = NonNull::new(ptr).ok_or_else(|| Error::invalid_argument("buffer pointer is null"))?;
+        Ok(Self { ptr, len, owner: None })
+    }
+
+    /// A view of `[offset, offset + len)` sharing this buffer's owner.
+    pub fn view(&self, offset: usize, len: usize) -> Result<Self> {
+        self.check_bounds(offset, len)?;
+        // SAFETY: offset + len <= self.len was just checked, so the result stays inside
+        // the same allocation.
+        let ptr = unsafe { self.ptr.add(offset) };
+        Ok(Self { ptr, len, owner: self.owner.clone() })
+    }
+
+    /// Length in bytes.
+    #[inline]
+    pub fn capacity(&self) -> usize {
+        self.len
+    }
+
+    /// Base address, for handing to C or for address-based alignment checks.
+    #[inline]
+    pub fn as_ptr(&self) -> *mut u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// `Ok` when `[index, index + length)` lies inside the buffer; use on every index or
+    /// length read from shared memory, the network or a user.
+    #[inline]
+    pub fn check_bounds(&self, index: usize, length: usize) -> Result<()> {
+        match index.checked_add(length) {
+            Some(end) if end <= self.len => Ok(()),
+            _ => Err(Error::out_of_bounds(format!(
+                "index {index} + length {length} outside buffer of {} bytes",
+                self.len
+            ))),
+        }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn checked_ptr(&self, index: usize, size: usize) -> *mut u8 {
+        assert!(
+            index <= self.len && size <= self.len - index,
+            "AtomicBuffer index {index} + {size} out of bounds (capacity {})",
+            self.len
+        );
+        // SAFETY: index + size <= len, so the pointer stays within the allocation.
+        let p = unsafe { self.ptr.as_ptr().add(index) };
+        assert!((p as usize) % size == 0 || size == 1, "AtomicBuffer index {index} not aligned to {size}");
+        p
+    }
+
+    #[inline]
+    #[track_caller]
+    fn i64_at(&self, index: usize) -> &AtomicI64 {
+        let p = self.checked_ptr(index, 8).cast::<i64>();
+        // SAFETY: p is in bounds and 8-byte aligned (checked); the memory lives as long as
+        // &self (owner or from_raw contract) and is only accessed atomically.
+        unsafe { AtomicI64::from_ptr(p) }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn i32_at(&self, index: usize) -> &AtomicI32 {
+        let p = self.checked_ptr(index, 4).cast::<i32>();
+        // SAFETY: in bounds and 4-byte aligned (checked); lives as long as &self.
+        unsafe { AtomicI32::from_ptr(p) }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn u16_at(&self, index: usize) -> &AtomicU16 {
+        let p = self.checked_ptr(index, 2).cast::<u16>();
+        // SAFETY: in bounds and 2-byte aligned (checked); lives as long as &self.
+        unsafe { AtomicU16::from_ptr(p) }
+    }
+
+    #[inline]
+    #[track_caller]
+    fn u8_at(&self, index: usize) -> &AtomicU8 {
+        let p = self.checked_ptr(index, 1);
+        // SAFETY: in bounds (checked); a byte is always aligned; lives as long as &self.
+        unsafe { AtomicU8::from_ptr(p) }
+    }
+
+    // ---- i64 ----
+
+    /// Plain (Relaxed) load: for fields only this thread writes, or that are published by
+    /// a separate acquire.
+    #[inline]
+    #[track_caller]
+    pub fn get_i64(&self, index: usize) -> i64 {
+        self.i64_at(index).load(Ordering::Relaxed)
+    }
+
+    /// Plain (Relaxed) store.
+    #[inline]
+    #[track_caller]
+    pub fn put_i64(&self, index: usize, value: i64) {
+        self.i64_at(index).store(value, Ordering::Relaxed)
+    }
+
+    /// Acquire load (Agrona `getLongVolatile`): sees everything released before the value.
+    #[inline]
+    #[track_caller]
+    pub fn get_i64_acquire(&self, index: usize) -> i64 {
+        self.i64_at(index).load(Ordering::Acquire)
+    }
+
+    /// Release store (Agrona `putLongOrdered`): publishes every earlier write.
+    #[inline]
+    #[track_caller]
+    pub fn put_i64_release(&self, index: usize, value: i64) {
+        self.i64_at(index).store(value, Ordering::Release)
+    }
+
+    /// Sequentially consistent load, for the rare Dekker-style checks.
+    #[inline]
+    #[track_caller]
+    pub fn get_i64_volatile(&self, index: usize) -> i64 {
+        self.i64_at(index).load(Ordering::SeqCst)
+    }
+
+    /// Sequentially consistent store (Agrona `putLongVolatile`).
+    #[inline]
+    #[track_caller]
+    pub fn put_i64_volatile(&self, index: usize, value: i64) {
+        self.i64_at(index).store(value, Ordering::SeqCst)
+    }
+
+    /// SeqCst compare-and-set; true when `expected` was replaced by `update`.
+    #[inline]
+    #[track_caller]
+    pub fn compare_and_set_i64(&self, index: usize, expected: i64, update: i64) -> bool {
+        self.i64_at(index).compare_exchange(expected, update, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    /// SeqCst fetch-and-add; returns the value before the add.
+    #[inline]
+    #[track_caller]
+    pub fn get_and_add_i64(&self, index: usize, delta: i64) -> i64 {
+        self.i64_at(index).fetch_add(delta, Ordering::SeqCst)
+    }
+
+    /// Release fetch-and-add for single-writer counters that only publish a value.
+    #[inline]
+    #[track_caller]
+    pub fn get_and_add_i64_release(&self, index: usize, delta: i64) -> i64 {
+        self.i64_at(index).fetch_add(delta, Ordering::Release)
+    }
+
+    // ---- i32 ----
+
+    #[inline]
+    #[track_caller]
+    pub fn get_i32(&self, index: usize) -> i32 {
+        self.i32_at(index).load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn put_i32(&self, index: usize, value: i32) {
+        self.i32_at(index).store(value, Ordering::Relaxed)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn get_i32_acquire(&self, index: usize) -> i32 {
+        self.i32_at(index).load(Ordering::Acquire)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn put_i32_release(&self, index: usize, value: i32) {
+        self.i32_at(index).store(value, Ordering::Release)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn get_i32_volatile(&self, index: usize) -> i32 {
+        self.i32_at(index).load(Ordering::SeqCst)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn put_i32_volatile(&self, index: usize, value: i32) {
+        self.i32_at(index).store(value, Ordering::SeqCst)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn compare_and_set_i32(&self, index: usize, expected: i32, update: i32) -> bool {
+        self.i32_at(index).compare_exchange(expected, update, Ordering::SeqCst, Ordering::SeqCst).is_ok()
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn get_and_add_i32(&self, index: usize, delta: i32) -> i32 {
+        self.i32_at(index).fetch_add(delta, Ordering::SeqCst)
+    }
+
+    // ---- small fields (frame headers) ----
+
+    #[inline]
+    #[track_caller]
+    pub fn get_u16(&self, index: usize) -> u16 {
+        self.u16_at(index).load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn put_u16(&self, index: usize, value: u16) {
+        self.u16_at(index).store(value, Ordering::Relaxed)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn get_u8(&self, index: usize) -> u8 {
+        self.u8_at(index).load(Ordering::Relaxed)
+    }
+
+    #[inline]
+    #[track_caller]
+    pub fn put_u8(&self, index: usize, value: u8) {
+        self.u8_at(index).store(value, Ordering::Relaxed)
+    }
+
+    // ---- bytes ----
+
+    /// Copies `src` into the buffer at `index`. Other parties may only read the range after
+    /// it is published by a later release store.
+    #[inline]
+    #[track_caller]
+    pub fn put_bytes(&self, index: usize, src: &[u8]) {
+        if src.is_empty() {
+            return;
+        }
+        assert!(index <= self.len && src.len() <= self.len - index, "put_bytes out of bounds");
+        let dst = self.checked_ptr(index, 1);
+        // SAFETY: [index, index + src.len()) is in bounds (checked); src is a distinct
+        // Rust slice so the ranges cannot overlap; the range is not concurrently read
+        // until a release store publishes it (protocol invariant).
+        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
+    }
+
+    /// Copies `dst.len()` bytes from `index` into `dst`. The range must have been
+    /// published by a release store that the caller observed with an acquire load.
+    #[inline]
+    #[track_caller]
+    pub fn get_bytes(&self, index: usize, dst: &mut [u8]) {
+        if dst.is_empty() {
+            return;
+        }
+        assert!(index <= self.len && dst.len() <= self.len - index, "get_bytes out of bounds");
+        let src = self.checked_ptr(index, 1);
+        // SAFETY: in bounds (checked); dst is an exclusive Rust slice, so no overlap.
+        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
+    }
+
+    /// Copies `length` bytes from `src[src_index..]` into this buffer at `index`
+    /// (`memmove` semantics, so the two may be views of the same memory).
+    #[inline]
+    #[track_caller]
+    pub fn put_buffer(&self, index: usize, src: &AtomicBuffer, src_index: usize, length: usize) {
+        if length == 0 {
+            return;
+        }
+        assert!(index <= self.len && length <= self.len - index, "put_buffer destination out of bounds");
+        assert!(src_index <= src.len && length <= src.len - src_index, "put_buffer source out of bounds");
+        let dst = self.checked_ptr(index, 1);
+        let s = src.checked_ptr(src_index, 1);
+        // SAFETY: both ranges are in bounds of live buffers (checked); `copy` tolerates
+        // overlap; publication of the range follows by a release store (protocol).
+        unsafe { std::ptr::copy(s, dst, length) }
+    }
+
+    /// Fills `[index, index + length)` with `value`.
+    #[inline]
+    #[track_caller]
+    pub fn set_memory(&self, index: usize, length: usize, value: u8) {
+        if length == 0 {
+            return;
+        }
+        assert!(index <= self.len && length <= self.len - index, "set_memory out of bounds");
+        let dst = self.checked_ptr(index, 1);
+        // SAFETY: in bounds (checked); the range is owned by the caller under the protocol
+        // (consumed space, a claimed record, or a term being cleaned).
+        unsafe { std::ptr::write_bytes(dst, value, length) }
+    }
+
+    /// Borrows `[index, index + length)` as a slice, for zero-copy delivery to handlers.
+    ///
+    /// The range must have been published (release store observed with acquire) and must
+    /// not be written by anyone while the slice is alive. Aeron's protocols guarantee this
+    /// for a committed frame or record until the reader advances past it; that is the
+    /// only use this method has.
+    #[inline]
+    #[track_caller]
+    pub fn published_slice(&self, index: usize, length: usize) -> &[u8] {
+        if length == 0 {
+            return &[];
+        }
+        assert!(index <= self.len && length <= self.len - index, "published_slice out of bounds");
+        let p = self.checked_ptr(index, 1);
+        // SAFETY: in bounds of memory alive for &self; no writer touches a published range
+        // while it is being read (protocol invariant stated above).
+        unsafe { std::slice::from_raw_parts(p, length) }
+    }
+
+    /// Mutable slice over a range this thread exclusively owns under the protocol (a
+    /// claimed record or frame not yet published).
+    #[inline]
+    #[track_caller]
+    #[allow(clippy::mut_from_ref)]
+    pub fn claimed_slice_mut(&self, index: usize, length: usize) -> &mut [u8] {
+        if length == 0 {
+            return &mut [];
+        }
+        assert!(index <= self.len && length <= self.len - index, "claimed_slice_mut out of bounds");
+        let p = self.checked_ptr(index, 1);
+        // SAFETY: in bounds; the caller holds the claim on this range, so no one else reads
+        // or writes it until the caller publishes it with a release store.
+        unsafe { std::slice::from_raw_parts_mut(p, length) }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn alloc_is_zeroed_and_aligned() {
+        let b = AtomicBuffer::alloc(1000);
+        assert_eq!(b.capacity(), 1000);
+        assert_eq!(b.as_ptr() as usize % 64, 0);
+        for i in (0..1000).step_by(8).take_while(|i| i + 8 <= 1000) {
+            assert_eq!(b.get_i64(i), 0);
+        }
+    }
+
+    #[test]
+    fn word_accessors_round_trip_little_endian() {
+        let b = AtomicBuffer::alloc(64);
+        b.put_i64_release(8, 0x0102_0304_0506_0708);
+        assert_eq!(b.get_i64_acquire(8), 0x0102_0304_0506_0708);
+        let mut bytes = [0u8; 8];
+        b.get_bytes(8, &mut bytes);
+        assert_eq!(bytes, [8, 7, 6, 5, 4, 3, 2, 1]);
+        b.put_i32(0, -5);
+        assert_eq!(b.get_i32_volatile(0), -5);
+        assert!(b.compare_and_set_i32(0, -5, 7));
+        assert!(!b.compare_and_set_i32(0, -5, 9));
+        assert_eq!(b.get_and_add_i32(0, 3), 7);
+        assert_eq!(b.get_i32(0), 10);
+        assert!(b.compare_and_set_i64(16, 0, 42));
+        assert_eq!(b.get_and_add_i64(16, 1), 42);
+        b.put_u16(24, 0xBEEF);
+        b.put_u8(26, 0xAA);
+        assert_eq!(b.get_u16(24), 0xBEEF);
+        assert_eq!(b.get_u8(26), 0xAA);
+        assert_eq!(b.get_u8(24), 0xEF);
+    }
+
+    #[test]
+    fn byte_copies_and_views() {
+        let b = AtomicBuffer::alloc(128);
+        b.put_bytes(10, b"hello");
+        let v = b.view(8, 16).unwrap();
+        assert_eq!(v.published_slice(2, 5), b"hello");
+        v.set_memory(2, 2, b'x');
+        assert_eq!(b.published_slice(10, 5), b"xxllo");
+        b.put_buffer(64, &b, 10, 5);
+        assert_eq!(b.published_slice(64, 5), b"xxllo");
+        assert!(b.view(120, 16).is_err());
+    }
+
+    #[test]
+    fn check_bounds_rejects_overflow() {
+        let b = AtomicBuffer::alloc(64);
+        assert!(b.check_bounds(0, 64).is_ok());
+        assert!(b.check_bounds(64, 0).is_ok());
+        assert!(b.check_bounds(60, 8).is_err());
+        assert!(b.check_bounds(usize::MAX, 2).is_err());
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn out_of_bounds_word_access_panics_instead_of_ub() {
+        AtomicBuffer::alloc(16).get_i64(16);
+    }
+
+    #[test]
+    #[should_panic(expected = "not aligned")]
+    fn misaligned_word_access_panics_instead_of_ub() {
+        AtomicBuffer::alloc(16).get_i64(4);
+    }
+
+    #[test]
+    fn from_raw_rejects_null() {
+        // SAFETY: a null pointer is rejected before any access.
+        assert!(unsafe { AtomicBuffer::from_raw(std::ptr::null_mut(), 8) }.is_err());
+    }
+}

@@ -1,0 +1,149 @@
+//! Creating and mapping the files that hold shared memory (`cnc.dat`, `.logbuffer`s, ring
+//! buffer files, bus segments). The one place that calls `mmap`.
+
+use std::fs::{File, OpenOptions};
+use std::path::Path;
+
+use super::atomic_buffer::AtomicBuffer;
+use crate::util::error::{Error, Result};
+
+/// How a newly created file's pages are backed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Allocation {
+    /// `set_len` only: pages are allocated on first touch (Aeron's `sparse=true`).
+    Sparse,
+    /// Every page is written once up front, so the hot path never page-faults.
+    PreTouch,
+}
+
+/// Creates `path` (truncating any previous file) with exactly `length` zero bytes and
+/// maps it shared, read-write.
+pub fn create_mapped(path: &Path, length: usize, allocation: Allocation) -> Result<AtomicBuffer> {
+    if length == 0 {
+        return Err(Error::invalid_argument(format!("cannot map {}: length is 0", path.display())));
+    }
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(path)
+        .map_err(|e| Error::io(&e, format_args!("create {}", path.display())))?;
+    file.set_len(length as u64)
+        .map_err(|e| Error::io(&e, format_args!("set length of {}", path.display())))?;
+    let buffer = map_file(&file, path, length)?;
+    if allocation == Allocation::PreTouch {
+        let page = crate::util::sys::page_size();
+        let mut i = 0;
+        while i < length {
+            buffer.put_u8(i, 0);
+            i += page;
+        }
+    }
+    Ok(buffer)
+}
+
+/// Maps an existing file shared, read-write, at its current length.
+pub fn map_existing(path: &Path) -> Result<AtomicBuffer> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(|e| Error::io(&e, format_args!("open {}", path.display())))?;
+    let length = file.metadata().map_err(|e| Error::io(&e, format_args!("stat {}", path.display())))?.len();
+    let length = usize::try_from(length)
+        .map_err(|_| Error::invalid_argument(format!("{} is too large to map", path.display())))?;
+    if length == 0 {
+        return Err(Error::invalid_argument(format!("cannot map {}: file is empty", path.display())));
+    }
+    map_file(&file, path, length)
+}
+
+/// Opens `path` if it exists, else creates it with `length` zero bytes; maps it shared.
+/// The returned flag says whether this call created the file. Several processes racing
+/// here all end up with the same file (`O_CREAT` without truncation).
+pub fn open_or_create_mapped(path: &Path, length: usize) -> Result<(AtomicBuffer, bool)> {
+    let file = OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .map_err(|e| Error::io(&e, format_args!("open {}", path.display())))?;
+    let current = file.metadata().map_err(|e| Error::io(&e, format_args!("stat {}", path.display())))?.len();
+    let created = current == 0;
+    if created {
+        file.set_len(length as u64)
+            .map_err(|e| Error::io(&e, format_args!("set length of {}", path.display())))?;
+    } else if current != length as u64 {
+        return Err(Error::invalid_argument(format!(
+            "{} has length {current}, expected {length}",
+            path.display()
+        )));
+    }
+    Ok((map_file(&file, path, length)?, created))
+}
+
+/// Flushes a mapped range to the file (`msync`), for durability across power loss.
+pub fn flush(buffer: &AtomicBuffer, offset: usize, length: usize) -> Result<()> {
+    buffer.check_bounds(offset, length)?;
+    let page = crate::util::sys::page_size();
+    let start = buffer.as_ptr() as usize + offset;
+    let aligned_start = start & !(page - 1);
+    let span = length + (start - aligned_start);
+    // SAFETY: [aligned_start, aligned_start + span) lies within the mapping that `buffer`
+    // keeps alive (bounds checked above; mappings start page-aligned so rounding the start
+    // down stays inside it); msync reads no Rust-visible memory.
+    let rc = unsafe { libc::msync(aligned_start as *mut libc::c_void, span, libc::MS_SYNC) };
+    if rc != 0 {
+        return Err(Error::io(&std::io::Error::last_os_error(), "msync"));
+    }
+    Ok(())
+}
+
+fn map_file(file: &File, path: &Path, length: usize) -> Result<AtomicBuffer> {
+    // SAFETY: the mapping is shared with other processes by design; every access to it goes
+    // through AtomicBuffer's atomics or protocol-guarded copies, and the file is never
+    // truncated by aeronrs while mapped.
+    let map = unsafe { memmap2::MmapOptions::new().len(length).map_mut(file) }
+        .map_err(|e| Error::io(&e, format_args!("mmap {}", path.display())))?;
+    Ok(AtomicBuffer::from_mmap(map))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn create_then_map_existing_shares_memory() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("shared.dat");
+        let a = create_mapped(&path, 8192, Allocation::PreTouch).unwrap();
+        a.put_i64_release(4096, 77);
+        let b = map_existing(&path).unwrap();
+        assert_eq!(b.capacity(), 8192);
+        assert_eq!(b.get_i64_acquire(4096), 77);
+        flush(&a, 4000, 200).unwrap();
+    }
+
+    #[test]
+    fn open_or_create_reports_creation_and_checks_length() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bus");
+        let (_, created) = open_or_create_mapped(&path, 4096).unwrap();
+        assert!(created);
+        let (_, created) = open_or_create_mapped(&path, 4096).unwrap();
+        assert!(!created);
+        assert!(open_or_create_mapped(&path, 8192).is_err());
+    }
+
+    #[test]
+    fn missing_or_empty_files_are_errors() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = map_existing(&dir.path().join("nope")).unwrap_err();
+        assert_eq!(err.code(), libc::ENOENT);
+        std::fs::write(dir.path().join("empty"), b"").unwrap();
+        assert!(map_existing(&dir.path().join("empty")).is_err());
+        assert!(create_mapped(&dir.path().join("zero"), 0, Allocation::Sparse).is_err());
+    }
+}

@@ -1,0 +1,10 @@
+//! Layer 2: the Agrona-style shared-memory structures, all built on `AtomicBuffer`.
+
+pub mod atomic_buffer;
+pub mod broadcast;
+pub mod counters;
+pub mod error_log;
+pub mod mapped_file;
+pub mod ring_buffer;
+
+pub use atomic_buffer::AtomicBuffer;

@@ -1,0 +1,1 @@
+//! See spec; filled by the foundation issue.

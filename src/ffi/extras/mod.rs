@@ -1,0 +1,1 @@
+//! `aeronrs_*` functions: what aeronrs offers beyond Aeron's C API.

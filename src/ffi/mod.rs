@@ -1,0 +1,157 @@
+//! Layer 6: the C ABI. The only module with `extern "C"` and `#[unsafe(no_mangle)]`.
+//!
+//! Conventions (Aeron's C API): functions return `0`/`-1`, a pointer or `NULL`, or a
+//! negative code; on failure the thread-local `aeron_errcode()` / `aeron_errmsg()` say
+//! why. Every export runs inside [`ffi_boundary!`], so no panic unwinds into C.
+
+use std::cell::RefCell;
+use std::ffi::{CString, c_char, c_int};
+
+use crate::util::error::{AeronErrorCode, Error};
+
+pub mod error;
+pub mod extras;
+pub mod version;
+
+/// Maximum length of the message `aeron_errmsg()` returns (Aeron's C buffer is 8 KiB).
+const MAX_ERRMSG_LENGTH: usize = 8192;
+
+struct LastError {
+    code: c_int,
+    message: CString,
+}
+
+thread_local! {
+    static LAST_ERROR: RefCell<LastError> = RefCell::new(LastError { code: 0, message: CString::default() });
+}
+
+/// Records `err` as this thread's last error, with the failing function as the first frame
+/// of the message so `aeron_errmsg()` reads as a trace.
+pub(crate) fn set_last_error(function: &str, err: &Error) {
+    let mut text = format!("({}) {}: {}", err.code(), function, err.message());
+    if text.len() > MAX_ERRMSG_LENGTH {
+        let mut cut = MAX_ERRMSG_LENGTH;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    let message = CString::new(text.replace('\0', " ")).unwrap_or_default();
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.code = err.code();
+        e.message = message;
+    });
+}
+
+/// Clears this thread's last error (successful calls leave it as it was, like Aeron).
+#[allow(dead_code)]
+pub(crate) fn clear_last_error() {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.code = 0;
+        e.message = CString::default();
+    });
+}
+
+pub(crate) fn last_error_code() -> c_int {
+    LAST_ERROR.with(|e| e.borrow().code)
+}
+
+pub(crate) fn last_error_message_ptr() -> *const c_char {
+    // The CString lives in the thread-local until this thread's next failing call, which is
+    // the lifetime aeron_errmsg() documents.
+    LAST_ERROR.with(|e| e.borrow().message.as_ptr())
+}
+
+/// The value an export returns when it fails: `-1` for ints, `NULL` for pointers, ...
+pub(crate) trait FailureValue {
+    fn failure() -> Self;
+}
+
+impl FailureValue for c_int {
+    fn failure() -> Self {
+        -1
+    }
+}
+
+impl FailureValue for i64 {
+    fn failure() -> Self {
+        -1
+    }
+}
+
+impl FailureValue for bool {
+    fn failure() -> Self {
+        false
+    }
+}
+
+impl FailureValue for () {
+    fn failure() -> Self {}
+}
+
+impl<T> FailureValue for *mut T {
+    fn failure() -> Self {
+        std::ptr::null_mut()
+    }
+}
+
+impl<T> FailureValue for *const T {
+    fn failure() -> Self {
+        std::ptr::null()
+    }
+}
+
+/// Runs `body` (which returns `Result<T, Error>`), turning an `Err` or a panic into the
+/// thread-local error plus `T::failure()`.
+pub(crate) fn boundary<T: FailureValue>(function: &str, body: impl FnOnce() -> Result<T, Error>) -> T {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(Ok(value)) => value,
+        Ok(Err(err)) => {
+            set_last_error(function, &err);
+            T::failure()
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            let err = Error::aeron(AeronErrorCode::GenericError, format!("panic: {what}"));
+            set_last_error(function, &err);
+            T::failure()
+        }
+    }
+}
+
+/// `ffi_boundary!(fn_name, { ... Ok(value) })`: the body of every export.
+macro_rules! ffi_boundary {
+    ($name:literal, $body:block) => {
+        $crate::ffi::boundary($name, move || $body)
+    };
+}
+pub(crate) use ffi_boundary;
+
+/// Rejects a NULL argument with `EINVAL` naming it.
+macro_rules! require_non_null {
+    ($ptr:expr, $name:literal) => {
+        if $ptr.is_null() {
+            return Err($crate::util::error::Error::invalid_argument(concat!($name, " must not be NULL")));
+        }
+    };
+}
+pub(crate) use require_non_null;
+
+/// Reads a NUL-terminated C string argument as UTF-8.
+///
+/// # Safety
+/// `ptr` must be NULL or point to a NUL-terminated string alive for the call.
+pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a str, Error> {
+    if ptr.is_null() {
+        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+    }
+    // SAFETY: non-null and NUL-terminated per the caller's contract.
+    let s = unsafe { std::ffi::CStr::from_ptr(ptr) };
+    s.to_str().map_err(|_| Error::invalid_argument(format!("{name} is not valid UTF-8")))
+}

@@ -1,0 +1,2 @@
+//! Layer module; see DESIGN.md.
+#![forbid(unsafe_code)]
