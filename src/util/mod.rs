@@ -1,6 +1,10 @@
-//! Layer 1: clocks, bit math, the error type, OS calls std lacks.
+//! Layer 1: clocks, bit math, the error type, configuration parsing, idle strategies,
+//! agents, and the OS calls std lacks.
 
+pub mod agent;
 pub mod bits;
 pub mod clock;
+pub mod config;
 pub mod error;
+pub mod idle_strategy;
 pub mod sys;
