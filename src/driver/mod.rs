@@ -1,2 +1,4 @@
-//! Layer module; see DESIGN.md.
+//! Layer 5: the media driver (`spec/driver.md`).
 #![forbid(unsafe_code)]
+
+pub mod context;
