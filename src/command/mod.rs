@@ -23,14 +23,36 @@ pub mod terminate_driver;
 
 pub mod client_command;
 
+pub mod client_timeout;
+pub mod counter_update;
+pub mod error_response;
+pub mod image_buffers_ready;
+pub mod image_message;
+pub mod operation_succeeded;
+pub mod publication_buffers_ready;
+pub mod publication_error;
+pub mod subscription_ready;
+
+pub mod driver_response;
+
 pub use client_command::Command;
+pub use client_timeout::ClientTimeout;
 pub use codec::ControlMessage;
 pub use correlated_message::CorrelatedMessage;
 pub use counter_message::CounterMessage;
+pub use counter_update::CounterUpdate;
 pub use destination_message::{DestinationByIdMessage, DestinationMessage};
+pub use driver_response::Response;
+pub use error_response::ErrorResponse;
+pub use image_buffers_ready::ImageBuffersReady;
+pub use image_message::ImageMessage;
+pub use operation_succeeded::OperationSucceeded;
+pub use publication_buffers_ready::PublicationBuffersReady;
+pub use publication_error::PublicationError;
 pub use publication_message::PublicationMessage;
 pub use reject_image::RejectImageMessage;
 pub use remove_message::RemoveMessage;
 pub use static_counter_message::StaticCounterMessage;
 pub use subscription_message::SubscriptionMessage;
+pub use subscription_ready::SubscriptionReady;
 pub use terminate_driver::TerminateDriverMessage;
