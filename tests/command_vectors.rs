@@ -78,13 +78,13 @@ fn broadcast_records(cnc: &[u8]) -> (Vec<Record<'_>>, [i64; 3]) {
     (records, trailer)
 }
 
-/// Asserts that re-encoding `response` gives `record`'s bytes, except in `ignored` ranges.
-fn assert_reencodes(response: &Response<'_>, record: &Record<'_>, ignored: &[std::ops::Range<usize>]) {
+/// Asserts that re-encoding `response` gives `record`'s bytes, except in the `ignored` range.
+fn assert_reencodes(response: &Response<'_>, record: &Record<'_>, ignored: Option<std::ops::Range<usize>>) {
     let mut encoded = vec![0u8; response.encoded_length()];
     response.encode(&mut encoded).unwrap();
     assert_eq!(encoded.len(), record.body.len(), "@{}", record.offset);
     for (i, (ours, theirs)) in encoded.iter().zip(record.body).enumerate() {
-        if ignored.iter().any(|r| r.contains(&i)) {
+        if ignored.as_ref().is_some_and(|r| r.contains(&i)) {
             assert_eq!(*ours, 0, "our padding is zero");
         } else {
             assert_eq!(ours, theirs, "record @{} byte {i}", record.offset);
@@ -182,11 +182,11 @@ fn cnc_with_clients_broadcast_responses_decode_and_reencode() {
         let ignored = match response {
             Response::AvailableImage(image) => {
                 let end = 32 + image.log_file_name.len();
-                vec![end..align(end, 4)]
+                Some(end..align(end, 4))
             }
-            _ => vec![],
+            _ => None,
         };
-        assert_reencodes(response, record, &ignored);
+        assert_reencodes(response, record, ignored);
     }
 }
 
@@ -241,7 +241,7 @@ fn cnc_with_errors_broadcast_holds_four_on_errors() {
         let text = error.error_message_lossy();
         assert!(text.starts_with("(22) Invalid argument\n["), "{text}");
         assert!(text.ends_with('\n'));
-        assert_reencodes(&response, record, &[]);
+        assert_reencodes(&response, record, None);
     }
     // Records 0 and 2 come from the same bad channel: identical bodies apart from the id.
     assert_eq!(records[0].body[8..], records[2].body[8..]);
