@@ -89,15 +89,6 @@ impl<'a> MessageReader<'a> {
         Ok(Self { src, name })
     }
 
-    /// Length of the whole body.
-    pub fn len(&self) -> usize {
-        self.src.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.src.is_empty()
-    }
-
     fn array<const N: usize>(&self, offset: usize, field: &str) -> Result<[u8; N]> {
         self.src
             .get(offset..)
