@@ -6,7 +6,9 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use crate::client::async_add::{AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription};
+use crate::client::async_add::{
+    AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
+};
 use crate::client::client_conductor::{ClientConductor, RegistrationKind};
 use crate::client::conductor_handle::{ConductorAgent, ConductorHandle};
 use crate::client::context::{Context, ImageHandler};
@@ -88,9 +90,9 @@ impl Aeron {
         let mut runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
         match runner.as_mut() {
             Some(ConductorDriver::Invoker(invoker)) => invoker.invoke(),
-            Some(ConductorDriver::Thread(_)) => {
-                Err(Error::illegal_state("do_work needs use_conductor_agent_invoker; the conductor has its own thread"))
-            }
+            Some(ConductorDriver::Thread(_)) => Err(Error::illegal_state(
+                "do_work needs use_conductor_agent_invoker; the conductor has its own thread",
+            )),
             None => Ok(0),
         }
     }
@@ -131,12 +133,19 @@ impl Aeron {
     }
 
     /// Sends ADD_EXCLUSIVE_PUBLICATION; poll the handle for the result.
-    pub fn async_add_exclusive_publication(&self, channel: &str, stream_id: i32) -> Result<AsyncAddExclusivePublication> {
+    pub fn async_add_exclusive_publication(
+        &self,
+        channel: &str,
+        stream_id: i32,
+    ) -> Result<AsyncAddExclusivePublication> {
         Self::check_channel(channel)?;
         let id = self.handle.with(|c| {
             c.ensure_open()?;
             let id = c.driver.add_publication(channel, stream_id, true)?;
-            c.register(id, RegistrationKind::ExclusivePublication { channel: channel.to_string(), stream_id });
+            c.register(
+                id,
+                RegistrationKind::ExclusivePublication { channel: channel.to_string(), stream_id },
+            );
             Ok::<_, Error>(id)
         })?;
         Ok(AsyncAddExclusivePublication::new(Arc::clone(&self.handle), id))
@@ -259,6 +268,9 @@ impl Drop for Aeron {
 
 impl std::fmt::Debug for Aeron {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Aeron").field("client_id", &self.client_id).field("aeron_dir", &self.ctx.aeron_dir()).finish()
+        f.debug_struct("Aeron")
+            .field("client_id", &self.client_id)
+            .field("aeron_dir", &self.ctx.aeron_dir())
+            .finish()
     }
 }

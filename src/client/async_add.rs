@@ -23,7 +23,10 @@ struct PendingRegistration {
 impl PendingRegistration {
     fn poll(&mut self) -> Result<Option<Resource>> {
         if self.done {
-            return Err(Error::illegal_state(format!("registration {} already completed", self.registration_id)));
+            return Err(Error::illegal_state(format!(
+                "registration {} already completed",
+                self.registration_id
+            )));
         }
         let id = self.registration_id;
         let result = self.client.with(|c| c.poll_registration(id));

@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::concurrent::ring_buffer::RingBuffer;
+
 use crate::client::context::Context;
 use crate::client::counter::CounterState;
 use crate::client::driver_connect::DriverConnection;
@@ -78,11 +80,9 @@ pub(crate) struct PendingRemoval {
     pub deadline_ns: i64,
 }
 
-/// Something closed that stays mapped for the linger period.
-pub(crate) enum Lingering {
-    Publication(Arc<PublicationCore>),
-    Image(Arc<Image>),
-}
+/// Something closed that stays mapped for the linger period: holding the `Arc` is all
+/// that is needed.
+pub(crate) type Lingering = Arc<dyn std::any::Any + Send + Sync>;
 
 pub(crate) type Callback = Box<dyn FnOnce() + Send>;
 
@@ -117,8 +117,13 @@ fn nanos(duration: std::time::Duration) -> i64 {
 
 impl ClientConductor {
     pub fn new(ctx: Context, connection: DriverConnection) -> Result<Self> {
-        let DriverConnection { to_driver, to_clients, counters_metadata, counters_values, client_liveness_timeout_ns } =
-            connection;
+        let DriverConnection {
+            to_driver,
+            to_clients,
+            counters_metadata,
+            counters_values,
+            client_liveness_timeout_ns,
+        } = connection;
         let receiver =
             BroadcastReceiver::new(to_clients).map_err(|e| e.context("CnC to-clients broadcast buffer"))?;
         // Take the client id from the shared counter (`cnc.md` §5 step 8).
@@ -281,7 +286,9 @@ impl ClientConductor {
             let error = |name: &str| {
                 Error::with_code(
                     CLIENT_ERROR_DRIVER_TIMEOUT,
-                    format!("no response from the driver to {name} (correlation id {id}) within {timeout_ms} ms"),
+                    format!(
+                        "no response from the driver to {name} (correlation id {id}) within {timeout_ms} ms"
+                    ),
                 )
             };
             self.fail_registration(id, |kind| error(kind.name()));
@@ -296,7 +303,10 @@ impl ClientConductor {
             self.pending_removals.remove(&id);
             self.on_error(Error::with_code(
                 CLIENT_ERROR_DRIVER_TIMEOUT,
-                format!("no response from the driver to {what} (correlation id {id}) within {} ms", self.driver_timeout_ms),
+                format!(
+                    "no response from the driver to {what} (correlation id {id}) within {} ms",
+                    self.driver_timeout_ms
+                ),
             ));
         }
     }
@@ -329,8 +339,10 @@ impl ClientConductor {
             self.subscriptions.insert(correlation_id, Arc::clone(state));
         }
         let deadline_ns = nano_time() + self.driver_timeout_ns;
-        self.registrations
-            .insert(correlation_id, Registration { kind, state: RegistrationState::Pending, deadline_ns, abandoned: false });
+        self.registrations.insert(
+            correlation_id,
+            Registration { kind, state: RegistrationState::Pending, deadline_ns, abandoned: false },
+        );
     }
 
     /// Fails fast once the client is closed.
@@ -370,7 +382,9 @@ impl ClientConductor {
                 self.registrations.remove(&id);
             }
             RegistrationState::Ready(_) => {
-                if let Some(Registration { state: RegistrationState::Ready(resource), .. }) = self.registrations.remove(&id) {
+                if let Some(Registration { state: RegistrationState::Ready(resource), .. }) =
+                    self.registrations.remove(&id)
+                {
                     self.release_resource(id, resource);
                 }
             }
@@ -385,7 +399,7 @@ impl ClientConductor {
         }
     }
 
-    fn linger(&mut self, resource: Lingering) {
+    pub fn linger(&mut self, resource: Lingering) {
         self.lingering.push((nano_time() + self.linger_ns, resource));
     }
 
@@ -408,7 +422,7 @@ impl ClientConductor {
             let sent = self.driver.remove_publication(registration_id);
             self.await_removal(sent, "REMOVE_PUBLICATION");
         }
-        self.linger(Lingering::Publication(core));
+        self.linger(core);
     }
 
     pub fn release_subscription(&mut self, registration_id: i64) {
@@ -437,7 +451,7 @@ impl ClientConductor {
     fn close_subscription_images(&mut self, state: &Arc<SubscriptionState>) {
         for image in state.close() {
             self.notify_unavailable_image(state, &image);
-            self.linger(Lingering::Image(image));
+            self.linger(image);
         }
     }
 
@@ -452,7 +466,7 @@ impl ClientConductor {
     fn force_close_resources(&mut self, error: &Error) {
         for (_, core) in std::mem::take(&mut self.publications) {
             core.close();
-            self.linger(Lingering::Publication(core));
+            self.linger(core);
         }
         for (_, state) in std::mem::take(&mut self.subscriptions) {
             self.close_subscription_images(&state);

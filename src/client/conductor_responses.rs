@@ -8,7 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::client::client_conductor::{
-    ClientConductor, Lingering, Registration, RegistrationKind, RegistrationState, Resource,
+    ClientConductor, Registration, RegistrationKind, RegistrationState, Resource,
 };
 use crate::client::counter::CounterState;
 use crate::client::image::{Image, ImageInfo};
@@ -25,7 +25,10 @@ pub(crate) fn error_from_response(response: &ErrorResponse<'_>) -> Error {
     let message = response.error_message_lossy().into_owned();
     match AeronErrorCode::from_i32(response.error_code_value) {
         Some(code) => Error::aeron(code, message),
-        None => Error::aeron(AeronErrorCode::GenericError, format!("(driver code {}) {message}", response.error_code_value)),
+        None => Error::aeron(
+            AeronErrorCode::GenericError,
+            format!("(driver code {}) {message}", response.error_code_value),
+        ),
     }
 }
 
@@ -91,7 +94,9 @@ impl ClientConductor {
         };
         let (channel, stream_id) = match (&registration.kind, exclusive) {
             (RegistrationKind::Publication { channel, stream_id }, false)
-            | (RegistrationKind::ExclusivePublication { channel, stream_id }, true) => (channel.clone(), *stream_id),
+            | (RegistrationKind::ExclusivePublication { channel, stream_id }, true) => {
+                (channel.clone(), *stream_id)
+            }
             _ => return,
         };
         let info = PublicationInfo {
@@ -104,7 +109,12 @@ impl ClientConductor {
             channel_status_id: m.channel_status_indicator_id,
         };
         let mapped = m.log_file_name_str().and_then(|path| {
-            PublicationCore::map(info.clone(), Path::new(path), &self.counters_values, self.ctx.pre_touch_mapped_memory())
+            PublicationCore::map(
+                info.clone(),
+                Path::new(path),
+                &self.counters_values,
+                self.ctx.pre_touch_mapped_memory(),
+            )
         });
         let core = match mapped {
             Ok(core) => Arc::new(core),
@@ -119,12 +129,14 @@ impl ClientConductor {
         };
         self.publications.insert(id, Arc::clone(&core));
         let handler =
-            if exclusive { self.ctx.on_new_exclusive_publication() } else { self.ctx.on_new_publication() }.cloned();
+            if exclusive { self.ctx.on_new_exclusive_publication() } else { self.ctx.on_new_publication() }
+                .cloned();
         if let Some(handler) = handler {
             let (channel, session_id) = (info.channel.clone(), info.session_id);
             self.queue(move || handler(&channel, stream_id, session_id, id));
         }
-        let resource = if exclusive { Resource::ExclusivePublication(core) } else { Resource::Publication(core) };
+        let resource =
+            if exclusive { Resource::ExclusivePublication(core) } else { Resource::Publication(core) };
         self.complete(id, resource);
     }
 
@@ -189,7 +201,7 @@ impl ClientConductor {
         if let Some(image) = state.remove_image(m.correlation_id) {
             image.close();
             self.notify_unavailable_image(&state, &image);
-            self.linger(Lingering::Image(image));
+            self.linger(image);
         }
     }
 

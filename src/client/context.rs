@@ -263,7 +263,10 @@ impl Context {
     }
 
     /// Default available-image handler of subscriptions added without their own.
-    pub fn set_on_available_image(&mut self, handler: impl Fn(&Arc<Image>) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_available_image(
+        &mut self,
+        handler: impl Fn(&Arc<Image>) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_available_image = Some(Arc::new(handler));
         self
     }
@@ -273,7 +276,10 @@ impl Context {
     }
 
     /// Default unavailable-image handler of subscriptions added without their own.
-    pub fn set_on_unavailable_image(&mut self, handler: impl Fn(&Arc<Image>) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_unavailable_image(
+        &mut self,
+        handler: impl Fn(&Arc<Image>) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_unavailable_image = Some(Arc::new(handler));
         self
     }
@@ -282,7 +288,10 @@ impl Context {
         self.on_available_counter.as_ref()
     }
 
-    pub fn set_on_available_counter(&mut self, handler: impl Fn(i64, i32) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_available_counter(
+        &mut self,
+        handler: impl Fn(i64, i32) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_available_counter = Some(Arc::new(handler));
         self
     }
@@ -291,7 +300,10 @@ impl Context {
         self.on_unavailable_counter.as_ref()
     }
 
-    pub fn set_on_unavailable_counter(&mut self, handler: impl Fn(i64, i32) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_unavailable_counter(
+        &mut self,
+        handler: impl Fn(i64, i32) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_unavailable_counter = Some(Arc::new(handler));
         self
     }
@@ -300,7 +312,10 @@ impl Context {
         self.on_new_publication.as_ref()
     }
 
-    pub fn set_on_new_publication(&mut self, handler: impl Fn(&str, i32, i32, i64) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_new_publication(
+        &mut self,
+        handler: impl Fn(&str, i32, i32, i64) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_new_publication = Some(Arc::new(handler));
         self
     }
@@ -321,7 +336,10 @@ impl Context {
         self.on_new_subscription.as_ref()
     }
 
-    pub fn set_on_new_subscription(&mut self, handler: impl Fn(&str, i32, i64) + Send + Sync + 'static) -> &mut Self {
+    pub fn set_on_new_subscription(
+        &mut self,
+        handler: impl Fn(&str, i32, i64) + Send + Sync + 'static,
+    ) -> &mut Self {
         self.on_new_subscription = Some(Arc::new(handler));
         self
     }

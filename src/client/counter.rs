@@ -16,13 +16,14 @@ pub const COUNTER_LENGTH: usize = 128;
 /// The 8-byte value of counter `counter_id` in `values`, checked against the buffer (ids
 /// come from the driver, i.e. from shared memory).
 pub(crate) fn counter_value_view(values: &AtomicBuffer, counter_id: i32) -> Result<AtomicBuffer> {
-    let id = usize::try_from(counter_id).map_err(|_| Error::out_of_bounds(format!("counter id {counter_id} < 0")))?;
+    let id = usize::try_from(counter_id)
+        .map_err(|_| Error::out_of_bounds(format!("counter id {counter_id} < 0")))?;
     let offset = id
         .checked_mul(COUNTER_LENGTH)
         .ok_or_else(|| Error::out_of_bounds(format!("counter id {counter_id} too large")))?;
-    values
-        .view(offset, 8)
-        .map_err(|_| Error::out_of_bounds(format!("counter id {counter_id} outside the counters values buffer")))
+    values.view(offset, 8).map_err(|_| {
+        Error::out_of_bounds(format!("counter id {counter_id} outside the counters values buffer"))
+    })
 }
 
 /// The shared part of a counter: the conductor closes it when the driver withdraws it.

@@ -3,8 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, StaticCounterMessage,
-    SubscriptionMessage,
+    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, SubscriptionMessage,
 };
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
@@ -25,10 +24,6 @@ impl DriverProxy {
         Self { to_driver, client_id }
     }
 
-    pub fn client_id(&self) -> i64 {
-        self.client_id
-    }
-
     /// A fresh id from the counter the driver and all clients share.
     pub fn next_correlation_id(&self) -> i64 {
         self.to_driver.next_correlation_id()
@@ -42,9 +37,16 @@ impl DriverProxy {
 
     pub fn add_publication(&self, channel: &str, stream_id: i32, exclusive: bool) -> Result<i64> {
         let correlation_id = self.next_correlation_id();
-        let message = PublicationMessage { correlated: self.correlated(correlation_id), stream_id, channel: channel.as_bytes() };
-        let command =
-            if exclusive { Command::AddExclusivePublication(message) } else { Command::AddPublication(message) };
+        let message = PublicationMessage {
+            correlated: self.correlated(correlation_id),
+            stream_id,
+            channel: channel.as_bytes(),
+        };
+        let command = if exclusive {
+            Command::AddExclusivePublication(message)
+        } else {
+            Command::AddPublication(message)
+        };
         self.write(&command)?;
         Ok(correlation_id)
     }
@@ -76,21 +78,13 @@ impl DriverProxy {
 
     pub fn add_counter(&self, type_id: i32, key: &[u8], label: &str) -> Result<i64> {
         let correlation_id = self.next_correlation_id();
-        let message = CounterMessage { correlated: self.correlated(correlation_id), type_id, key, label: label.as_bytes() };
-        self.write(&Command::AddCounter(message))?;
-        Ok(correlation_id)
-    }
-
-    pub fn add_static_counter(&self, type_id: i32, key: &[u8], label: &str, registration_id: i64) -> Result<i64> {
-        let correlation_id = self.next_correlation_id();
-        let message = StaticCounterMessage {
+        let message = CounterMessage {
             correlated: self.correlated(correlation_id),
-            registration_id,
             type_id,
             key,
             label: label.as_bytes(),
         };
-        self.write(&Command::AddStaticCounter(message))?;
+        self.write(&Command::AddCounter(message))?;
         Ok(correlation_id)
     }
 

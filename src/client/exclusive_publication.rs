@@ -66,7 +66,11 @@ impl ExclusivePublication {
             index,
             term_id,
             term_offset: term_offset(raw_tail, core.term_length),
-            term_begin_position: compute_term_begin_position(term_id, core.position_bits_to_shift, core.initial_term_id),
+            term_begin_position: compute_term_begin_position(
+                term_id,
+                core.position_bits_to_shift,
+                core.initial_term_id,
+            ),
         };
         let header = HeaderWriter::new(core.info.session_id, core.info.stream_id);
         Ok(Self { core, appenders, header, tail, client })
@@ -117,7 +121,8 @@ impl ExclusivePublication {
             return Ok((code, None));
         }
         let tail = self.tail;
-        let (outcome, claim) = self.appenders[tail.index].claim(&self.header, tail.term_id, tail.term_offset, length);
+        let (outcome, claim) =
+            self.appenders[tail.index].claim(&self.header, tail.term_id, tail.term_offset, length);
         Ok((advance(&self.core, &mut self.tail, outcome), claim))
     }
 
@@ -129,7 +134,8 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = self.appenders[tail.index].append_padding(&self.header, tail.term_id, tail.term_offset, length);
+        let outcome =
+            self.appenders[tail.index].append_padding(&self.header, tail.term_id, tail.term_offset, length);
         Ok(advance(&self.core, &mut self.tail, outcome))
     }
 
@@ -148,7 +154,8 @@ impl ExclusivePublication {
                 self.core.term_length
             )));
         }
-        let outcome = self.appenders[tail.index].append_block(&self.header, tail.term_id, tail.term_offset, block)?;
+        let outcome =
+            self.appenders[tail.index].append_block(&self.header, tail.term_id, tail.term_offset, block)?;
         Ok(advance(&self.core, &mut self.tail, outcome))
     }
 

@@ -12,7 +12,9 @@ use crate::logbuffer::descriptor::{
     active_transport_count, end_of_stream_position, index_by_position, initial_term_id, mtu_length,
     position_bits_to_shift,
 };
-use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_volatile, frame_term_id, is_padding_frame};
+use crate::logbuffer::frame_descriptor::{
+    aligned_frame_length, frame_length_volatile, frame_term_id, is_padding_frame,
+};
 use crate::logbuffer::term_reader::{controlled_read, read};
 use crate::logbuffer::{ControlledPollAction, Header, LogBuffers};
 use crate::protocol::header::FRAME_ALIGNMENT;
@@ -46,7 +48,12 @@ pub struct Image {
 }
 
 impl Image {
-    pub(crate) fn map(info: ImageInfo, log_file: &Path, counters_values: &AtomicBuffer, pre_touch: bool) -> Result<Self> {
+    pub(crate) fn map(
+        info: ImageInfo,
+        log_file: &Path,
+        counters_values: &AtomicBuffer,
+        pre_touch: bool,
+    ) -> Result<Self> {
         let log = LogBuffers::map_existing(log_file)?;
         if pre_touch {
             crate::client::publication_core::pre_touch_terms(&log);

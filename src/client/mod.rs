@@ -23,8 +23,11 @@ pub mod publication;
 pub mod publication_core;
 pub mod subscription;
 
+pub use crate::logbuffer::{BufferClaim, ControlledPollAction, FragmentAssembler, Header};
 pub use aeron::Aeron;
-pub use async_add::{AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription};
+pub use async_add::{
+    AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
+};
 pub use context::Context;
 pub use counter::Counter;
 pub use exclusive_publication::ExclusivePublication;
@@ -34,4 +37,3 @@ pub use publication_core::{
     ADMIN_ACTION, BACK_PRESSURED, CLOSED, ERROR as PUBLICATION_ERROR, MAX_POSITION_EXCEEDED, NOT_CONNECTED,
 };
 pub use subscription::Subscription;
-pub use crate::logbuffer::{BufferClaim, ControlledPollAction, FragmentAssembler, Header};

@@ -128,7 +128,8 @@ impl Publication {
         if compute_term_count(term_id, core.initial_term_id) != term_count {
             return None;
         }
-        let term_begin_position = compute_term_begin_position(term_id, core.position_bits_to_shift, core.initial_term_id);
+        let term_begin_position =
+            compute_term_begin_position(term_id, core.position_bits_to_shift, core.initial_term_id);
         let position = term_begin_position + i64::from(term_offset(raw_tail, core.term_length));
         Some(ActiveTerm { term_count, index, term_id, term_begin_position, position })
     }
@@ -138,7 +139,9 @@ impl Publication {
     #[inline]
     fn new_position(&self, active: &ActiveTerm, outcome: AppendOutcome) -> i64 {
         match outcome {
-            AppendOutcome::Appended { resulting_offset, .. } => active.term_begin_position + i64::from(resulting_offset),
+            AppendOutcome::Appended { resulting_offset, .. } => {
+                active.term_begin_position + i64::from(resulting_offset)
+            }
             AppendOutcome::Tripped { .. } | AppendOutcome::Failed { .. } => {
                 let core = &*self.core;
                 if active.term_begin_position + core.term_length as i64 >= core.max_possible_position {

@@ -10,8 +10,8 @@ use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor::{
-    compute_max_message_length, compute_max_payload_length, initial_term_id, is_connected, max_possible_position,
-    mtu_length, position_bits_to_shift,
+    compute_max_message_length, compute_max_payload_length, initial_term_id, is_connected,
+    max_possible_position, mtu_length, position_bits_to_shift,
 };
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 use crate::util::bits::align;
@@ -66,7 +66,12 @@ pub(crate) struct PublicationCore {
 impl PublicationCore {
     /// Maps `log_file` and binds the limit and status counters named by the driver,
     /// validating every value that came from shared memory.
-    pub fn map(info: PublicationInfo, log_file: &Path, counters_values: &AtomicBuffer, pre_touch: bool) -> Result<Self> {
+    pub fn map(
+        info: PublicationInfo,
+        log_file: &Path,
+        counters_values: &AtomicBuffer,
+        pre_touch: bool,
+    ) -> Result<Self> {
         let log = LogBuffers::map_existing(log_file)?;
         if pre_touch {
             pre_touch_terms(&log);
@@ -75,7 +80,9 @@ impl PublicationCore {
             .map_err(|e| e.context("publication limit counter"))?;
         let channel_status = match info.channel_status_id {
             id if id < 0 => None,
-            id => Some(counter_value_view(counters_values, id).map_err(|e| e.context("channel status counter"))?),
+            id => Some(
+                counter_value_view(counters_values, id).map_err(|e| e.context("channel status counter"))?,
+            ),
         };
         let metadata = log.metadata();
         let term_length = log.term_length();
@@ -84,7 +91,9 @@ impl PublicationCore {
             .ok()
             .filter(|&m| m > DATA_HEADER_LENGTH && m % FRAME_ALIGNMENT == 0)
             .map(compute_max_payload_length)
-            .ok_or_else(|| Error::invalid_argument(format!("log {} has invalid MTU {mtu}", log_file.display())))?;
+            .ok_or_else(|| {
+                Error::invalid_argument(format!("log {} has invalid MTU {mtu}", log_file.display()))
+            })?;
         Ok(Self {
             initial_term_id: initial_term_id(metadata),
             position_bits_to_shift: position_bits_to_shift(term_length),
