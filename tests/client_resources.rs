@@ -1,0 +1,240 @@
+//! Client resources against a real Java media driver: async adds and their errors,
+//! counters and their handlers, image handlers, NOT_CONNECTED, try_claim commit/abort,
+//! exclusive publications across term rotations.
+mod client_support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use aeronrs::client::{
+    ADMIN_ACTION, Aeron, BACK_PRESSURED, CLOSED, ExclusivePublication, Header, NOT_CONNECTED, Publication,
+    Subscription,
+};
+use aeronrs::util::error::AeronErrorCode;
+use client_support::{ErrorLog, JavaDriver, context, wait_until};
+
+const SPARSE: &str = "-Daeron.term.buffer.sparse.file=true";
+const WAIT: Duration = Duration::from_secs(20);
+
+/// Offers until the publication accepts, failing on CLOSED/MAX_POSITION_EXCEEDED.
+fn offer(publication: &Publication, message: &[u8]) -> i64 {
+    loop {
+        let result = publication.offer(message).expect("offer");
+        if result > 0 {
+            return result;
+        }
+        assert!(
+            result == BACK_PRESSURED || result == ADMIN_ACTION || result == NOT_CONNECTED,
+            "offer: {result}"
+        );
+        std::thread::yield_now();
+    }
+}
+
+fn offer_exclusive(publication: &mut ExclusivePublication, message: &[u8]) -> i64 {
+    loop {
+        let result = publication.offer(message).expect("offer");
+        if result > 0 {
+            return result;
+        }
+        assert!(
+            result == BACK_PRESSURED || result == ADMIN_ACTION || result == NOT_CONNECTED,
+            "offer: {result}"
+        );
+        std::thread::yield_now();
+    }
+}
+
+/// Polls until `count` messages arrived, returning them.
+fn receive(subscription: &mut Subscription, count: usize) -> Vec<Vec<u8>> {
+    let mut received = Vec::new();
+    wait_until(WAIT, "messages", || {
+        subscription.poll(|payload: &[u8], _: &Header| received.push(payload.to_vec()), 100);
+        received.len() >= count
+    });
+    received
+}
+
+#[test]
+fn no_subscriber_is_not_connected_then_messages_flow() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let channel = "aeron:ipc?term-length=64k";
+    let publication = aeron.add_publication(channel, 1).expect("publication");
+    assert!(!publication.is_connected());
+    assert_eq!(publication.offer(b"lost").unwrap(), NOT_CONNECTED);
+    assert_eq!(publication.position(), 0);
+    assert_eq!(publication.max_payload_length(), 1408 - 32);
+    assert_eq!(publication.max_message_length(), 65536 / 8);
+    let too_long = vec![0u8; 65536 / 8 + 1];
+    let err = publication.offer(&too_long).unwrap_err();
+    assert_eq!(err.code(), libc::EINVAL);
+    assert!(err.message().contains("exceeds max message length 8192"), "{err}");
+
+    let mut subscription = aeron.add_subscription(channel, 1).expect("subscription");
+    wait_until(WAIT, "connected", || publication.is_connected() && subscription.image_count() == 1);
+    let image = subscription.image_by_session_id(publication.session_id()).expect("image");
+    assert_eq!(image.source_identity(), "aeron:ipc");
+    assert_eq!(image.term_buffer_length(), 65536);
+    let position = offer(&publication, b"hello");
+    assert_eq!(position, 64, "32-byte header + 5 bytes, aligned to 32");
+    assert_eq!(receive(&mut subscription, 1), vec![b"hello".to_vec()]);
+    assert_eq!(image.position(), 64);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+#[test]
+fn try_claim_commit_and_abort() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let channel = "aeron:ipc?term-length=64k";
+    let mut subscription = aeron.add_subscription(channel, 2).expect("subscription");
+    let publication = aeron.add_publication(channel, 2).expect("publication");
+    wait_until(WAIT, "connected", || publication.is_connected());
+
+    let err = publication.try_claim(publication.max_payload_length() + 1).unwrap_err();
+    assert!(err.message().contains("exceeds max payload length"), "{err}");
+
+    let claim_and = |commit: bool, text: &[u8]| loop {
+        let (position, claim) = publication.try_claim(text.len()).unwrap();
+        if let Some(mut claim) = claim {
+            claim.buffer().copy_from_slice(text);
+            if commit {
+                claim.commit()
+            } else {
+                claim.abort()
+            }
+            return position;
+        }
+        assert!(position == BACK_PRESSURED || position == ADMIN_ACTION, "try_claim: {position}");
+    };
+    assert_eq!(claim_and(true, b"first"), 64);
+    assert_eq!(claim_and(false, b"aborted"), 128);
+    assert_eq!(claim_and(true, b"third"), 192);
+    let received = receive(&mut subscription, 2);
+    assert_eq!(received, vec![b"first".to_vec(), b"third".to_vec()]);
+    // The aborted frame became padding: the subscriber moved past all three.
+    wait_until(WAIT, "subscriber position", || subscription.images()[0].position() == 192);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+#[test]
+fn exclusive_publication_crosses_terms_in_order() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let channel = "aeron:ipc?term-length=64k";
+    let mut subscription = aeron.add_subscription(channel, 3).expect("subscription");
+    let mut publication = aeron.add_exclusive_publication(channel, 3).expect("exclusive publication");
+    wait_until(WAIT, "connected", || publication.is_connected());
+    // 992-byte messages take 1024 bytes with their header: 2000 of them span 31+ terms.
+    let count = 2000u32;
+    let mut received = Vec::new();
+    let mut message = vec![0u8; 992];
+    for i in 0..count {
+        message[..4].copy_from_slice(&i.to_le_bytes());
+        loop {
+            let result = publication.offer(&message).expect("offer");
+            if result > 0 {
+                break;
+            }
+            assert!(result == BACK_PRESSURED || result == ADMIN_ACTION, "offer: {result}");
+            subscription.poll(
+                |p: &[u8], _: &Header| received.push(u32::from_le_bytes(p[..4].try_into().unwrap())),
+                64,
+            );
+        }
+    }
+    wait_until(WAIT, "all messages", || {
+        subscription
+            .poll(|p: &[u8], _: &Header| received.push(u32::from_le_bytes(p[..4].try_into().unwrap())), 64);
+        received.len() == count as usize
+    });
+    assert_eq!(received, (0..count).collect::<Vec<_>>());
+    // 64 messages fill a 64 KiB term exactly, so no padding was needed anywhere.
+    assert_eq!(publication.position(), i64::from(count) * 1024);
+    assert_eq!(publication.term_id() - publication.initial_term_id(), (count / 64) as i32);
+    assert_eq!(offer_exclusive(&mut publication, b"x"), i64::from(count) * 1024 + 64);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+#[test]
+fn bad_channel_is_an_invalid_channel_error() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let err = aeron.add_publication("aeron:udp?endpoint=localhost:notaport", 4).unwrap_err();
+    assert_eq!(err.aeron_code(), Some(AeronErrorCode::InvalidChannel), "{err}");
+    let err = aeron.add_subscription("aeron:udp?interface=nonsense:::", 4).unwrap_err();
+    assert!(err.aeron_code().is_some(), "{err}");
+    let mut pending = aeron.async_add_publication("aeron:ipc", 4).unwrap();
+    let publication = loop {
+        if let Some(p) = pending.poll().unwrap() {
+            break p;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    assert_eq!(publication.registration_id(), pending.registration_id());
+    assert!(pending.poll().is_err(), "a completed registration cannot be polled again");
+    publication.close();
+    assert!(publication.is_closed());
+    assert_eq!(publication.offer(b"x").unwrap(), CLOSED);
+}
+
+#[test]
+fn counters_and_image_handlers() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let events = Arc::new(Mutex::new(Vec::<String>::new()));
+    let mut ctx = context(driver.aeron_dir(), &log);
+    let sink = Arc::clone(&events);
+    ctx.set_on_available_counter(move |registration_id, counter_id| {
+        sink.lock().unwrap().push(format!("available {registration_id} {counter_id}"))
+    });
+    let sink = Arc::clone(&events);
+    ctx.set_on_unavailable_counter(move |registration_id, counter_id| {
+        sink.lock().unwrap().push(format!("unavailable {registration_id} {counter_id}"))
+    });
+    let aeron = Aeron::connect(ctx).expect("connect");
+
+    let counter = aeron.add_counter(1001, b"key bytes", "test counter").expect("counter");
+    let (registration_id, counter_id) = (counter.registration_id(), counter.counter_id());
+    assert!(counter_id >= 0);
+    assert_eq!(counter.get(), 0);
+    counter.set(41);
+    assert_eq!(counter.increment(), 41);
+    assert_eq!(counter.get(), 42);
+    assert!(counter.compare_and_set(42, 7));
+    let available = format!("available {registration_id} {counter_id}");
+    wait_until(WAIT, "available counter handler", || events.lock().unwrap().contains(&available));
+    counter.close();
+    assert!(counter.is_closed());
+    let unavailable = format!("unavailable {registration_id} {counter_id}");
+    wait_until(WAIT, "unavailable counter handler", || events.lock().unwrap().contains(&unavailable));
+    let err = aeron.add_counter(1001, &[0u8; 113], "key too long").unwrap_err();
+    assert_eq!(err.code(), libc::EINVAL);
+
+    let images = Arc::new(Mutex::new(Vec::<String>::new()));
+    let (on_available, on_unavailable) = (Arc::clone(&images), Arc::clone(&images));
+    let channel = "aeron:ipc?term-length=64k";
+    let subscription = aeron
+        .add_subscription_with_handlers(
+            channel,
+            5,
+            move |image| on_available.lock().unwrap().push(format!("+{}", image.session_id())),
+            move |image| on_unavailable.lock().unwrap().push(format!("-{}", image.session_id())),
+        )
+        .expect("subscription");
+    let publication = aeron.add_publication(channel, 5).expect("publication");
+    let session = publication.session_id();
+    wait_until(WAIT, "available image handler", || images.lock().unwrap().contains(&format!("+{session}")));
+    let image = subscription.image_by_session_id(session).expect("image");
+    drop(publication);
+    wait_until(WAIT, "unavailable image handler", || images.lock().unwrap().contains(&format!("-{session}")));
+    assert!(image.is_closed());
+    assert!(image.is_end_of_stream());
+    assert_eq!(subscription.image_count(), 0);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
