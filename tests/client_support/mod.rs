@@ -263,6 +263,21 @@ pub fn context(aeron_dir: &Path, log: &ErrorLog) -> Context {
     ctx
 }
 
+/// Bytes `k & 0xFF` for k in 0..len: message i's bytes 8.. are a slice of it starting at
+/// `(i + 8) & 0xFF`, so filling and checking are memcpy/memcmp.
+fn with_pattern<R>(length: usize, f: impl FnOnce(&[u8]) -> R) -> R {
+    thread_local! {
+        static PATTERN: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    PATTERN.with(|pattern| {
+        let mut pattern = pattern.borrow_mut();
+        if pattern.len() < length + 256 {
+            *pattern = (0..length + 256).map(|k| (k & 0xFF) as u8).collect();
+        }
+        f(&pattern)
+    })
+}
+
 /// Interop message `i` of `length` bytes: bytes 0..8 = i (LE), byte j ≥ 8 = (i + j) & 0xFF.
 pub fn fill(buffer: &mut [u8], i: u64) {
     let start = if buffer.len() >= 8 {
@@ -271,9 +286,11 @@ pub fn fill(buffer: &mut [u8], i: u64) {
     } else {
         0
     };
-    for (j, b) in buffer.iter_mut().enumerate().skip(start) {
-        *b = (i.wrapping_add(j as u64) & 0xFF) as u8;
-    }
+    let length = buffer.len();
+    with_pattern(length, |pattern| {
+        let from = ((i + start as u64) & 0xFF) as usize;
+        buffer[start..].copy_from_slice(&pattern[from..from + length - start]);
+    });
 }
 
 /// Checks `message` is interop message `i` of `length` bytes.
@@ -288,12 +305,15 @@ pub fn verify(message: &[u8], i: u64, length: usize) -> Result<(), String> {
         }
     }
     let start = if length >= 8 { 8 } else { 0 };
-    for (j, &b) in message.iter().enumerate().skip(start) {
-        if b != (i.wrapping_add(j as u64) & 0xFF) as u8 {
-            return Err(format!("message {i}: byte {j} is {b}"));
+    with_pattern(length, |pattern| {
+        let from = ((i + start as u64) & 0xFF) as usize;
+        let expected = &pattern[from..from + length - start];
+        if &message[start..] == expected {
+            return Ok(());
         }
-    }
-    Ok(())
+        let j = message[start..].iter().zip(expected).position(|(a, b)| a != b).unwrap_or(0) + start;
+        Err(format!("message {i}: byte {j} is {}", message[j]))
+    })
 }
 
 /// Polls `done` (yielding) until it is true, panicking with `what` after `timeout`.
