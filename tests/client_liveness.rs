@@ -104,7 +104,7 @@ fn heartbeat_keeps_a_client_alive_past_the_liveness_timeout() {
     let Some(driver) = JavaDriver::start(&[SPARSE, "-Daeron.client.liveness.timeout=2s"]) else { return };
     let log = ErrorLog::default();
     let mut ctx = context(driver.aeron_dir(), &log);
-    ctx.set_keepalive_interval(Duration::from_millis(200)).set_client_name("liveness-test");
+    ctx.set_keepalive_interval(Duration::from_millis(200)).set_client_name("liveness-test").unwrap();
     let aeron = Aeron::connect(ctx).expect("connect");
     let publication = aeron.add_publication(CHANNEL, 1).expect("publication");
     std::thread::sleep(Duration::from_secs(4));
