@@ -254,8 +254,8 @@ fn unblocker_turns_a_claimed_frame_into_padding() {
     let (log, appenders) = unblocker_log();
     let header = HeaderWriter::new(SESSION, STREAM);
     offer(&log, &appenders, b"before", 1376);
-    let (_, claim) = appenders[0].claim(&header, 100, 100);
-    drop(claim); // the publisher "dies" holding the claim: neither commit nor abort
+    // The publisher "dies" holding the claim: it neither commits nor aborts.
+    let (_, _claim) = appenders[0].claim(&header, 100, 100);
     offer(&log, &appenders, b"after", 1376);
     let tail = d::term_offset(d::raw_tail(log.metadata(), 0), 65536) as usize;
     assert_eq!(log.term(0).get_i32(64), -132);
