@@ -156,12 +156,16 @@ fn exclusive_append_and_poll(iterations: usize) {
 }
 
 fn main() {
+    // `cargo bench` passes `--bench`; `cargo test --all-targets` runs this as a quick smoke
+    // test without it.
+    let full = std::env::args().any(|a| a == "--bench");
+    let (repeats, rounds, round_trips) = if full { (2, 20, 20_000_000) } else { (1, 1, 10_000) };
     println!("log buffer benchmarks (term {} MiB unless noted)", TERM_LENGTH >> 20);
-    for _ in 0..2 {
-        concurrent_append(1, 20);
-        concurrent_append(2, 20);
-        exclusive_append(20);
-        term_read(20);
-        exclusive_append_and_poll(20_000_000);
+    for _ in 0..repeats {
+        concurrent_append(1, rounds);
+        concurrent_append(2, rounds);
+        exclusive_append(rounds);
+        term_read(rounds);
+        exclusive_append_and_poll(round_trips);
     }
 }

@@ -9,7 +9,7 @@
 //! (the driver's cleaning), so a partition is clean before it is reused.
 use std::cell::Cell;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use aeronrs::concurrent::AtomicBuffer;
@@ -188,6 +188,8 @@ fn spawn_publisher(log_path: &Path, limit_path: &Path, publisher: u32, count: u3
     Command::new(std::env::current_exe().unwrap())
         .args(["--exact", MP_TEST, "--nocapture", "--test-threads", "1"])
         .env(CHILD_ENV, spec)
+        // The child's own libtest summary would read like a second test run; keep stderr.
+        .stdout(Stdio::null())
         .spawn()
         .expect("re-execute the test binary as a publisher")
 }

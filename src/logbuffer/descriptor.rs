@@ -246,87 +246,46 @@ macro_rules! metadata_field {
     };
 }
 
+/// Declares the accessors of many fields at once (one line each, kept out of rustfmt).
+macro_rules! metadata_fields {
+    ($( $(#[$doc:meta])* ($get:ident, $set:ident, $offset:expr, $ty:tt); )*) => {
+        $( metadata_field!($(#[$doc])* $get, $set, $offset, $ty); )*
+    };
+}
+
 // Fields written once by the driver before the log's path is handed to any client: the
 // command/broadcast handoff (release/acquire) publishes them, so plain accesses suffice.
-metadata_field!(/// Registration id of the publication or image.
-    correlation_id, set_correlation_id, LOG_CORRELATION_ID_OFFSET, i64);
-metadata_field!(initial_term_id, set_initial_term_id, LOG_INITIAL_TERM_ID_OFFSET, i32);
-metadata_field!(
-    default_frame_header_length,
-    set_default_frame_header_length,
-    LOG_DEFAULT_FRAME_HEADER_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(mtu_length, set_mtu_length, LOG_MTU_LENGTH_OFFSET, i32);
-metadata_field!(term_length, set_term_length, LOG_TERM_LENGTH_OFFSET, i32);
-metadata_field!(page_size, set_page_size, LOG_PAGE_SIZE_OFFSET, i32);
-metadata_field!(
-    publication_window_length,
-    set_publication_window_length,
-    LOG_PUBLICATION_WINDOW_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(receiver_window_length, set_receiver_window_length, LOG_RECEIVER_WINDOW_LENGTH_OFFSET, i32);
-metadata_field!(socket_sndbuf_length, set_socket_sndbuf_length, LOG_SOCKET_SNDBUF_LENGTH_OFFSET, i32);
-metadata_field!(
-    os_default_socket_sndbuf_length,
-    set_os_default_socket_sndbuf_length,
-    LOG_OS_DEFAULT_SOCKET_SNDBUF_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(
-    os_max_socket_sndbuf_length,
-    set_os_max_socket_sndbuf_length,
-    LOG_OS_MAX_SOCKET_SNDBUF_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(socket_rcvbuf_length, set_socket_rcvbuf_length, LOG_SOCKET_RCVBUF_LENGTH_OFFSET, i32);
-metadata_field!(
-    os_default_socket_rcvbuf_length,
-    set_os_default_socket_rcvbuf_length,
-    LOG_OS_DEFAULT_SOCKET_RCVBUF_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(
-    os_max_socket_rcvbuf_length,
-    set_os_max_socket_rcvbuf_length,
-    LOG_OS_MAX_SOCKET_RCVBUF_LENGTH_OFFSET,
-    i32
-);
-metadata_field!(max_resend, set_max_resend, LOG_MAX_RESEND_OFFSET, i32);
-metadata_field!(entity_tag, set_entity_tag, LOG_ENTITY_TAG_OFFSET, i64);
-metadata_field!(
-    response_correlation_id,
-    set_response_correlation_id,
-    LOG_RESPONSE_CORRELATION_ID_OFFSET,
-    i64
-);
-metadata_field!(linger_timeout_ns, set_linger_timeout_ns, LOG_LINGER_TIMEOUT_NS_OFFSET, i64);
-metadata_field!(
-    untethered_window_limit_timeout_ns,
-    set_untethered_window_limit_timeout_ns,
-    LOG_UNTETHERED_WINDOW_LIMIT_TIMEOUT_NS_OFFSET,
-    i64
-);
-metadata_field!(
-    untethered_resting_timeout_ns,
-    set_untethered_resting_timeout_ns,
-    LOG_UNTETHERED_RESTING_TIMEOUT_NS_OFFSET,
-    i64
-);
-metadata_field!(group, set_group, LOG_GROUP_OFFSET, bool);
-metadata_field!(is_response, set_is_response, LOG_IS_RESPONSE_OFFSET, bool);
-metadata_field!(rejoin, set_rejoin, LOG_REJOIN_OFFSET, bool);
-metadata_field!(reliable, set_reliable, LOG_RELIABLE_OFFSET, bool);
-metadata_field!(sparse, set_sparse, LOG_SPARSE_OFFSET, bool);
-metadata_field!(signal_eos, set_signal_eos, LOG_SIGNAL_EOS_OFFSET, bool);
-metadata_field!(
-    spies_simulate_connection,
-    set_spies_simulate_connection,
-    LOG_SPIES_SIMULATE_CONNECTION_OFFSET,
-    bool
-);
-metadata_field!(tether, set_tether, LOG_TETHER_OFFSET, bool);
+metadata_fields! {
+    /// Registration id of the publication or image.
+    (correlation_id, set_correlation_id, LOG_CORRELATION_ID_OFFSET, i64);
+    (initial_term_id, set_initial_term_id, LOG_INITIAL_TERM_ID_OFFSET, i32);
+    (default_frame_header_length, set_default_frame_header_length, LOG_DEFAULT_FRAME_HEADER_LENGTH_OFFSET, i32);
+    (mtu_length, set_mtu_length, LOG_MTU_LENGTH_OFFSET, i32);
+    (term_length, set_term_length, LOG_TERM_LENGTH_OFFSET, i32);
+    (page_size, set_page_size, LOG_PAGE_SIZE_OFFSET, i32);
+    (publication_window_length, set_publication_window_length, LOG_PUBLICATION_WINDOW_LENGTH_OFFSET, i32);
+    (receiver_window_length, set_receiver_window_length, LOG_RECEIVER_WINDOW_LENGTH_OFFSET, i32);
+    (socket_sndbuf_length, set_socket_sndbuf_length, LOG_SOCKET_SNDBUF_LENGTH_OFFSET, i32);
+    (os_default_socket_sndbuf_length, set_os_default_socket_sndbuf_length, LOG_OS_DEFAULT_SOCKET_SNDBUF_LENGTH_OFFSET, i32);
+    (os_max_socket_sndbuf_length, set_os_max_socket_sndbuf_length, LOG_OS_MAX_SOCKET_SNDBUF_LENGTH_OFFSET, i32);
+    (socket_rcvbuf_length, set_socket_rcvbuf_length, LOG_SOCKET_RCVBUF_LENGTH_OFFSET, i32);
+    (os_default_socket_rcvbuf_length, set_os_default_socket_rcvbuf_length, LOG_OS_DEFAULT_SOCKET_RCVBUF_LENGTH_OFFSET, i32);
+    (os_max_socket_rcvbuf_length, set_os_max_socket_rcvbuf_length, LOG_OS_MAX_SOCKET_RCVBUF_LENGTH_OFFSET, i32);
+    (max_resend, set_max_resend, LOG_MAX_RESEND_OFFSET, i32);
+    (entity_tag, set_entity_tag, LOG_ENTITY_TAG_OFFSET, i64);
+    (response_correlation_id, set_response_correlation_id, LOG_RESPONSE_CORRELATION_ID_OFFSET, i64);
+    (linger_timeout_ns, set_linger_timeout_ns, LOG_LINGER_TIMEOUT_NS_OFFSET, i64);
+    (untethered_window_limit_timeout_ns, set_untethered_window_limit_timeout_ns, LOG_UNTETHERED_WINDOW_LIMIT_TIMEOUT_NS_OFFSET, i64);
+    (untethered_resting_timeout_ns, set_untethered_resting_timeout_ns, LOG_UNTETHERED_RESTING_TIMEOUT_NS_OFFSET, i64);
+    (group, set_group, LOG_GROUP_OFFSET, bool);
+    (is_response, set_is_response, LOG_IS_RESPONSE_OFFSET, bool);
+    (rejoin, set_rejoin, LOG_REJOIN_OFFSET, bool);
+    (reliable, set_reliable, LOG_RELIABLE_OFFSET, bool);
+    (sparse, set_sparse, LOG_SPARSE_OFFSET, bool);
+    (signal_eos, set_signal_eos, LOG_SIGNAL_EOS_OFFSET, bool);
+    (spies_simulate_connection, set_spies_simulate_connection, LOG_SPIES_SIMULATE_CONNECTION_OFFSET, bool);
+    (tether, set_tether, LOG_TETHER_OFFSET, bool);
+}
 
 // Fields the driver changes while clients read them: release stores / acquire loads so a
 // reader that sees the new value also sees what the driver did before (e.g. the final data).
