@@ -32,25 +32,23 @@ impl fmt::Display for FrameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             FrameError::Truncated { frame, needed, available } => {
-                write!(f, "{frame} frame truncated: {available} bytes, header needs {needed}")
+                write!(f, "{frame}: truncated, {needed} bytes needed but {available} available")
             }
             FrameError::UnsupportedVersion { frame, version } => {
-                write!(f, "{frame} frame has unsupported version {version} (expected 0)")
+                write!(f, "{frame}: unsupported version {version} (expected 0)")
             }
             FrameError::UnexpectedType { frame, actual } => {
-                write!(f, "expected a {frame} frame, got type {actual:#06x}")
+                write!(f, "{frame}: unexpected frame type {actual:#06x}")
             }
             FrameError::FrameLengthTooShort { frame, frame_length, min } => {
-                write!(f, "{frame} frame length {frame_length} is below the minimum {min}")
+                write!(f, "{frame}: frame length {frame_length} is below the minimum {min}")
             }
             FrameError::FrameLengthExceedsBuffer { frame, frame_length, available } => {
-                write!(f, "{frame} frame length {frame_length} exceeds the {available} bytes available")
+                write!(f, "{frame}: frame length {frame_length} exceeds the {available} bytes available")
             }
-            FrameError::InvalidField { frame, field, value } => {
-                write!(f, "{frame} frame has invalid {field} {value}")
-            }
+            FrameError::InvalidField { frame, field, value } => write!(f, "{frame}: invalid {field} {value}"),
             FrameError::BufferTooShort { frame, needed, available } => {
-                write!(f, "{frame} frame needs {needed} bytes, output buffer has {available}")
+                write!(f, "{frame}: {needed} bytes needed but the output buffer has {available}")
             }
         }
     }
@@ -73,8 +71,10 @@ mod tests {
         let err: Error =
             FrameError::FrameLengthExceedsBuffer { frame: "SETUP", frame_length: 64, available: 40 }.into();
         assert_eq!(err.code(), libc::EINVAL);
-        assert_eq!(err.message(), "SETUP frame length 64 exceeds the 40 bytes available");
+        assert_eq!(err.message(), "SETUP: frame length 64 exceeds the 40 bytes available");
         let text = FrameError::UnexpectedType { frame: "NAK", actual: 3 }.to_string();
-        assert_eq!(text, "expected a NAK frame, got type 0x0003");
+        assert_eq!(text, "NAK: unexpected frame type 0x0003");
+        let text = FrameError::UnsupportedVersion { frame: "frame", version: 1 }.to_string();
+        assert_eq!(text, "frame: unsupported version 1 (expected 0)");
     }
 }
