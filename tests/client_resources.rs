@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use aeronrs::client::{
-    ADMIN_ACTION, Aeron, BACK_PRESSURED, CLOSED, ExclusivePublication, Header, NOT_CONNECTED, Publication,
-    Subscription,
+    ADMIN_ACTION, Aeron, BACK_PRESSURED, CLOSED, ControlledPollAction, ExclusivePublication, Header,
+    NOT_CONNECTED, Publication, Subscription,
 };
 use aeronrs::util::error::AeronErrorCode;
 use client_support::{ErrorLog, JavaDriver, context, wait_until};
@@ -237,4 +237,101 @@ fn counters_and_image_handlers() {
     assert!(image.is_end_of_stream());
     assert_eq!(subscription.image_count(), 0);
     assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+#[test]
+fn vectored_offer_reserved_value_and_poll_variants() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let channel = "aeron:ipc?term-length=64k";
+    let mut subscription = aeron.add_subscription(channel, 6).expect("subscription");
+    let publication = aeron.add_publication(channel, 6).expect("publication");
+    wait_until(WAIT, "connected", || publication.is_connected());
+
+    // offerv joins the parts; the supplier sees the whole frame (header included).
+    let mut frame_lengths = Vec::new();
+    let mut supplier = |frame: &[u8]| {
+        frame_lengths.push(frame.len());
+        0x1122_3344_5566_7788
+    };
+    let position = loop {
+        let r = publication.offer_with_reserved_value(&[b"abc", b"", b"defg"], &mut supplier).unwrap();
+        if r > 0 {
+            break r;
+        }
+    };
+    assert_eq!(position, 64);
+    assert_eq!(frame_lengths, vec![32 + 7]);
+    assert!(publication.offerv(&[b"second", b"-part"]).unwrap() > 0);
+    for i in 0u8..3 {
+        offer(&publication, &[i; 40]);
+    }
+
+    // Controlled poll: ABORT leaves a fragment for next time, BREAK stops after one.
+    let mut seen = Vec::new();
+    wait_until(WAIT, "first fragment", || {
+        subscription.controlled_poll(
+            |payload: &[u8], header: &Header| {
+                seen.push((payload.to_vec(), header.reserved_value()));
+                ControlledPollAction::Break
+            },
+            10,
+        ) == 1
+    });
+    assert_eq!(seen, vec![(b"abcdefg".to_vec(), 0x1122_3344_5566_7788)]);
+    let mut aborted = 0;
+    let fragments = subscription.controlled_poll(
+        |_: &[u8], _: &Header| {
+            aborted += 1;
+            ControlledPollAction::Abort
+        },
+        10,
+    );
+    assert_eq!((fragments, aborted), (0, 1));
+    let mut next = Vec::new();
+    subscription.controlled_poll(
+        |payload: &[u8], _: &Header| {
+            next.push(payload.to_vec());
+            ControlledPollAction::Commit
+        },
+        1,
+    );
+    assert_eq!(next, vec![b"second-part".to_vec()]);
+    let image = subscription.image_by_session_id(publication.session_id()).unwrap();
+    assert_eq!(image.position(), 128);
+
+    // Block poll hands over the three 72-byte frames (40 + 32, padded to 96) at once.
+    let mut blocks = Vec::new();
+    let bytes = subscription.block_poll(
+        |block: &[u8], session_id, term_id| blocks.push((block.len(), session_id, term_id)),
+        4096,
+    );
+    assert_eq!(bytes, 3 * 96);
+    assert_eq!(blocks, vec![(3 * 96, publication.session_id(), publication.initial_term_id())]);
+    assert_eq!(image.position(), 128 + 3 * 96);
+
+    // set_position: only frame-aligned positions within the current term.
+    assert!(image.set_position(image.position() + 1).is_err());
+    assert!(image.set_position(1 << 20).is_err());
+    image.set_position(128).unwrap();
+    let mut again = 0;
+    subscription.poll(|_: &[u8], _: &Header| again += 1, 10);
+    assert_eq!(again, 3, "the three frames are read again after rewinding");
+    assert!(!image.is_end_of_stream());
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+#[test]
+fn a_panicking_handler_is_reported_not_fatal() {
+    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let log = ErrorLog::default();
+    let mut ctx = context(driver.aeron_dir(), &log);
+    ctx.set_on_available_counter(|_, _| panic!("handler bug"));
+    let aeron = Aeron::connect(ctx).expect("connect");
+    let _counter = aeron.add_counter(1002, &[], "c").expect("counter");
+    wait_until(WAIT, "panic reported", || log.errors().iter().any(|e| e.message().contains("handler bug")));
+    // The conductor goes on: more commands still complete.
+    let _publication = aeron.add_publication("aeron:ipc", 9).expect("publication after the panic");
+    assert!(!aeron.is_closed());
 }

@@ -274,3 +274,30 @@ impl std::fmt::Debug for Aeron {
             .finish()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::client::{AsyncAddPublication, AsyncAddSubscription};
+    use static_assertions::assert_impl_all;
+
+    // What aeronc.h promises about threads: the client and publications may be used from
+    // any thread; a subscription or exclusive publication moves between threads but is
+    // driven by one at a time (its `&mut self` methods).
+    assert_impl_all!(Aeron: Send, Sync);
+    assert_impl_all!(Publication: Send, Sync);
+    assert_impl_all!(ExclusivePublication: Send, Sync);
+    assert_impl_all!(Subscription: Send, Sync);
+    assert_impl_all!(Image: Send, Sync);
+    assert_impl_all!(Counter: Send, Sync);
+    assert_impl_all!(Context: Send, Sync);
+    assert_impl_all!(AsyncAddPublication: Send, Sync);
+    assert_impl_all!(AsyncAddSubscription: Send, Sync);
+
+    #[test]
+    fn bad_arguments_fail_before_any_driver_contact() {
+        assert!(Aeron::check_channel("").is_err());
+        assert!(Aeron::check_channel(&"a".repeat(MAX_CHANNEL_LENGTH + 1)).is_err());
+        assert!(Aeron::check_channel("aeron:ipc").is_ok());
+    }
+}

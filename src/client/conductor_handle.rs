@@ -4,11 +4,12 @@
 //! run after the lock is released, so they may call back into the client.
 #![forbid(unsafe_code)]
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::panic::AssertUnwindSafe;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::client::client_conductor::ClientConductor;
 use crate::util::agent::Agent;
-use crate::util::error::Result;
+use crate::util::error::{AeronErrorCode, Error, Result};
 
 pub(crate) struct ConductorHandle {
     conductor: Mutex<ClientConductor>,
@@ -25,15 +26,27 @@ impl ConductorHandle {
         self.conductor.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Runs `f` on the locked conductor, then the callbacks it queued, unlocked.
+    /// Runs `f` on the locked conductor, then the callbacks it queued, unlocked. A
+    /// callback that panics is reported to the error handler (as Aeron reports handler
+    /// exceptions) instead of taking the conductor thread down with it.
     pub fn with<R>(&self, f: impl FnOnce(&mut ClientConductor) -> R) -> R {
-        let (result, callbacks) = {
+        let (result, callbacks, error_handler) = {
             let mut conductor = self.lock();
             let result = f(&mut conductor);
-            (result, conductor.take_callbacks())
+            (result, conductor.take_callbacks(), Arc::clone(conductor.ctx.error_handler()))
         };
         for callback in callbacks {
-            callback();
+            if let Err(panic) = std::panic::catch_unwind(AssertUnwindSafe(callback)) {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_else(|| "non-text panic".to_string());
+                let error =
+                    Error::aeron(AeronErrorCode::GenericError, format!("client callback panicked: {what}"));
+                // The error handler itself may be what panicked: never let that escape.
+                let _ = std::panic::catch_unwind(AssertUnwindSafe(|| error_handler(&error)));
+            }
         }
         result
     }
@@ -61,7 +74,7 @@ impl ConductorHandle {
 
 /// The client conductor as an agent, for an `AgentRunner` thread or an `AgentInvoker`.
 pub(crate) struct ConductorAgent {
-    pub handle: std::sync::Arc<ConductorHandle>,
+    pub handle: Arc<ConductorHandle>,
 }
 
 impl Agent for ConductorAgent {
