@@ -181,7 +181,7 @@ impl ClientConductor {
             return 0;
         }
         let now = nano_time();
-        if now > self.time_of_last_service_ns + self.inter_service_timeout_ns {
+        if now > self.time_of_last_service_ns.saturating_add(self.inter_service_timeout_ns) {
             let gap = now - self.time_of_last_service_ns;
             self.close_with_error(Error::with_code(
                 CLIENT_ERROR_CONDUCTOR_SERVICE_TIMEOUT,
@@ -233,7 +233,7 @@ impl ClientConductor {
             } else {
                 format!(
                     "MediaDriver keepalive: driver heartbeat is {} ms old > driver timeout {} ms",
-                    now_ms - driver_heartbeat_ms,
+                    now_ms.saturating_sub(driver_heartbeat_ms),
                     self.driver_timeout_ms
                 )
             };
@@ -338,7 +338,7 @@ impl ClientConductor {
             // Known from now on, so images announced right after the ready arrive home.
             self.subscriptions.insert(correlation_id, Arc::clone(state));
         }
-        let deadline_ns = nano_time() + self.driver_timeout_ns;
+        let deadline_ns = nano_time().saturating_add(self.driver_timeout_ns);
         self.registrations.insert(
             correlation_id,
             Registration { kind, state: RegistrationState::Pending, deadline_ns, abandoned: false },
@@ -400,13 +400,13 @@ impl ClientConductor {
     }
 
     pub fn linger(&mut self, resource: Lingering) {
-        self.lingering.push((nano_time() + self.linger_ns, resource));
+        self.lingering.push((nano_time().saturating_add(self.linger_ns), resource));
     }
 
     fn await_removal(&mut self, sent: Result<i64>, what: &'static str) {
         match sent {
             Ok(correlation_id) => {
-                let deadline_ns = nano_time() + self.driver_timeout_ns;
+                let deadline_ns = nano_time().saturating_add(self.driver_timeout_ns);
                 self.pending_removals.insert(correlation_id, PendingRemoval { what, deadline_ns });
             }
             Err(e) => self.on_error(e.context(what)),

@@ -94,8 +94,8 @@ impl Image {
         let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let outcome = read(term, term_offset, fragment_limit, &mut header, handler);
-        let new_position = position + (outcome.offset - term_offset) as i64;
-        if new_position > position {
+        if outcome.offset > term_offset {
+            let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
             // Release: the driver (and publishers through it) may reuse the space only after
             // seeing the reads above completed.
             self.subscriber_position.put_i64_release(0, new_position);
@@ -118,9 +118,9 @@ impl Image {
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let counter = &self.subscriber_position;
         let outcome = controlled_read(term, term_offset, fragment_limit, &mut header, handler, |offset| {
-            counter.put_i64_release(0, position + (offset - term_offset) as i64);
+            counter.put_i64_release(0, position.wrapping_add((offset - term_offset) as i64));
         });
-        let new_position = position + (outcome.offset - term_offset) as i64;
+        let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
         if new_position > counter.get_i64(0) {
             counter.put_i64_release(0, new_position);
         }
@@ -146,7 +146,7 @@ impl Image {
         if length > 0 {
             let term_id = frame_term_id(term, term_offset);
             handler(term.published_slice(term_offset, length), self.info.session_id, term_id);
-            self.subscriber_position.put_i64_release(0, position + length as i64);
+            self.subscriber_position.put_i64_release(0, position.wrapping_add(length as i64));
         }
         length
     }
@@ -168,7 +168,7 @@ impl Image {
         }
         let current = self.subscriber_position.get_i64(0);
         let term_begin = current & !self.term_length_mask;
-        let limit = term_begin + self.term_length_mask + 1;
+        let limit = term_begin.saturating_add(self.term_length_mask + 1);
         if position < term_begin || position > limit || position % FRAME_ALIGNMENT as i64 != 0 {
             return Err(Error::invalid_argument(format!(
                 "position {position} must be frame aligned and within [{term_begin}, {limit}]"
