@@ -225,6 +225,10 @@ impl ExclusivePublication {
         self.core.term_length
     }
 
+    pub fn position_bits_to_shift(&self) -> u32 {
+        self.core.position_bits_to_shift
+    }
+
     pub fn max_message_length(&self) -> usize {
         self.core.max_message_length
     }
