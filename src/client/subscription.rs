@@ -185,8 +185,7 @@ impl Subscription {
         F: FnMut(&[u8], i32, i32),
     {
         self.refresh_images();
-        let images = Arc::clone(&self.images);
-        images.iter().map(|image| image.block_poll(&mut handler, block_length_limit)).sum()
+        self.images.iter().map(|image| image.block_poll(&mut handler, block_length_limit)).sum()
     }
 
     #[inline]
