@@ -107,7 +107,26 @@ fn heartbeat_keeps_a_client_alive_past_the_liveness_timeout() {
     ctx.set_keepalive_interval(Duration::from_millis(200)).set_client_name("liveness-test").unwrap();
     let aeron = Aeron::connect(ctx).expect("connect");
     let publication = aeron.add_publication(CHANNEL, 1).expect("publication");
+    // The driver's heartbeat counter for us carries our name once we found it.
+    let counters = aeron.counters_reader().clone();
+    let client_id = aeron.client_id();
+    let mut heartbeat_id = None;
+    wait_until(Duration::from_secs(10), "named heartbeat counter", || {
+        heartbeat_id = counters.find_by_type_id_and_registration_id(11, client_id);
+        heartbeat_id
+            .is_some_and(|id| counters.counter_label(id).unwrap().contains(" name=liveness-test version="))
+    });
+    let heartbeat_id = heartbeat_id.unwrap();
+    assert_eq!(
+        counters.counter_label(heartbeat_id).unwrap(),
+        format!(
+            "client-heartbeat: id={client_id} name=liveness-test version=1.48.0 commit=aeronrs-{}",
+            env!("CARGO_PKG_VERSION")
+        )
+    );
     std::thread::sleep(Duration::from_secs(4));
+    let age_ms = aeronrs::util::clock::epoch_ms() - counters.counter_value(heartbeat_id).unwrap();
+    assert!((0..2000).contains(&age_ms), "heartbeat {age_ms} ms old with a 200 ms keepalive");
     assert!(!aeron.is_closed(), "{:?}", log.errors());
     assert!(!publication.is_closed());
     assert!(aeron.add_subscription(CHANNEL, 1).is_ok());

@@ -202,11 +202,18 @@ fn counters_and_image_handlers() {
     let counter = aeron.add_counter(1001, b"key bytes", "test counter").expect("counter");
     let (registration_id, counter_id) = (counter.registration_id(), counter.counter_id());
     assert!(counter_id >= 0);
+    let counters = aeron.counters_reader();
+    assert_eq!(counters.counter_type_id(counter_id).unwrap(), 1001);
+    assert_eq!(counters.counter_label(counter_id).unwrap(), "test counter");
+    assert_eq!(&counters.counter_key(counter_id).unwrap()[..9], b"key bytes");
+    assert_eq!(counters.counter_registration_id(counter_id).unwrap(), registration_id);
+    assert_eq!(counters.counter_owner_id(counter_id).unwrap(), aeron.client_id());
     assert_eq!(counter.get(), 0);
     counter.set(41);
     assert_eq!(counter.increment(), 41);
     assert_eq!(counter.get(), 42);
     assert!(counter.compare_and_set(42, 7));
+    assert_eq!(counters.counter_value(counter_id).unwrap(), 7);
     let available = format!("available {registration_id} {counter_id}");
     wait_until(WAIT, "available counter handler", || events.lock().unwrap().contains(&available));
     counter.close();

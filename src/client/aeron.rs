@@ -18,6 +18,7 @@ use crate::client::exclusive_publication::ExclusivePublication;
 use crate::client::image::Image;
 use crate::client::publication::Publication;
 use crate::client::subscription::{Subscription, SubscriptionState};
+use crate::concurrent::counters::CountersReader;
 use crate::util::agent::{AgentInvoker, AgentRunner};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -40,6 +41,7 @@ pub struct Aeron {
     handle: Arc<ConductorHandle>,
     runner: Mutex<Option<ConductorDriver>>,
     client_id: i64,
+    counters_reader: CountersReader,
     ctx: Context,
 }
 
@@ -51,6 +53,7 @@ impl Aeron {
         let connection = connect(&ctx)?;
         let conductor = ClientConductor::new(ctx.clone(), connection)?;
         let client_id = conductor.client_id;
+        let counters_reader = conductor.counters_reader.clone();
         let handle = Arc::new(ConductorHandle::new(conductor));
         let agent = Box::new(ConductorAgent { handle: Arc::clone(&handle) });
         let runner = if ctx.use_conductor_agent_invoker() {
@@ -62,7 +65,7 @@ impl Aeron {
             let idle = IdleStrategy::Sleep(ctx.idle_sleep_duration());
             ConductorDriver::Thread(AgentRunner::start(agent, idle, error_handler)?)
         };
-        Ok(Self { handle, runner: Mutex::new(Some(runner)), client_id, ctx })
+        Ok(Self { handle, runner: Mutex::new(Some(runner)), client_id, counters_reader, ctx })
     }
 
     /// This client's id (from the driver's correlation counter).
@@ -72,6 +75,11 @@ impl Aeron {
 
     pub fn context(&self) -> &Context {
         &self.ctx
+    }
+
+    /// Reader of the driver's counters (values, labels, states) in the CnC.
+    pub fn counters_reader(&self) -> &CountersReader {
+        &self.counters_reader
     }
 
     /// A fresh id from the counter the driver and all clients share.

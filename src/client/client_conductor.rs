@@ -24,6 +24,7 @@ use crate::client::publication_core::PublicationCore;
 use crate::client::subscription::SubscriptionState;
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::broadcast::{BroadcastReceiver, CopyBroadcastReceiver};
+use crate::concurrent::counters::CountersReader;
 use crate::util::clock::{epoch_ms, nano_time};
 use crate::util::error::{
     AeronErrorCode, CLIENT_ERROR_CONDUCTOR_SERVICE_TIMEOUT, CLIENT_ERROR_DRIVER_TIMEOUT, Error, Result,
@@ -90,7 +91,7 @@ pub(crate) struct ClientConductor {
     pub ctx: Context,
     pub driver: DriverProxy,
     to_clients: Option<CopyBroadcastReceiver>,
-    pub counters_metadata: AtomicBuffer,
+    pub counters_reader: CountersReader,
     pub counters_values: AtomicBuffer,
     pub client_id: i64,
     driver_timeout_ns: i64,
@@ -126,6 +127,8 @@ impl ClientConductor {
         } = connection;
         let receiver =
             BroadcastReceiver::new(to_clients).map_err(|e| e.context("CnC to-clients broadcast buffer"))?;
+        let counters = CountersReader::new(counters_metadata, counters_values.clone())
+            .map_err(|e| e.context("CnC counters buffers"))?;
         // Take the client id from the shared counter (`cnc.md` §5 step 8).
         let client_id = to_driver.next_correlation_id();
         let driver = DriverProxy::new(to_driver, client_id);
@@ -149,7 +152,7 @@ impl ClientConductor {
             callbacks: Vec::new(),
             to_clients: Some(CopyBroadcastReceiver::new(receiver)),
             driver,
-            counters_metadata,
+            counters_reader: counters,
             counters_values,
             client_id,
             ctx,
@@ -250,9 +253,9 @@ impl ClientConductor {
     }
 
     fn keep_heartbeat(&mut self, now_ms: i64) {
-        let metadata = &self.counters_metadata;
+        let counters = &self.counters_reader;
         match &self.heartbeat {
-            Some(hb) if hb.is_active(metadata, self.client_id) => hb.set(now_ms),
+            Some(hb) if hb.is_active(counters, self.client_id) => hb.set(now_ms),
             Some(hb) => {
                 let id = hb.counter_id();
                 self.close_with_error(Error::aeron(
@@ -261,9 +264,8 @@ impl ClientConductor {
                 ));
             }
             None => {
-                let values = &self.counters_values;
-                if let Some(hb) = HeartbeatCounter::find(metadata, values, self.client_id) {
-                    if let Err(e) = hb.append_to_label(metadata, &label_suffix(self.ctx.client_name())) {
+                if let Some(hb) = HeartbeatCounter::find(counters, self.client_id) {
+                    if let Err(e) = hb.append_to_label(counters, &label_suffix(self.ctx.client_name())) {
                         self.on_error(e.context("client heartbeat label"));
                     }
                     hb.set(now_ms);

@@ -8,20 +8,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::client::conductor_handle::ConductorHandle;
 use crate::concurrent::AtomicBuffer;
+use crate::concurrent::counters::descriptor::counter_offset;
 use crate::util::error::{Error, Result};
-
-/// Stride of the counters values buffer.
-pub const COUNTER_LENGTH: usize = 128;
 
 /// The 8-byte value of counter `counter_id` in `values`, checked against the buffer (ids
 /// come from the driver, i.e. from shared memory).
 pub(crate) fn counter_value_view(values: &AtomicBuffer, counter_id: i32) -> Result<AtomicBuffer> {
-    let id = usize::try_from(counter_id)
-        .map_err(|_| Error::out_of_bounds(format!("counter id {counter_id} < 0")))?;
-    let offset = id
-        .checked_mul(COUNTER_LENGTH)
-        .ok_or_else(|| Error::out_of_bounds(format!("counter id {counter_id} too large")))?;
-    values.view(offset, 8).map_err(|_| {
+    if counter_id < 0 {
+        return Err(Error::out_of_bounds(format!("counter id {counter_id} < 0")));
+    }
+    // i32::MAX × 128 fits a 64-bit usize; `view` checks it against the buffer.
+    values.view(counter_offset(counter_id), 8).map_err(|_| {
         Error::out_of_bounds(format!("counter id {counter_id} outside the counters values buffer"))
     })
 }
@@ -134,10 +131,10 @@ mod tests {
 
     #[test]
     fn value_view_is_bounds_checked() {
-        let values = AtomicBuffer::alloc(4 * COUNTER_LENGTH);
+        let values = AtomicBuffer::alloc(4 * 128);
         let view = counter_value_view(&values, 3).unwrap();
         view.put_i64_release(0, 42);
-        assert_eq!(values.get_i64(3 * COUNTER_LENGTH), 42);
+        assert_eq!(values.get_i64(3 * 128), 42);
         assert!(counter_value_view(&values, 4).is_err());
         assert!(counter_value_view(&values, -1).is_err());
         assert!(counter_value_view(&values, i32::MAX).is_err());

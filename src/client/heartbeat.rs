@@ -3,21 +3,12 @@
 //! label with our name, and store the epoch time in it every keepalive interval.
 #![forbid(unsafe_code)]
 
-use crate::client::counter::{COUNTER_LENGTH, counter_value_view};
+use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
+use crate::concurrent::counters::CountersReader;
+use crate::concurrent::counters::descriptor::{RECORD_ALLOCATED, append_to_label};
+use crate::concurrent::counters::type_ids::CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID;
 use crate::util::error::Result;
-
-/// Counters metadata record layout (`counters.md` §3).
-const METADATA_LENGTH: usize = 512;
-const TYPE_ID_OFFSET: usize = 4;
-const KEY_OFFSET: usize = 16;
-const LABEL_LENGTH_OFFSET: usize = 128;
-const LABEL_OFFSET: usize = 132;
-const MAX_LABEL_LENGTH: usize = 380;
-const RECORD_UNUSED: i32 = 0;
-const RECORD_ALLOCATED: i32 = 1;
-/// Type id of `client-heartbeat` counters.
-pub(crate) const CLIENT_HEARTBEAT_TYPE_ID: i32 = 11;
 
 /// This client's heartbeat counter, once the driver has created it.
 pub(crate) struct HeartbeatCounter {
@@ -26,24 +17,14 @@ pub(crate) struct HeartbeatCounter {
 }
 
 impl HeartbeatCounter {
-    /// Looks for the heartbeat counter of `client_id`; the driver creates it on the
-    /// client's first ADD command, so it is normal not to find it before that.
-    pub fn find(metadata: &AtomicBuffer, values: &AtomicBuffer, client_id: i64) -> Option<Self> {
-        let max_id = (values.capacity() / COUNTER_LENGTH).min(metadata.capacity() / METADATA_LENGTH);
-        for id in 0..max_id {
-            let record = id * METADATA_LENGTH;
-            // Acquire: pairs with the driver's release of ALLOCATED after type, key, label.
-            let state = metadata.get_i32_acquire(record);
-            if state == RECORD_UNUSED {
-                break;
-            }
-            if state == RECORD_ALLOCATED && is_heartbeat_of(metadata, record, client_id) {
-                let counter_id = id as i32;
-                let value = counter_value_view(values, counter_id).ok()?;
-                return Some(Self { counter_id, value });
-            }
-        }
-        None
+    /// Looks for the heartbeat counter of `client_id` (its registration id is the client
+    /// id). The driver creates it on the client's first ADD command, so it is normal not
+    /// to find it before that.
+    pub fn find(counters: &CountersReader, client_id: i64) -> Option<Self> {
+        let counter_id =
+            counters.find_by_type_id_and_registration_id(CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, client_id)?;
+        let value = counter_value_view(counters.values_buffer(), counter_id).ok()?;
+        Some(Self { counter_id, value })
     }
 
     pub fn counter_id(&self) -> i32 {
@@ -52,36 +33,23 @@ impl HeartbeatCounter {
 
     /// Whether the record is still this client's allocated heartbeat counter (the driver
     /// frees it when it considers the client dead).
-    pub fn is_active(&self, metadata: &AtomicBuffer, client_id: i64) -> bool {
-        let record = self.counter_id as usize * METADATA_LENGTH;
-        metadata.get_i32_acquire(record) == RECORD_ALLOCATED && is_heartbeat_of(metadata, record, client_id)
+    pub fn is_active(&self, counters: &CountersReader, client_id: i64) -> bool {
+        let id = self.counter_id;
+        counters.counter_state(id).is_ok_and(|state| state == RECORD_ALLOCATED)
+            && counters.counter_type_id(id).is_ok_and(|type_id| type_id == CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID)
+            && counters.counter_registration_id(id).is_ok_and(|registration_id| registration_id == client_id)
     }
 
     /// Appends `text` to the counter's label, as far as it fits.
-    pub fn append_to_label(&self, metadata: &AtomicBuffer, text: &str) -> Result<()> {
-        let record = self.counter_id as usize * METADATA_LENGTH;
-        // Acquire: see the driver's label before extending it.
-        let current = metadata.get_i32_acquire(record + LABEL_LENGTH_OFFSET);
-        let current = usize::try_from(current).unwrap_or(0).min(MAX_LABEL_LENGTH);
-        let extra = &text.as_bytes()[..text.len().min(MAX_LABEL_LENGTH - current)];
-        metadata.check_bounds(record + LABEL_OFFSET + current, extra.len())?;
-        metadata.put_bytes(record + LABEL_OFFSET + current, extra);
-        // Release: readers that see the new length see the bytes.
-        metadata.put_i32_release(record + LABEL_LENGTH_OFFSET, (current + extra.len()) as i32);
-        Ok(())
+    pub fn append_to_label(&self, counters: &CountersReader, text: &str) -> Result<()> {
+        append_to_label(counters.metadata_buffer(), self.counter_id, text.as_bytes()).map(|_| ())
     }
 
     /// Stores the client's heartbeat time.
     pub fn set(&self, now_ms: i64) {
-        // Release: the driver reads it with acquire; ordering with our other writes keeps
-        // a live client from looking stale.
+        // Release: the driver reads it with acquire.
         self.value.put_i64_release(0, now_ms);
     }
-}
-
-fn is_heartbeat_of(metadata: &AtomicBuffer, record: usize, client_id: i64) -> bool {
-    metadata.get_i32(record + TYPE_ID_OFFSET) == CLIENT_HEARTBEAT_TYPE_ID
-        && metadata.get_i64(record + KEY_OFFSET) == client_id
 }
 
 /// The label suffix the C client appends (`counters.md` §6.1).
@@ -92,47 +60,31 @@ pub(crate) fn label_suffix(client_name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn allocate(metadata: &AtomicBuffer, id: usize, type_id: i32, key: i64, label: &str) {
-        let record = id * METADATA_LENGTH;
-        metadata.put_i32(record + TYPE_ID_OFFSET, type_id);
-        metadata.put_i64(record + KEY_OFFSET, key);
-        metadata.put_bytes(record + LABEL_OFFSET, label.as_bytes());
-        metadata.put_i32(record + LABEL_LENGTH_OFFSET, label.len() as i32);
-        metadata.put_i32_release(record, RECORD_ALLOCATED);
-    }
+    use crate::concurrent::counters::CountersManager;
 
     #[test]
     fn finds_tags_and_writes_own_heartbeat() {
-        let metadata = AtomicBuffer::alloc(8 * METADATA_LENGTH);
-        let values = AtomicBuffer::alloc(8 * COUNTER_LENGTH);
-        allocate(&metadata, 0, 0, 0, "Bytes sent");
-        allocate(&metadata, 1, CLIENT_HEARTBEAT_TYPE_ID, 7, "client-heartbeat: id=7");
-        allocate(&metadata, 2, CLIENT_HEARTBEAT_TYPE_ID, 9, "client-heartbeat: id=9");
-        assert!(HeartbeatCounter::find(&metadata, &values, 5).is_none());
-        let hb = HeartbeatCounter::find(&metadata, &values, 9).unwrap();
+        let mut manager =
+            CountersManager::new(AtomicBuffer::alloc(8 * 512), AtomicBuffer::alloc(8 * 128), 0).unwrap();
+        manager.allocate(0, &[], "Bytes sent", 0).unwrap();
+        for (client_id, label) in [(7i64, "client-heartbeat: id=7"), (9, "client-heartbeat: id=9")] {
+            let id = manager
+                .allocate(CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, &client_id.to_le_bytes(), label, 0)
+                .unwrap();
+            manager.set_counter_registration_id(id, client_id).unwrap();
+        }
+        let counters = manager.reader().clone();
+        assert!(HeartbeatCounter::find(&counters, 5).is_none());
+        let hb = HeartbeatCounter::find(&counters, 9).unwrap();
         assert_eq!(hb.counter_id(), 2);
-        hb.append_to_label(&metadata, " name=x").unwrap();
-        let record = 2 * METADATA_LENGTH;
-        let length = metadata.get_i32(record + LABEL_LENGTH_OFFSET) as usize;
-        let mut label = vec![0u8; length];
-        metadata.get_bytes(record + LABEL_OFFSET, &mut label);
-        assert_eq!(label, b"client-heartbeat: id=9 name=x");
+        hb.append_to_label(&counters, &label_suffix("x")).unwrap();
+        let label = counters.counter_label(2).unwrap();
+        assert!(label.starts_with("client-heartbeat: id=9 name=x version=1.48.0 commit=aeronrs-"), "{label}");
         hb.set(1234);
-        assert_eq!(values.get_i64(2 * COUNTER_LENGTH), 1234);
-        assert!(hb.is_active(&metadata, 9));
-        metadata.put_i32_release(record, -1);
-        assert!(!hb.is_active(&metadata, 9));
-    }
-
-    #[test]
-    fn label_append_is_capped() {
-        let metadata = AtomicBuffer::alloc(METADATA_LENGTH);
-        let values = AtomicBuffer::alloc(COUNTER_LENGTH);
-        allocate(&metadata, 0, CLIENT_HEARTBEAT_TYPE_ID, 3, &"l".repeat(370));
-        let hb = HeartbeatCounter::find(&metadata, &values, 3).unwrap();
-        hb.append_to_label(&metadata, &"x".repeat(50)).unwrap();
-        assert_eq!(metadata.get_i32(LABEL_LENGTH_OFFSET), MAX_LABEL_LENGTH as i32);
-        assert!(label_suffix("me").starts_with(" name=me version=1.48.0 commit="));
+        assert_eq!(counters.counter_value(2).unwrap(), 1234);
+        assert!(hb.is_active(&counters, 9));
+        assert!(!hb.is_active(&counters, 7));
+        manager.free(2, 0).unwrap();
+        assert!(!hb.is_active(&counters, 9));
     }
 }
