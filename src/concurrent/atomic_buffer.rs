@@ -23,7 +23,9 @@ struct CacheLineBlock([u8; 64]);
 
 /// What keeps the memory alive.
 enum Owner {
-    Heap(#[allow(dead_code)] Box<[CacheLineBlock]>),
+    /// A `Vec`, not a `Box`: moving a `Box` asserts unique access to its allocation, which
+    /// would invalidate `ptr` (Miri: Stacked Borrows); moving a `Vec` does not.
+    Heap(#[allow(dead_code)] Vec<CacheLineBlock>),
     Mapped(#[allow(dead_code)] memmap2::MmapMut),
 }
 
@@ -53,8 +55,8 @@ impl AtomicBuffer {
     /// A zeroed heap buffer of `len` bytes, aligned to 64 bytes.
     pub fn alloc(len: usize) -> Self {
         let blocks = len.div_ceil(64).max(1);
-        let mut storage = vec![CacheLineBlock([0; 64]); blocks].into_boxed_slice();
-        let ptr = NonNull::new(storage.as_mut_ptr().cast::<u8>()).expect("Box pointer is non-null");
+        let mut storage = vec![CacheLineBlock([0; 64]); blocks];
+        let ptr = NonNull::new(storage.as_mut_ptr().cast::<u8>()).expect("Vec pointer is non-null");
         Self { ptr, len, owner: Some(Arc::new(Owner::Heap(storage))) }
     }
 

@@ -1,0 +1,306 @@
+//! One-to-one (SPSC) ring buffer, byte-identical to Agrona's `OneToOneRingBuffer`. The
+//! single producer publishes the tail with a plain release store (no CAS) and pre-zeroes
+//! the header after each record, so the consumer never has to zero what it consumed.
+
+use std::path::Path;
+
+use super::descriptor::{ALIGNMENT, HEADER_LENGTH, ONE_TO_ONE_MIN_CAPACITY, encoded_msg_offset};
+use super::ring::Ring;
+use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
+use crate::concurrent::AtomicBuffer;
+use crate::util::bits::align;
+use crate::util::error::Result;
+
+/// One producer thread, one consumer thread (possibly in different processes). See
+/// [`RingBuffer`] for the operations; calling the producer operations from two threads at
+/// once corrupts the buffer.
+///
+/// A claim that must wrap but finds no room at the start of the buffer follows Java: the
+/// tail advances over a padding record to the end and the claim reports "full". (Aeron's C
+/// one-to-one buffer returns index 0 in that case, which upstream treats as a quirk.)
+pub struct OneToOneRingBuffer {
+    ring: Ring,
+}
+
+impl std::fmt::Debug for OneToOneRingBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("OneToOneRingBuffer").field("capacity", &self.ring.layout.capacity).finish()
+    }
+}
+
+impl OneToOneRingBuffer {
+    /// Wraps `buffer` (data capacity, a power of two >= 16, plus the 768-byte trailer). The
+    /// contents are used as they are: a fresh buffer must be zeroed.
+    pub fn new(buffer: AtomicBuffer) -> Result<Self> {
+        Ok(Self { ring: Ring::new(buffer, ONE_TO_ONE_MIN_CAPACITY)? })
+    }
+
+    /// A zeroed heap buffer with data `capacity`.
+    pub fn with_capacity(capacity: usize) -> Result<Self> {
+        let length = super::descriptor::total_length(capacity, ONE_TO_ONE_MIN_CAPACITY)?;
+        Self::new(AtomicBuffer::alloc(length))
+    }
+
+    /// Creates (truncating) a file at `path` for data `capacity` and maps it shared.
+    pub fn create_mapped(path: &Path, capacity: usize) -> Result<Self> {
+        Self::new(create_mapped_buffer(path, capacity, ONE_TO_ONE_MIN_CAPACITY)?)
+    }
+
+    /// Maps an existing ring buffer file shared (its length gives the capacity).
+    pub fn open_mapped(path: &Path) -> Result<Self> {
+        Self::new(map_existing_buffer(path)?)
+    }
+
+    /// Claims `aligned` bytes plus room for the header after them; the record index, or
+    /// `None` when full.
+    #[inline]
+    fn claim_capacity(&self, aligned: usize) -> Option<usize> {
+        let buffer = &self.ring.buffer;
+        let layout = &self.ring.layout;
+        let capacity = layout.capacity as i64;
+        let required = aligned + HEADER_LENGTH;
+        // Relaxed: the head cache and the tail are written only by this producer.
+        let mut head = buffer.get_i64(layout.head_cache_position_index);
+        let tail = buffer.get_i64(layout.tail_position_index);
+        if required as i64 > capacity - (tail - head) {
+            // Acquire: pairs with the consumer's release of head; it has finished reading
+            // everything before it, so we may overwrite that space.
+            head = buffer.get_i64_acquire(layout.head_position_index);
+            if required as i64 > capacity - (tail - head) {
+                return None;
+            }
+            buffer.put_i64(layout.head_cache_position_index, head);
+        }
+
+        let record_index = layout.index_of(tail);
+        let to_end = layout.capacity - record_index;
+        if aligned == to_end {
+            // Exactly fits the end: the next header is the one at index 0. Its pre-zeroing
+            // and this record are both published by the record's release of its length.
+            buffer.put_i64_release(layout.tail_position_index, tail + aligned as i64);
+            self.ring.zero_header(0);
+            return Some(record_index);
+        }
+
+        let mut write_index = Some(record_index);
+        let mut next_tail = tail + aligned as i64;
+        let mut padding = 0;
+        if required > to_end {
+            write_index = Some(0);
+            let mut head_index = layout.index_of(head);
+            if required > head_index {
+                head = buffer.get_i64_acquire(layout.head_position_index);
+                head_index = layout.index_of(head);
+                if required > head_index {
+                    // Java: claim only the padding to the end and report full.
+                    write_index = None;
+                    next_tail = tail;
+                }
+                buffer.put_i64(layout.head_cache_position_index, head);
+            }
+            padding = to_end;
+            next_tail += padding as i64;
+        }
+        // Release (Java putLongRelease): producer_position readers see a tail no further
+        // than what has been claimed.
+        buffer.put_i64_release(layout.tail_position_index, next_tail);
+        if padding != 0 {
+            // The consumer only reads the header at 0 after the padding's length, which is
+            // released after this store.
+            self.ring.zero_header(0);
+            self.ring.write_padding(record_index, padding);
+        }
+        if let Some(index) = write_index {
+            // Pre-zero the next header (stale from an earlier lap); published with this
+            // record's length.
+            self.ring.zero_header(index + aligned);
+        }
+        write_index
+    }
+
+    #[inline]
+    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize)>> {
+        self.ring.layout.check_message(msg_type_id, length)?;
+        let record_length = length + HEADER_LENGTH;
+        let Some(record_index) = self.claim_capacity(align(record_length, ALIGNMENT)) else {
+            return Ok(None);
+        };
+        self.ring.begin_record(record_index, record_length, msg_type_id);
+        Ok(Some((record_index, record_length)))
+    }
+}
+
+impl RingBuffer for OneToOneRingBuffer {
+    #[inline]
+    fn capacity(&self) -> usize {
+        self.ring.layout.capacity
+    }
+
+    #[inline]
+    fn max_msg_length(&self) -> usize {
+        self.ring.layout.max_msg_length
+    }
+
+    #[inline]
+    fn write(&self, msg_type_id: i32, payload: &[u8]) -> Result<bool> {
+        match self.claim(msg_type_id, payload.len())? {
+            Some((record_index, record_length)) => {
+                self.ring.complete_record(record_index, record_length, payload);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    #[inline]
+    fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
+        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _)| encoded_msg_offset(record_index)))
+    }
+
+    fn commit(&self, index: usize) -> Result<()> {
+        self.ring.commit(index)
+    }
+
+    fn abort(&self, index: usize) -> Result<()> {
+        self.ring.abort(index)
+    }
+
+    #[inline]
+    fn read(&self, handler: impl FnMut(i32, &[u8]), message_count_limit: usize) -> Result<usize> {
+        self.ring.read::<false>(handler, message_count_limit)
+    }
+
+    #[inline]
+    fn controlled_read(
+        &self,
+        handler: impl FnMut(i32, &[u8]) -> ControlledReadAction,
+        message_count_limit: usize,
+    ) -> Result<usize> {
+        self.ring.controlled_read::<false>(handler, message_count_limit)
+    }
+
+    fn producer_position(&self) -> i64 {
+        self.ring.producer_position()
+    }
+
+    fn consumer_position(&self) -> i64 {
+        self.ring.consumer_position()
+    }
+
+    fn size(&self) -> usize {
+        self.ring.size()
+    }
+
+    fn next_correlation_id(&self) -> i64 {
+        self.ring.next_correlation_id()
+    }
+
+    fn consumer_heartbeat_time(&self) -> i64 {
+        self.ring.consumer_heartbeat_time()
+    }
+
+    fn set_consumer_heartbeat_time(&self, time_ms: i64) {
+        self.ring.set_consumer_heartbeat_time(time_ms)
+    }
+
+    /// A single producer can only die while holding the head of its own stream, and the
+    /// consumer of a one-to-one buffer has no way to tell that apart: nothing to do.
+    fn unblock(&self) -> bool {
+        false
+    }
+
+    fn buffer(&self) -> &AtomicBuffer {
+        &self.ring.buffer
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::descriptor::PADDING_MSG_TYPE_ID;
+    use super::super::tests::{CAPACITY, drain, header, set_positions};
+    use super::*;
+
+    /// A buffer whose data region holds stale bytes from "an earlier lap", except the
+    /// first header, as a reused one-to-one buffer would.
+    fn stale_rb() -> OneToOneRingBuffer {
+        let rb = OneToOneRingBuffer::with_capacity(CAPACITY).unwrap();
+        rb.buffer().set_memory(0, CAPACITY, 0xAA);
+        rb.buffer().set_memory(0, 8, 0);
+        rb
+    }
+
+    #[test]
+    fn producer_pre_zeroes_the_next_header() {
+        let rb = stale_rb();
+        assert!(rb.write(7, b"abc").unwrap());
+        assert_eq!(header(&rb, 0), (11, 7));
+        assert_eq!(rb.buffer().published_slice(8, 8), &[b'a', b'b', b'c', 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]);
+        assert_eq!(header(&rb, 16), (0, 0), "next header pre-zeroed");
+        assert_eq!(rb.buffer().get_u8(24), 0xAA, "nothing beyond it touched");
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(7, b"abc".to_vec())]);
+        assert_eq!(rb.buffer().get_i32(0), 11, "the consumer does not zero");
+        assert_eq!(drain(&rb, usize::MAX).0, 0, "stops at the pre-zeroed header");
+    }
+
+    #[test]
+    fn exact_fit_and_wrap_pre_zero_the_header_at_start() {
+        let rb = stale_rb();
+        rb.buffer().set_memory(0, 8, 0xFF);
+        set_positions(&rb, 992, 992);
+        assert!(rb.write(6, &[1; 24]).unwrap());
+        assert_eq!(header(&rb, 0), (0, 0), "exact fit: header at 0 pre-zeroed");
+
+        let rb = stale_rb();
+        rb.buffer().set_memory(0, 8, 0xFF);
+        set_positions(&rb, 1008, 1008);
+        assert!(rb.write(6, &[2; 24]).unwrap());
+        assert_eq!(header(&rb, 1008), (16, PADDING_MSG_TYPE_ID));
+        assert_eq!(header(&rb, 0), (32, 6));
+        assert_eq!(header(&rb, 32), (0, 0), "header after the wrapped record pre-zeroed");
+        assert_eq!(drain(&rb, usize::MAX).0, 0);
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(6, vec![2; 24])]);
+    }
+
+    #[test]
+    fn unblock_is_a_no_op() {
+        let rb = OneToOneRingBuffer::with_capacity(CAPACITY).unwrap();
+        rb.try_claim(1, 8).unwrap().unwrap();
+        assert!(!rb.unblock());
+        assert_eq!(rb.buffer().get_i32(0), -16);
+    }
+
+    #[test]
+    fn producer_and_consumer_threads() {
+        let rb = std::sync::Arc::new(OneToOneRingBuffer::with_capacity(128).unwrap());
+        let count: u32 = if cfg!(miri) { 40 } else { 5000 };
+        let producer = {
+            let rb = rb.clone();
+            std::thread::spawn(move || {
+                for seq in 0..count {
+                    let len = (seq % 3) as usize * 4 + 4;
+                    let bytes = seq.to_le_bytes().repeat(len / 4);
+                    while !rb.write(1 + (seq % 2) as i32, &bytes).unwrap() {
+                        std::thread::yield_now();
+                    }
+                }
+            })
+        };
+        let mut next = 0u32;
+        while next < count {
+            let n = rb
+                .read(
+                    |t, p| {
+                        assert_eq!(t, 1 + (next % 2) as i32);
+                        assert_eq!(p, next.to_le_bytes().repeat((next % 3) as usize + 1).as_slice());
+                        next += 1;
+                    },
+                    usize::MAX,
+                )
+                .unwrap();
+            if n == 0 {
+                std::thread::yield_now();
+            }
+        }
+        producer.join().unwrap();
+    }
+}
