@@ -4,6 +4,8 @@
 
 use std::sync::atomic::{AtomicBool, Ordering, fence};
 
+use crossbeam_utils::CachePadded;
+
 use super::ControlledReadAction;
 use super::descriptor::{
     ALIGNMENT, HEADER_LENGTH, Layout, PADDING_MSG_TYPE_ID, encoded_msg_offset, length_offset, type_offset,
@@ -17,8 +19,10 @@ pub(crate) struct Ring {
     pub layout: Layout,
     /// Set while a read is in progress on this handle, so a handler that calls `read`
     /// again gets an error instead of a second consumer zeroing the bytes it is looking at.
-    /// Only the consumer thread touches it, so relaxed accesses suffice.
-    reading: AtomicBool,
+    /// Only the consumer thread touches it, so relaxed accesses suffice. On its own cache
+    /// line: the consumer writes it on every read, producers read the fields above on every
+    /// write, and sharing a line would bounce it between them.
+    reading: CachePadded<AtomicBool>,
 }
 
 /// Bytes consumed by a read in progress. Dropping it releases them to producers, also when
@@ -61,7 +65,7 @@ impl<const ZERO: bool> Drop for Consumed<'_, ZERO> {
 impl Ring {
     pub fn new(buffer: AtomicBuffer, min_capacity: usize) -> Result<Self> {
         let layout = Layout::new(&buffer, min_capacity)?;
-        Ok(Self { buffer, layout, reading: AtomicBool::new(false) })
+        Ok(Self { buffer, layout, reading: CachePadded::new(AtomicBool::new(false)) })
     }
 
     #[inline]
