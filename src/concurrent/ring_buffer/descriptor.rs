@@ -138,9 +138,25 @@ pub const fn max_msg_length(capacity: usize, min_capacity: usize) -> usize {
 #[inline]
 pub fn check_msg_type_id(msg_type_id: i32) -> Result<()> {
     if msg_type_id < 1 {
-        return Err(Error::invalid_argument(format!("message type id must be >= 1, got {msg_type_id}")));
+        return Err(invalid_msg_type_id(msg_type_id));
     }
     Ok(())
+}
+
+// Error construction formats a message; kept out of line so the producer hot path stays
+// small.
+#[cold]
+#[inline(never)]
+fn invalid_msg_type_id(msg_type_id: i32) -> Error {
+    Error::invalid_argument(format!("message type id must be >= 1, got {msg_type_id}"))
+}
+
+#[cold]
+#[inline(never)]
+fn message_too_long(length: usize, max_msg_length: usize) -> Error {
+    Error::invalid_argument(format!(
+        "message length {length} exceeds max_msg_length {max_msg_length} of the ring buffer"
+    ))
 }
 
 /// Where everything lives in one validated ring buffer; computed once at construction so
@@ -151,7 +167,6 @@ pub(crate) struct Layout {
     pub mask: usize,
     pub max_msg_length: usize,
     pub tail_position_index: usize,
-    pub head_cache_position_index: usize,
     pub head_position_index: usize,
     pub correlation_counter_index: usize,
     pub consumer_heartbeat_index: usize,
@@ -173,7 +188,6 @@ impl Layout {
             mask: capacity - 1,
             max_msg_length: max_msg_length(capacity, min_capacity),
             tail_position_index: capacity + TAIL_POSITION_OFFSET,
-            head_cache_position_index: capacity + HEAD_CACHE_POSITION_OFFSET,
             head_position_index: capacity + HEAD_POSITION_OFFSET,
             correlation_counter_index: capacity + CORRELATION_COUNTER_OFFSET,
             consumer_heartbeat_index: capacity + CONSUMER_HEARTBEAT_OFFSET,
@@ -185,10 +199,7 @@ impl Layout {
     pub fn check_message(&self, msg_type_id: i32, length: usize) -> Result<()> {
         check_msg_type_id(msg_type_id)?;
         if length > self.max_msg_length {
-            return Err(Error::invalid_argument(format!(
-                "message length {length} exceeds max_msg_length {} of the ring buffer",
-                self.max_msg_length
-            )));
+            return Err(message_too_long(length, self.max_msg_length));
         }
         Ok(())
     }
@@ -257,7 +268,6 @@ mod tests {
         assert_eq!(layout.mask, 1023);
         assert_eq!(layout.max_msg_length, 128);
         assert_eq!(layout.tail_position_index, 1024 + 128);
-        assert_eq!(layout.head_cache_position_index, 1024 + 256);
         assert_eq!(layout.head_position_index, 1024 + 384);
         assert_eq!(layout.correlation_counter_index, 1024 + 512);
         assert_eq!(layout.consumer_heartbeat_index, 1024 + 640);

@@ -3,12 +3,13 @@
 //! with a CAS on the tail; one consumer reads, zeroing what it consumed.
 
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use super::descriptor::{
     ALIGNMENT, HEADER_LENGTH, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, encoded_msg_offset,
 };
 use super::descriptor::{length_offset, type_offset};
-use super::ring::Ring;
+use super::ring::{Header, Ring, Words};
 use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
 use crate::concurrent::AtomicBuffer;
 use crate::util::bits::align;
@@ -54,24 +55,26 @@ impl ManyToOneRingBuffer {
 
     /// Claims `required` (aligned) bytes; the record index, or `None` when full.
     #[inline]
-    fn claim_capacity(&self, required: usize) -> Option<usize> {
-        let buffer = &self.ring.buffer;
+    fn claim_capacity(&self, words: &Words<'_>, required: usize) -> Option<usize> {
         let layout = &self.ring.layout;
         let capacity = layout.capacity as i64;
         let required_len = required as i64;
+        let tail_position = words.tail();
+        let head_cache_position = words.head_cache();
         // Acquire: pairs with the release store of the head cache, which producers make
         // only after acquiring head; so the space the consumer zeroed reads zero to us.
-        let mut head = buffer.get_i64_acquire(layout.head_cache_position_index);
+        let mut head = head_cache_position.load(Ordering::Acquire);
         let (tail_index, padding, write_index) = loop {
             // Acquire (Java volatile); the CAS below is what actually validates the tail.
-            let tail = buffer.get_i64_acquire(layout.tail_position_index);
+            let tail = tail_position.load(Ordering::Acquire);
             if required_len > capacity - (tail - head) {
                 // Acquire: pairs with the consumer's release of head after zeroing.
-                head = buffer.get_i64_acquire(layout.head_position_index);
+                head = words.head().load(Ordering::Acquire);
                 if required_len > capacity - (tail - head) {
                     return None;
                 }
-                buffer.put_i64_release(layout.head_cache_position_index, head);
+                // Release: see the acquire of the head cache above.
+                head_cache_position.store(head, Ordering::Release);
             }
             let mut new_tail = tail + required_len;
             let tail_index = layout.index_of(tail);
@@ -83,39 +86,41 @@ impl ManyToOneRingBuffer {
                 write_index = Some(0);
                 let mut head_index = layout.index_of(head);
                 if required > head_index {
-                    head = buffer.get_i64_acquire(layout.head_position_index);
+                    head = words.head().load(Ordering::Acquire);
                     head_index = layout.index_of(head);
                     if required > head_index {
                         // Java: claim only the padding to the end and report full.
                         write_index = None;
                         new_tail = tail;
                     }
-                    buffer.put_i64_release(layout.head_cache_position_index, head);
+                    head_cache_position.store(head, Ordering::Release);
                 }
                 padding = to_end;
                 new_tail += padding as i64;
             }
             // SeqCst CAS: the one point where producers agree who owns [tail, new_tail).
-            if buffer.compare_and_set_i64(layout.tail_position_index, tail, new_tail) {
+            if tail_position.compare_exchange(tail, new_tail, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
                 break (tail_index, padding, write_index);
             }
         };
         if padding != 0 {
-            self.ring.write_padding(tail_index, padding);
+            words.write_padding(tail_index, padding);
         }
         write_index
     }
 
     /// Claims a record for a `length`-byte payload after validating the message.
     #[inline]
-    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize)>> {
+    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize, Header<'_>)>> {
         self.ring.layout.check_message(msg_type_id, length)?;
         let record_length = length + HEADER_LENGTH;
-        let Some(record_index) = self.claim_capacity(align(record_length, ALIGNMENT)) else {
+        let words = self.ring.words();
+        let Some(record_index) = self.claim_capacity(&words, align(record_length, ALIGNMENT)) else {
             return Ok(None);
         };
-        self.ring.begin_record(record_index, record_length, msg_type_id);
-        Ok(Some((record_index, record_length)))
+        let header = words.header(record_index);
+        header.begin(record_length, msg_type_id);
+        Ok(Some((record_index, record_length, header)))
     }
 }
 
@@ -133,8 +138,8 @@ impl RingBuffer for ManyToOneRingBuffer {
     #[inline]
     fn write(&self, msg_type_id: i32, payload: &[u8]) -> Result<bool> {
         match self.claim(msg_type_id, payload.len())? {
-            Some((record_index, record_length)) => {
-                self.ring.complete_record(record_index, record_length, payload);
+            Some((record_index, record_length, header)) => {
+                self.ring.complete_record(header, record_index, record_length, payload);
                 Ok(true)
             }
             None => Ok(false),
@@ -143,7 +148,7 @@ impl RingBuffer for ManyToOneRingBuffer {
 
     #[inline]
     fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
-        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _)| encoded_msg_offset(record_index)))
+        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| encoded_msg_offset(record_index)))
     }
 
     fn commit(&self, index: usize) -> Result<()> {

@@ -3,9 +3,10 @@
 //! the header after each record, so the consumer never has to zero what it consumed.
 
 use std::path::Path;
+use std::sync::atomic::Ordering;
 
 use super::descriptor::{ALIGNMENT, HEADER_LENGTH, ONE_TO_ONE_MIN_CAPACITY, encoded_msg_offset};
-use super::ring::Ring;
+use super::ring::{Header, Ring, Words};
 use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
 use crate::concurrent::AtomicBuffer;
 use crate::util::bits::align;
@@ -54,22 +55,23 @@ impl OneToOneRingBuffer {
     /// Claims `aligned` bytes plus room for the header after them; the record index, or
     /// `None` when full.
     #[inline]
-    fn claim_capacity(&self, aligned: usize) -> Option<usize> {
-        let buffer = &self.ring.buffer;
+    fn claim_capacity(&self, words: &Words<'_>, aligned: usize) -> Option<usize> {
         let layout = &self.ring.layout;
         let capacity = layout.capacity as i64;
         let required = aligned + HEADER_LENGTH;
+        let tail_position = words.tail();
+        let head_cache_position = words.head_cache();
         // Relaxed: the head cache and the tail are written only by this producer.
-        let mut head = buffer.get_i64(layout.head_cache_position_index);
-        let tail = buffer.get_i64(layout.tail_position_index);
+        let mut head = head_cache_position.load(Ordering::Relaxed);
+        let tail = tail_position.load(Ordering::Relaxed);
         if required as i64 > capacity - (tail - head) {
             // Acquire: pairs with the consumer's release of head; it has finished reading
             // everything before it, so we may overwrite that space.
-            head = buffer.get_i64_acquire(layout.head_position_index);
+            head = words.head().load(Ordering::Acquire);
             if required as i64 > capacity - (tail - head) {
                 return None;
             }
-            buffer.put_i64(layout.head_cache_position_index, head);
+            head_cache_position.store(head, Ordering::Relaxed);
         }
 
         let record_index = layout.index_of(tail);
@@ -77,8 +79,10 @@ impl OneToOneRingBuffer {
         if aligned == to_end {
             // Exactly fits the end: the next header is the one at index 0. Its pre-zeroing
             // and this record are both published by the record's release of its length.
-            buffer.put_i64_release(layout.tail_position_index, tail + aligned as i64);
-            self.ring.zero_header(0);
+            // Release (Java putLongRelease): producer_position readers see a tail no
+            // further than what has been claimed.
+            tail_position.store(tail + aligned as i64, Ordering::Release);
+            words.header(0).zero();
             return Some(record_index);
         }
 
@@ -89,44 +93,45 @@ impl OneToOneRingBuffer {
             write_index = Some(0);
             let mut head_index = layout.index_of(head);
             if required > head_index {
-                head = buffer.get_i64_acquire(layout.head_position_index);
+                head = words.head().load(Ordering::Acquire);
                 head_index = layout.index_of(head);
                 if required > head_index {
                     // Java: claim only the padding to the end and report full.
                     write_index = None;
                     next_tail = tail;
                 }
-                buffer.put_i64(layout.head_cache_position_index, head);
+                head_cache_position.store(head, Ordering::Relaxed);
             }
             padding = to_end;
             next_tail += padding as i64;
         }
-        // Release (Java putLongRelease): producer_position readers see a tail no further
-        // than what has been claimed.
-        buffer.put_i64_release(layout.tail_position_index, next_tail);
+        // Release: as above.
+        tail_position.store(next_tail, Ordering::Release);
         if padding != 0 {
             // The consumer only reads the header at 0 after the padding's length, which is
             // released after this store.
-            self.ring.zero_header(0);
-            self.ring.write_padding(record_index, padding);
+            words.header(0).zero();
+            words.write_padding(record_index, padding);
         }
         if let Some(index) = write_index {
             // Pre-zero the next header (stale from an earlier lap); published with this
             // record's length.
-            self.ring.zero_header(index + aligned);
+            words.header(index + aligned).zero();
         }
         write_index
     }
 
     #[inline]
-    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize)>> {
+    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize, Header<'_>)>> {
         self.ring.layout.check_message(msg_type_id, length)?;
         let record_length = length + HEADER_LENGTH;
-        let Some(record_index) = self.claim_capacity(align(record_length, ALIGNMENT)) else {
+        let words = self.ring.words();
+        let Some(record_index) = self.claim_capacity(&words, align(record_length, ALIGNMENT)) else {
             return Ok(None);
         };
-        self.ring.begin_record(record_index, record_length, msg_type_id);
-        Ok(Some((record_index, record_length)))
+        let header = words.header(record_index);
+        header.begin(record_length, msg_type_id);
+        Ok(Some((record_index, record_length, header)))
     }
 }
 
@@ -144,8 +149,8 @@ impl RingBuffer for OneToOneRingBuffer {
     #[inline]
     fn write(&self, msg_type_id: i32, payload: &[u8]) -> Result<bool> {
         match self.claim(msg_type_id, payload.len())? {
-            Some((record_index, record_length)) => {
-                self.ring.complete_record(record_index, record_length, payload);
+            Some((record_index, record_length, header)) => {
+                self.ring.complete_record(header, record_index, record_length, payload);
                 Ok(true)
             }
             None => Ok(false),
@@ -154,7 +159,7 @@ impl RingBuffer for OneToOneRingBuffer {
 
     #[inline]
     fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
-        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _)| encoded_msg_offset(record_index)))
+        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| encoded_msg_offset(record_index)))
     }
 
     fn commit(&self, index: usize) -> Result<()> {

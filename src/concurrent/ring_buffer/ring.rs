@@ -2,13 +2,14 @@
 //! read loops, commit/abort of claims, and the trailer words (positions, correlation
 //! counter, consumer heartbeat).
 
-use std::sync::atomic::{AtomicBool, Ordering, fence};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering, fence};
 
 use crossbeam_utils::CachePadded;
 
 use super::ControlledReadAction;
 use super::descriptor::{
-    ALIGNMENT, HEADER_LENGTH, Layout, PADDING_MSG_TYPE_ID, encoded_msg_offset, length_offset, type_offset,
+    ALIGNMENT, HEAD_CACHE_POSITION_OFFSET, HEAD_POSITION_OFFSET, HEADER_LENGTH, Layout, PADDING_MSG_TYPE_ID,
+    TAIL_POSITION_OFFSET, TRAILER_LENGTH, encoded_msg_offset, length_offset, type_offset,
 };
 use crate::concurrent::AtomicBuffer;
 use crate::util::bits::align;
@@ -29,6 +30,7 @@ pub(crate) struct Ring {
 /// a handler panics (Java releases them in `finally`).
 struct Consumed<'a, const ZERO: bool> {
     ring: &'a Ring,
+    words: Words<'a>,
     head: i64,
     head_index: usize,
     bytes_read: usize,
@@ -50,7 +52,7 @@ impl<const ZERO: bool> Consumed<'_, ZERO> {
             self.bytes_read = 0;
             // Release: the zeroing above (and our reads of the records) happen before a
             // producer that acquires this head reuses the space.
-            ring.buffer.put_i64_release(ring.layout.head_position_index, self.head);
+            self.words.head().store(self.head, Ordering::Release);
         }
     }
 }
@@ -74,29 +76,45 @@ impl Ring {
             return Err(Error::illegal_state("ring buffer read called from inside a read handler"));
         }
         self.reading.store(true, Ordering::Relaxed);
+        let words = self.words();
         // Relaxed: only the consumer writes head, and we are the consumer.
-        let head = self.buffer.get_i64(self.layout.head_position_index);
-        Ok(Consumed { ring: self, head, head_index: self.layout.index_of(head), bytes_read: 0 })
+        let head = words.head().load(Ordering::Relaxed);
+        Ok(Consumed { ring: self, words, head, head_index: self.layout.index_of(head), bytes_read: 0 })
+    }
+
+    /// The data region and trailer as atomic words, bounds-checked once per operation.
+    #[inline]
+    pub fn words(&self) -> Words<'_> {
+        Words {
+            data: self.buffer.atomic_i32_slice(0, self.layout.capacity / 4),
+            trailer: self.buffer.atomic_i64_slice(self.layout.capacity, TRAILER_WORDS),
+        }
     }
 
     /// The next complete record at `record_index` as `(length, aligned length)`, `None` when
     /// the producer has not published one yet, `Err` when its length cannot be right.
     #[inline]
-    fn next_record(&self, record_index: usize) -> Result<Option<(usize, usize)>> {
+    fn next_record(&self, words: &Words<'_>, record_index: usize) -> Result<Option<(usize, usize)>> {
         // Acquire: pairs with the producer's release store of the positive length, making
         // the type and payload written before it visible.
-        let length = self.buffer.get_i32_acquire(length_offset(record_index));
+        let length = words.header(record_index).length.load(Ordering::Acquire);
         if length <= 0 {
             return Ok(None);
         }
         let length = length as usize;
         if length < HEADER_LENGTH || length > self.layout.capacity - record_index {
-            return Err(Error::illegal_state(format!(
-                "ring buffer corrupt: record length {length} at index {record_index} (capacity {})",
-                self.layout.capacity
-            )));
+            return Err(self.corrupt(length, record_index));
         }
         Ok(Some((length, align(length, ALIGNMENT))))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn corrupt(&self, length: usize, record_index: usize) -> Error {
+        Error::illegal_state(format!(
+            "ring buffer corrupt: record length {length} at index {record_index} (capacity {})",
+            self.layout.capacity
+        ))
     }
 
     /// Agrona `read`; `ZERO` says whether consumed space is zeroed (many-to-one).
@@ -108,10 +126,10 @@ impl Ring {
         // A pass never wraps: it stops at the end of the data region.
         while messages < limit && start + consumed.bytes_read < self.layout.capacity {
             let record_index = start + consumed.bytes_read;
-            let Some((length, aligned)) = self.next_record(record_index)? else { break };
+            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
             consumed.bytes_read += aligned;
             // Relaxed: published by the length acquired in next_record.
-            let msg_type_id = self.buffer.get_i32(type_offset(record_index));
+            let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
             if msg_type_id == PADDING_MSG_TYPE_ID {
                 continue;
             }
@@ -135,9 +153,9 @@ impl Ring {
         let mut messages = 0;
         while messages < limit && consumed.head_index + consumed.bytes_read < self.layout.capacity {
             let record_index = consumed.head_index + consumed.bytes_read;
-            let Some((length, aligned)) = self.next_record(record_index)? else { break };
+            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
             consumed.bytes_read += aligned;
-            let msg_type_id = self.buffer.get_i32(type_offset(record_index));
+            let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
             if msg_type_id == PADDING_MSG_TYPE_ID {
                 continue;
             }
@@ -204,41 +222,17 @@ impl Ring {
         Ok(())
     }
 
-    /// Writes the header of a claimed record: negative length first so the slot reads as
-    /// "claimed, not ready" before anything else of it appears, then the type.
+    /// Copies `payload` into the claimed record at `record_index` and publishes it.
     #[inline]
-    pub fn begin_record(&self, record_index: usize, record_length: usize, msg_type_id: i32) {
-        self.buffer.put_i32_release(length_offset(record_index), -(record_length as i32));
-        // Java's releaseFence: on weakly ordered CPUs keeps the payload/type stores below
-        // from becoming visible before the negative length, so unblock's scan never finds
-        // a payload word in a slot whose header still reads zero.
-        fence(Ordering::Release);
-        self.buffer.put_i32(type_offset(record_index), msg_type_id);
-    }
-
-    /// Copies the payload into a claimed record and publishes it.
-    #[inline]
-    pub fn complete_record(&self, record_index: usize, record_length: usize, payload: &[u8]) {
+    pub fn complete_record(
+        &self,
+        header: Header<'_>,
+        record_index: usize,
+        record_length: usize,
+        payload: &[u8],
+    ) {
         self.buffer.put_bytes(encoded_msg_offset(record_index), payload);
-        // Release: type and payload are visible to a reader that acquires the length.
-        self.buffer.put_i32_release(length_offset(record_index), record_length as i32);
-    }
-
-    /// Zeroes the record header at `record_index` (one-to-one pre-zeroing). Two i32 stores
-    /// rather than Java's one i64: every access to a header word then has the same size,
-    /// which the Rust memory model (and Miri) require of atomics.
-    #[inline]
-    pub fn zero_header(&self, record_index: usize) {
-        self.buffer.put_i32(length_offset(record_index), 0);
-        self.buffer.put_i32(type_offset(record_index), 0);
-    }
-
-    /// Writes a padding record of `length` bytes at `record_index`, claimed-then-published
-    /// like any record.
-    #[inline]
-    pub fn write_padding(&self, record_index: usize, length: usize) {
-        self.begin_record(record_index, length, PADDING_MSG_TYPE_ID);
-        self.buffer.put_i32_release(length_offset(record_index), length as i32);
+        header.publish(record_length);
     }
 
     pub fn producer_position(&self) -> i64 {
@@ -274,5 +268,88 @@ impl Ring {
     pub fn set_consumer_heartbeat_time(&self, time_ms: i64) {
         // Release: readers only need the value itself; release matches Java putLongRelease.
         self.buffer.put_i64_release(self.layout.consumer_heartbeat_index, time_ms);
+    }
+}
+
+const TRAILER_WORDS: usize = TRAILER_LENGTH / 8;
+
+/// The words of one ring buffer: the data region as i32s (record headers), the trailer as
+/// i64s. Indexing them costs a register compare (constant indices into the trailer none).
+#[derive(Clone, Copy)]
+pub(crate) struct Words<'a> {
+    data: &'a [AtomicI32],
+    trailer: &'a [AtomicI64],
+}
+
+impl<'a> Words<'a> {
+    /// The header of the record at `record_index` (8-aligned, below the capacity).
+    #[inline]
+    pub fn header(&self, record_index: usize) -> Header<'a> {
+        let word = length_offset(record_index) / 4;
+        Header { length: &self.data[word], msg_type_id: &self.data[type_offset(record_index) / 4] }
+    }
+
+    #[inline]
+    pub fn tail(&self) -> &'a AtomicI64 {
+        &self.trailer[TAIL_POSITION_OFFSET / 8]
+    }
+
+    #[inline]
+    pub fn head_cache(&self) -> &'a AtomicI64 {
+        &self.trailer[HEAD_CACHE_POSITION_OFFSET / 8]
+    }
+
+    #[inline]
+    pub fn head(&self) -> &'a AtomicI64 {
+        &self.trailer[HEAD_POSITION_OFFSET / 8]
+    }
+
+    /// Writes a padding record of `length` bytes at `record_index`, claimed-then-published
+    /// like any record.
+    #[inline]
+    pub fn write_padding(&self, record_index: usize, length: usize) {
+        let header = self.header(record_index);
+        header.begin(length, PADDING_MSG_TYPE_ID);
+        header.publish(length);
+    }
+}
+
+/// The two words of a record header in the buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct Header<'a> {
+    length: &'a AtomicI32,
+    msg_type_id: &'a AtomicI32,
+}
+
+impl Header<'_> {
+    /// Negative length first, so the slot reads as "claimed, not ready" before anything else
+    /// of the record appears; then the type.
+    #[inline]
+    pub fn begin(self, record_length: usize, msg_type_id: i32) {
+        // Release (Java putIntRelease).
+        self.length.store(-(record_length as i32), Ordering::Release);
+        // Java's releaseFence: on weakly ordered CPUs keeps the type and payload stores
+        // after it from becoming visible before the negative length, so unblock's scan
+        // never finds a payload word in a slot whose header still reads zero.
+        fence(Ordering::Release);
+        // Relaxed: published by the release of the positive length.
+        self.msg_type_id.store(msg_type_id, Ordering::Relaxed);
+    }
+
+    /// Publishes the record.
+    #[inline]
+    pub fn publish(self, record_length: usize) {
+        // Release: type and payload are visible to a reader that acquires the length.
+        self.length.store(record_length as i32, Ordering::Release);
+    }
+
+    /// Zeroes both words (one-to-one pre-zeroing of the next header). Two i32 stores rather
+    /// than Java's one i64: every access to a header word then has the same size, which the
+    /// Rust memory model (and Miri) require of atomics. Relaxed: published by the release
+    /// of the record written before this header.
+    #[inline]
+    pub fn zero(self) {
+        self.length.store(0, Ordering::Relaxed);
+        self.msg_type_id.store(0, Ordering::Relaxed);
     }
 }
