@@ -336,6 +336,13 @@ impl Header<'_> {
         self.msg_type_id.store(msg_type_id, Ordering::Relaxed);
     }
 
+    /// Writes the type of a record whose header reads zero (one-to-one `write`). Relaxed:
+    /// published by the release of the positive length.
+    #[inline]
+    pub fn write_type(self, msg_type_id: i32) {
+        self.msg_type_id.store(msg_type_id, Ordering::Relaxed);
+    }
+
     /// Publishes the record.
     #[inline]
     pub fn publish(self, record_length: usize) {
