@@ -8,10 +8,12 @@
 
 use std::hint::{black_box, spin_loop};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use aeronrs::concurrent::ring_buffer::{ManyToOneRingBuffer, OneToOneRingBuffer, RingBuffer};
 use crossbeam_queue::ArrayQueue;
+use crossbeam_utils::CachePadded;
 use hdrhistogram::Histogram;
 
 const PAYLOAD: usize = 32;
@@ -22,10 +24,10 @@ const RING_CAPACITY: usize = 64 * 1024;
 const QUEUE_SLOTS: usize = RING_CAPACITY / (PAYLOAD + 8);
 const THROUGHPUT_MESSAGES: u64 = 4_000_000;
 const THROUGHPUT_RUNS: usize = 7;
-const LATENCY_MESSAGES: u64 = 600_000;
+const LATENCY_MESSAGES: u64 = 1_500_000;
 const LATENCY_RUNS: usize = 3;
-/// Latency is measured at a fixed send rate, so it shows the transfer, not queueing.
-const LATENCY_INTERVAL: Duration = Duration::from_nanos(1_000);
+/// Longest a latency run may take before it stops sending (a busy machine).
+const LATENCY_RUN_LIMIT: Duration = Duration::from_secs(4);
 
 /// Busy-spin, then yield: spinning is what a latency-sensitive consumer does, yielding
 /// keeps the benchmark alive when the other thread has no core.
@@ -160,40 +162,50 @@ impl<C: Channel> ChannelDyn for C {
         })
     }
 
+    /// One message in flight at a time: the producer stamps a message, sends it, and sends
+    /// the next only once the consumer has taken this one, so each sample is one hand-off
+    /// and a stall on the machine spoils only the samples it overlaps.
     fn latency(&self, messages: u64) -> Histogram<u64> {
         let origin = Instant::now();
+        let consumed = CachePadded::new(AtomicU64::new(0));
+        // How many the producer sent; it stops early past LATENCY_RUN_LIMIT on a busy machine.
+        let sent_total = CachePadded::new(AtomicU64::new(u64::MAX));
         let mut histogram = Histogram::<u64>::new_with_bounds(1, 60_000_000_000, 3).unwrap();
         std::thread::scope(|s| {
             s.spawn(|| {
                 let mut payload = [0u8; PAYLOAD];
-                let mut next_send = Instant::now();
-                for _ in 0..messages {
-                    while Instant::now() < next_send {
-                        spin_loop();
+                let mut idle = Idle(0);
+                let mut sent = 0;
+                while sent < messages && !(sent % 1024 == 0 && origin.elapsed() > LATENCY_RUN_LIMIT) {
+                    // Acquire: pairs with the consumer's release after it took the message.
+                    while consumed.load(Ordering::Acquire) < sent {
+                        idle.idle();
                     }
-                    next_send += LATENCY_INTERVAL;
+                    idle.reset();
                     let sent_at = origin.elapsed().as_nanos() as u64;
                     payload[..8].copy_from_slice(&sent_at.to_le_bytes());
-                    let mut idle = Idle(0);
                     while !self.send(&payload) {
                         idle.idle();
                     }
+                    sent += 1;
                 }
+                sent_total.store(sent, Ordering::Release);
             });
             let mut received = 0u64;
             let mut idle = Idle(0);
-            while received < messages {
+            while received < sent_total.load(Ordering::Acquire) {
                 let n = self.receive(&mut |p| {
-                    let sent_at = u64::from_le_bytes(p[..8].try_into().unwrap());
                     let now = origin.elapsed().as_nanos() as u64;
+                    let sent_at = u64::from_le_bytes(p[..8].try_into().unwrap());
                     histogram.saturating_record(now.saturating_sub(sent_at).max(1));
                 });
                 if n == 0 {
                     idle.idle();
                 } else {
                     idle.reset();
+                    received += n as u64;
+                    consumed.store(received, Ordering::Release);
                 }
-                received += n as u64;
             }
         });
         histogram
@@ -248,10 +260,9 @@ fn main() {
     }
 
     println!(
-        "\none-way latency: {latency_messages} messages sent every {} ns, {LATENCY_RUNS} interleaved runs (ns)",
-        LATENCY_INTERVAL.as_nanos()
+        "\none-way latency: {latency_messages} messages, one in flight at a time, {LATENCY_RUNS} interleaved runs (ns)"
     );
-    println!("  {:<26} {:>8} {:>8} {:>8} {:>10}", "", "p50", "p99", "p99.9", "max");
+    println!("  {:<26} {:>8} {:>8} {:>8} {:>10} {:>10}", "", "p50", "p99", "p99.9", "max", "samples");
     for channel in &channels {
         channel.latency(latency_messages / 10);
     }
@@ -264,12 +275,13 @@ fn main() {
     }
     for (channel, h) in channels.iter().zip(&histograms) {
         println!(
-            "  {:<26} {:>8} {:>8} {:>8} {:>10}",
+            "  {:<26} {:>8} {:>8} {:>8} {:>10} {:>10}",
             channel.name(),
             h.value_at_quantile(0.5),
             h.value_at_quantile(0.99),
             h.value_at_quantile(0.999),
-            h.max()
+            h.max(),
+            h.len()
         );
     }
     black_box(&channels);
