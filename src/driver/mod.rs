@@ -2,4 +2,5 @@
 #![forbid(unsafe_code)]
 
 pub mod context;
+pub mod flow_control;
 pub mod media;
