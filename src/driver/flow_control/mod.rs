@@ -15,11 +15,9 @@ pub use supplier::{FlowControlKind, flow_control_for_channel};
 pub use unicast::UnicastFlowControl;
 
 use crate::logbuffer::descriptor::compute_position;
+use crate::protocol::status_message::StatusMessage;
 
-/// SM flag: the receiver wants a SETUP.
-pub const SM_SEND_SETUP_FLAG: u8 = 0x80;
-/// SM flag: the receiver is going away.
-pub const SM_EOS_FLAG: u8 = 0x40;
+pub use crate::protocol::status_message::{SM_EOS_FLAG, SM_SEND_SETUP_FLAG};
 
 /// What flow control reads from a status message (the sender fills it from the frame).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,6 +29,19 @@ pub struct ReceiverStatus {
     pub receiver_id: i64,
     /// The SM's group tag when it carried exactly 8 optional bytes.
     pub group_tag: Option<i64>,
+}
+
+impl From<&StatusMessage> for ReceiverStatus {
+    fn from(sm: &StatusMessage) -> Self {
+        Self {
+            flags: sm.flags,
+            consumption_term_id: sm.consumption_term_id,
+            consumption_term_offset: sm.consumption_term_offset,
+            receiver_window: sm.receiver_window,
+            receiver_id: sm.receiver_id,
+            group_tag: sm.group_tag,
+        }
+    }
 }
 
 impl ReceiverStatus {

@@ -114,6 +114,21 @@ mod tests {
     }
 
     #[test]
+    fn status_from_a_parsed_frame() {
+        use crate::protocol::status_message::StatusMessageFlyweight;
+        // udp-session.pcap pkt 66: SM at term 1476212331 offset 0, window 32768.
+        let mut frame = [0u8; 36];
+        frame[0..4].copy_from_slice(&36i32.to_le_bytes());
+        frame[6..8].copy_from_slice(&3u16.to_le_bytes());
+        frame[16..20].copy_from_slice(&1476212331i32.to_le_bytes());
+        frame[24..28].copy_from_slice(&32768i32.to_le_bytes());
+        let sm = StatusMessageFlyweight::parse(&frame).unwrap().to_status_message();
+        let status = ReceiverStatus::from(&sm);
+        assert_eq!(status.window_edge(1476212330, 16), 98304);
+        assert!(!status.is_end_of_stream());
+    }
+
+    #[test]
     fn term_ids_wrap() {
         let mut fc = UnicastFlowControl::unicast();
         let limit = fc.on_status_message(&sm(i32::MIN, 100, 1000), 0, i32::MAX, 16, 0);
