@@ -4,4 +4,5 @@
 pub mod congestion;
 pub mod context;
 pub mod flow_control;
+pub mod loss;
 pub mod media;
