@@ -147,6 +147,17 @@ mod tests {
         UdpTransport::bind(addr.parse().unwrap(), SocketBuffers::default()).unwrap()
     }
 
+    /// Receives one datagram, waiting (bounded) should loopback delivery be deferred.
+    fn recv_wait(t: &UdpTransport, buf: &mut [u8]) -> (usize, SocketAddr) {
+        for _ in 0..5000 {
+            if let Some(received) = t.recv_from(buf).unwrap() {
+                return received;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        panic!("nothing received within 5 s");
+    }
+
     #[test]
     fn ephemeral_bind_reports_actual_port() {
         let t = bind("127.0.0.1:0");
@@ -176,7 +187,7 @@ mod tests {
         assert_eq!(tx.connected_addr(), Some(rx.local_addr()));
         assert_eq!(tx.send(b"hello").unwrap(), 5);
         let mut buf = [0u8; 64];
-        let (n, from) = rx.recv_from(&mut buf).unwrap().unwrap();
+        let (n, from) = recv_wait(&rx, &mut buf);
         assert_eq!((&buf[..n], from), (&b"hello"[..], tx.local_addr()));
     }
 
