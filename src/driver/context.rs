@@ -135,6 +135,19 @@ pub struct DriverContext {
     pub resource_free_limit: u32,
     /// `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` (loss injection for tests).
     pub udp_channel_incoming_interceptors: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS` (`rate=..|seed=..|recv-msg-mask=..`).
+    pub udp_channel_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` (`term-id=..|term-offset=..|length=..`).
+    pub udp_channel_fixed_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS`
+    /// (`term-id=..|gap-radix=..|gap-length=..|total-gaps=..`).
+    pub udp_channel_multi_gap_loss_args: Option<String>,
+    /// `AERON_CUBICCONGESTIONCONTROL_MEASURERTT`.
+    pub cubic_measure_rtt: bool,
+    /// `AERON_CUBICCONGESTIONCONTROL_INITIALRTT`.
+    pub cubic_initial_rtt_ns: u64,
+    /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
+    pub cubic_tcp_mode: bool,
 }
 
 impl Default for DriverContext {
@@ -202,6 +215,12 @@ impl Default for DriverContext {
             termination_validator: TerminationValidator::Deny,
             resource_free_limit: 10,
             udp_channel_incoming_interceptors: None,
+            udp_channel_loss_args: None,
+            udp_channel_fixed_loss_args: None,
+            udp_channel_multi_gap_loss_args: None,
+            cubic_measure_rtt: false,
+            cubic_initial_rtt_ns: 100_000,
+            cubic_tcp_mode: false,
         }
     }
 }
@@ -414,6 +433,15 @@ impl DriverContext {
             .and_then(|v| check_range("AERON_DRIVER_RESOURCE_FREE_LIMIT", v, 1, i32::MAX as i64))?
                 as u32,
             udp_channel_incoming_interceptors: env("AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS"),
+            udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),
+            udp_channel_fixed_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS"),
+            udp_channel_multi_gap_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS"),
+            cubic_measure_rtt: flag("AERON_CUBICCONGESTIONCONTROL_MEASURERTT", d.cubic_measure_rtt)?,
+            cubic_initial_rtt_ns: duration(
+                "AERON_CUBICCONGESTIONCONTROL_INITIALRTT",
+                d.cubic_initial_rtt_ns,
+            )?,
+            cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
         };
         ctx.validate()?;
         Ok(ctx)
