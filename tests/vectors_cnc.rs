@@ -583,3 +583,25 @@ fn counters_allocated_like_the_driver_did_give_identical_records() {
         panic!("values differ in counter {} at record offset {}", at / COUNTER_LENGTH, at % COUNTER_LENGTH);
     }
 }
+
+#[test]
+fn our_transmitter_writes_the_same_broadcast_bytes_as_the_aeron_driver() {
+    use aeronrs::concurrent::broadcast::BroadcastTransmitter;
+    for name in ["cnc-with-clients.dat.gz", "cnc-with-errors.dat.gz"] {
+        let Some(real) = map_vector(name) else { return };
+        let responses = received_responses(&real.cnc);
+        assert!(!responses.is_empty());
+        let length = real.cnc.layout().to_clients_buffer_length;
+        let ours = AtomicBuffer::alloc(length);
+        let mut transmitter = BroadcastTransmitter::new(ours.clone()).unwrap();
+        for (type_id, payload) in &responses {
+            transmitter.transmit(*type_id, payload).unwrap();
+        }
+        let mut written = vec![0u8; length];
+        ours.get_bytes(0, &mut written);
+        let start = real.cnc.layout().to_clients_buffer_offset();
+        if let Some(at) = first_difference(&written, &real.bytes[start..start + length]) {
+            panic!("{name}: to-clients buffer differs at offset {at}");
+        }
+    }
+}
