@@ -136,16 +136,14 @@ impl CncFile {
     /// Client side: maps an existing `cnc.dat` and validates it. Errors for which
     /// [`is_retryable`] holds mean "not ready yet".
     pub fn map_existing(path: &Path) -> Result<Self> {
-        let buffer = mapped_file::map_existing(path).map_err(|e| {
-            if e.code() == libc::ENOENT {
-                e.context("CnC file not created")
-            } else if e.code() == libc::EINVAL {
-                // An empty file: the driver has created it but not sized it yet.
-                not_ready(format!("CnC file {} is empty", path.display()))
-            } else {
-                e
-            }
-        })?;
+        let length = std::fs::metadata(path)
+            .map_err(|e| Error::io(&e, format_args!("CnC file not created: {}", path.display())))?
+            .len();
+        if length <= END_OF_METADATA_OFFSET as u64 {
+            // The driver has created the file but not sized it yet (or it is not cnc.dat).
+            return Err(not_ready(format!("CnC file too short: {} is {length} bytes", path.display())));
+        }
+        let buffer = mapped_file::map_existing(path)?;
         let mut cnc = Self::wrap(buffer).map_err(|e| e.context(path.display()))?;
         cnc.file_backed = true;
         Ok(cnc)

@@ -45,6 +45,9 @@ impl CopyBroadcastReceiver {
             return Ok(0);
         }
         if self.receiver.lapped_count() != last_seen_lapped_count {
+            // The header at the latest record was read after the jump and may itself have
+            // been overwritten since; validating resyncs the receiver if so.
+            self.receiver.validate();
             return Err(lapped_error());
         }
 
