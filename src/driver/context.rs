@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::cnc::default_aeron_dir;
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -56,17 +57,6 @@ pub enum TerminationValidator {
 const MIB: u64 = 1 << 20;
 const SECOND_NS: u64 = 1_000_000_000;
 const MS_NS: u64 = 1_000_000;
-
-/// Default Aeron directory: `/dev/shm/aeron-<user>` on Linux (`spec/cnc.md` §1).
-pub fn default_aeron_dir() -> PathBuf {
-    let user = env("USER").unwrap_or_else(|| "default".to_string());
-    let base = if std::path::Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    base.join(format!("aeron-{user}"))
-}
 
 /// Media driver settings. Durations are nanoseconds unless the name says otherwise.
 #[derive(Debug, Clone)]

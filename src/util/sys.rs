@@ -121,6 +121,33 @@ pub fn poll_now(fds: &mut [libc::pollfd]) -> std::io::Result<usize> {
     Ok(rc as usize)
 }
 
+/// Login name of the real user id from the password database, if it has one.
+pub fn real_user_name() -> Option<String> {
+    let mut buf = vec![0 as libc::c_char; 1024];
+    loop {
+        // SAFETY: passwd is plain old data; zeroed is a valid (empty) value that
+        // getpwuid_r overwrites.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        // SAFETY: all pointers are valid for the call: pwd and result are locals, buf is
+        // writable for buf.len() bytes; strings written into buf live as long as buf.
+        let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 2, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+            return None;
+        }
+        // SAFETY: on success pw_name points to a NUL-terminated string inside buf, which
+        // is alive here.
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+        return Some(name.to_string_lossy().into_owned()).filter(|n| !n.is_empty());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -165,5 +192,13 @@ mod tests {
         }
         assert_eq!(ready, 1);
         assert_ne!(fds[0].revents & libc::POLLIN, 0);
+    }
+
+    #[test]
+    fn real_user_name_is_a_plain_name() {
+        // Containers may run with a uid that has no passwd entry; then None is right.
+        if let Some(name) = real_user_name() {
+            assert!(!name.is_empty() && !name.contains('\0'));
+        }
     }
 }
