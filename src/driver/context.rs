@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::cnc::default_aeron_dir;
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -56,17 +57,6 @@ pub enum TerminationValidator {
 const MIB: u64 = 1 << 20;
 const SECOND_NS: u64 = 1_000_000_000;
 const MS_NS: u64 = 1_000_000;
-
-/// Default Aeron directory: `/dev/shm/aeron-<user>` on Linux (`spec/cnc.md` §1).
-pub fn default_aeron_dir() -> PathBuf {
-    let user = env("USER").unwrap_or_else(|| "default".to_string());
-    let base = if std::path::Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    base.join(format!("aeron-{user}"))
-}
 
 /// Media driver settings. Durations are nanoseconds unless the name says otherwise.
 #[derive(Debug, Clone)]
@@ -135,6 +125,19 @@ pub struct DriverContext {
     pub resource_free_limit: u32,
     /// `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` (loss injection for tests).
     pub udp_channel_incoming_interceptors: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS` (`rate=..|seed=..|recv-msg-mask=..`).
+    pub udp_channel_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` (`term-id=..|term-offset=..|length=..`).
+    pub udp_channel_fixed_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS`
+    /// (`term-id=..|gap-radix=..|gap-length=..|total-gaps=..`).
+    pub udp_channel_multi_gap_loss_args: Option<String>,
+    /// `AERON_CUBICCONGESTIONCONTROL_MEASURERTT`.
+    pub cubic_measure_rtt: bool,
+    /// `AERON_CUBICCONGESTIONCONTROL_INITIALRTT`.
+    pub cubic_initial_rtt_ns: u64,
+    /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
+    pub cubic_tcp_mode: bool,
 }
 
 impl Default for DriverContext {
@@ -202,6 +205,12 @@ impl Default for DriverContext {
             termination_validator: TerminationValidator::Deny,
             resource_free_limit: 10,
             udp_channel_incoming_interceptors: None,
+            udp_channel_loss_args: None,
+            udp_channel_fixed_loss_args: None,
+            udp_channel_multi_gap_loss_args: None,
+            cubic_measure_rtt: false,
+            cubic_initial_rtt_ns: 100_000,
+            cubic_tcp_mode: false,
         }
     }
 }
@@ -414,6 +423,15 @@ impl DriverContext {
             .and_then(|v| check_range("AERON_DRIVER_RESOURCE_FREE_LIMIT", v, 1, i32::MAX as i64))?
                 as u32,
             udp_channel_incoming_interceptors: env("AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS"),
+            udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),
+            udp_channel_fixed_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS"),
+            udp_channel_multi_gap_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS"),
+            cubic_measure_rtt: flag("AERON_CUBICCONGESTIONCONTROL_MEASURERTT", d.cubic_measure_rtt)?,
+            cubic_initial_rtt_ns: duration(
+                "AERON_CUBICCONGESTIONCONTROL_INITIALRTT",
+                d.cubic_initial_rtt_ns,
+            )?,
+            cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
         };
         ctx.validate()?;
         Ok(ctx)

@@ -11,6 +11,8 @@
 //! Where Aeron's C and Java implementations differ, these follow **Java (Agrona)**: the
 //! maximum message length rule, and claims that must wrap but find no room at the start of
 //! the buffer (the tail still advances by a padding record, and the claim reports "full").
+//! One deliberate difference from both: the one-to-one `write` does not pass through the
+//! transient negative length (see [`OneToOneRingBuffer`]); the bytes it leaves are the same.
 //!
 //! Contract shared by both: at most one thread (in any process) consumes at a time (`read`,
 //! `controlled_read`, `unblock`, `set_consumer_heartbeat_time`); the one-to-one buffer also
