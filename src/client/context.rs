@@ -10,7 +10,8 @@ use crate::client::image::Image;
 use crate::util::config::{env, parse_bool, parse_duration_ns};
 use crate::util::error::{Error, Result};
 
-pub const AERON_DIR_ENV_VAR: &str = "AERON_DIR";
+pub use crate::cnc::aeron_dir::AERON_DIR_ENV_VAR;
+pub use crate::cnc::default_aeron_dir;
 pub const AERON_CLIENT_NAME_ENV_VAR: &str = "AERON_CLIENT_NAME";
 pub const AERON_DRIVER_TIMEOUT_ENV_VAR: &str = "AERON_DRIVER_TIMEOUT";
 pub const AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR: &str = "AERON_CLIENT_RESOURCE_LINGER_DURATION";
@@ -22,7 +23,7 @@ pub const KEEPALIVE_INTERVAL_NS_DEFAULT: u64 = 500_000_000;
 pub const RESOURCE_LINGER_DURATION_NS_DEFAULT: u64 = 3_000_000_000;
 pub const IDLE_SLEEP_DURATION_NS_DEFAULT: u64 = 16_000_000;
 /// Longest client name the driver's heartbeat label takes (`counters.md` §3.2).
-pub const MAX_CLIENT_NAME_LENGTH: usize = 100;
+pub use crate::concurrent::counters::descriptor::MAX_CLIENT_NAME_LENGTH;
 
 /// Receives every error the client reports asynchronously (conductor errors, driver and
 /// client timeouts, errors of asynchronous commands nobody polls for).
@@ -169,7 +170,7 @@ impl Context {
 
     /// `<aeron dir>/cnc.dat`.
     pub fn cnc_file(&self) -> PathBuf {
-        self.aeron_dir.join("cnc.dat")
+        crate::cnc::cnc_path(&self.aeron_dir)
     }
 
     pub fn client_name(&self) -> &str {
@@ -368,43 +369,6 @@ fn parse_c_integer(name: &str, value: &str) -> Result<u64> {
     parsed.map_err(|_| Error::invalid_argument(format!("could not parse {name}={value:?} as an integer")))
 }
 
-/// The default Aeron directory as the C client computes it (`cnc.md` §1): on Linux
-/// `/dev/shm/aeron-<user>`, elsewhere `<TMPDIR or /tmp>/aeron-<user>`.
-pub fn default_aeron_dir() -> PathBuf {
-    let name = format!("aeron-{}", user_name());
-    if cfg!(target_os = "linux") {
-        return Path::new("/dev/shm").join(name);
-    }
-    let tmp = std::env::var("TMPDIR").ok().filter(|t| !t.is_empty()).unwrap_or_else(|| "/tmp".to_string());
-    Path::new(&tmp).join(name)
-}
-
-/// `$USER`, else the passwd name of the real uid, else `default` (the C client's order).
-fn user_name() -> String {
-    if let Some(user) = env("USER") {
-        return user;
-    }
-    real_uid().and_then(passwd_name).unwrap_or_else(|| "default".to_string())
-}
-
-/// The real uid, from the first field of `Uid:` in `/proc/self/status`.
-fn real_uid() -> Option<u32> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("Uid:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
-/// The user name of `uid` from `/etc/passwd`.
-fn passwd_name(uid: u32) -> Option<String> {
-    let passwd = std::fs::read_to_string("/etc/passwd").ok()?;
-    passwd.lines().find_map(|line| {
-        let mut fields = line.split(':');
-        let name = fields.next()?;
-        let id: u32 = fields.nth(1)?.parse().ok()?;
-        (id == uid && !name.is_empty()).then(|| name.to_string())
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -491,14 +455,5 @@ mod tests {
         ctx.set_on_available_counter(|_, _| {}).set_on_close_client(|| {});
         assert!(ctx.on_available_counter().is_some());
         assert!(ctx.on_close_client().is_some());
-    }
-
-    #[test]
-    fn passwd_lookup_finds_root() {
-        // uid 0 is named in every Linux /etc/passwd we run on.
-        if std::path::Path::new("/etc/passwd").exists() {
-            assert_eq!(passwd_name(0).as_deref(), Some("root"));
-        }
-        assert!(!user_name().is_empty());
     }
 }

@@ -7,31 +7,11 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::client::context::Context;
+use crate::cnc::{CncFile, is_retryable};
 use crate::concurrent::AtomicBuffer;
-use crate::concurrent::mapped_file::map_existing;
-use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
+use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
 use crate::util::clock::epoch_ms;
 use crate::util::error::{Error, Result};
-
-/// CnC header (`spec/cnc.md` §3).
-const CNC_VERSION_OFFSET: usize = 0;
-const TO_DRIVER_BUFFER_LENGTH_OFFSET: usize = 4;
-const TO_CLIENTS_BUFFER_LENGTH_OFFSET: usize = 8;
-const COUNTERS_METADATA_LENGTH_OFFSET: usize = 12;
-const COUNTERS_VALUES_LENGTH_OFFSET: usize = 16;
-const CLIENT_LIVENESS_TIMEOUT_OFFSET: usize = 24;
-/// Where the to-driver buffer starts: the header padded to 128 bytes.
-pub(crate) const END_OF_METADATA_OFFSET: usize = 128;
-/// Semantic version 0.2.0 of the CnC layout.
-pub(crate) const CNC_VERSION: i32 = 512;
-
-const fn major(version: i32) -> i32 {
-    (version >> 16) & 0xFF
-}
-
-fn format_version(version: i32) -> String {
-    format!("{}.{}.{}", major(version), (version >> 8) & 0xFF, version & 0xFF)
-}
 
 /// A driver's CnC, mapped and checked: everything the client conductor needs from it.
 /// Each part is a view sharing the one mapping, which lives as long as any of them.
@@ -47,7 +27,7 @@ pub(crate) struct DriverConnection {
 /// Why one connect attempt did not succeed yet.
 enum Attempt {
     /// Worth retrying after this pause; the message says what was missing.
-    Retry(Duration, &'static str),
+    Retry(Duration, String),
     Failed(Error),
 }
 
@@ -66,8 +46,8 @@ pub(crate) fn connect(ctx: &Context) -> Result<DriverConnection> {
                     return Err(Error::with_code(
                         libc::ETIMEDOUT,
                         format!(
-                            "{reason}: {} (is a media driver running? driver timeout {} ms)",
-                            path.display(),
+                            "{reason} (is a media driver running in {}? driver timeout {} ms)",
+                            ctx.aeron_dir().display(),
                             timeout.as_millis()
                         ),
                     ));
@@ -79,80 +59,43 @@ pub(crate) fn connect(ctx: &Context) -> Result<DriverConnection> {
 }
 
 fn attempt(path: &Path, driver_timeout: Duration) -> std::result::Result<DriverConnection, Attempt> {
+    // As Aeron C: poll for the file every 16 ms, for its initialisation every 1 ms, and
+    // back off 100 ms from a CnC whose driver stopped heartbeating.
     const FILE_WAIT: Duration = Duration::from_millis(16);
     const INIT_WAIT: Duration = Duration::from_millis(1);
     const STALE_WAIT: Duration = Duration::from_millis(100);
-    const NOT_CREATED: &str = "CnC file not created";
-    const NOT_INITIALISED: &str = "CnC file is created but not initialised";
 
-    match std::fs::metadata(path) {
-        Ok(m) if m.len() > END_OF_METADATA_OFFSET as u64 => {}
-        _ => return Err(Attempt::Retry(FILE_WAIT, NOT_CREATED)),
-    }
-    // The file may vanish between the two calls (a driver deleting its directory).
-    let cnc = map_existing(path).map_err(|_| Attempt::Retry(FILE_WAIT, NOT_CREATED))?;
-    if cnc.capacity() <= END_OF_METADATA_OFFSET {
-        return Err(Attempt::Retry(INIT_WAIT, NOT_INITIALISED));
-    }
-    // Acquire: the driver stores the version last, with release, once every other field
-    // and structure is initialised.
-    let version = cnc.get_i32_acquire(CNC_VERSION_OFFSET);
-    if version == 0 {
-        return Err(Attempt::Retry(INIT_WAIT, NOT_INITIALISED));
-    }
-    if major(version) != major(CNC_VERSION) {
-        return Err(Attempt::Failed(Error::invalid_argument(format!(
-            "CnC version not compatible: app={} file={}",
-            format_version(CNC_VERSION),
-            format_version(version)
-        ))));
-    }
-    let length = |offset: usize| usize::try_from(cnc.get_i32(offset)).unwrap_or(usize::MAX);
-    let to_driver_length = length(TO_DRIVER_BUFFER_LENGTH_OFFSET);
-    let to_clients_length = length(TO_CLIENTS_BUFFER_LENGTH_OFFSET);
-    let metadata_length = length(COUNTERS_METADATA_LENGTH_OFFSET);
-    let values_length = length(COUNTERS_VALUES_LENGTH_OFFSET);
-    // As Aeron: the error log is not part of the sufficiency check.
-    let required = [to_driver_length, to_clients_length, metadata_length, values_length]
-        .iter()
-        .try_fold(END_OF_METADATA_OFFSET, |sum, &l| sum.checked_add(l));
-    match required {
-        Some(required) if required <= cnc.capacity() => {}
-        _ => return Err(Attempt::Retry(INIT_WAIT, NOT_INITIALISED)),
-    }
-    let section = |offset: usize, len: usize| cnc.view(offset, len).map_err(Attempt::Failed);
-    let to_clients_offset = END_OF_METADATA_OFFSET + to_driver_length;
-    let metadata_offset = to_clients_offset + to_clients_length;
-    let values_offset = metadata_offset + metadata_length;
-    let to_driver = ManyToOneRingBuffer::new(section(END_OF_METADATA_OFFSET, to_driver_length)?)
-        .map_err(|e| Attempt::Failed(e.context("CnC to-driver ring buffer")))?;
-    let heartbeat = to_driver.consumer_heartbeat_time();
+    let cnc = match CncFile::map_existing(path) {
+        Ok(cnc) => cnc,
+        Err(e) if e.code() == libc::ENOENT => return Err(Attempt::Retry(FILE_WAIT, e.message().to_string())),
+        Err(e) if is_retryable(&e) => return Err(Attempt::Retry(INIT_WAIT, e.message().to_string())),
+        Err(e) => return Err(Attempt::Failed(e)),
+    };
+    let heartbeat = cnc.driver_heartbeat_ms();
     if heartbeat == 0 {
-        return Err(Attempt::Retry(INIT_WAIT, "no driver heartbeat detected"));
+        return Err(Attempt::Retry(INIT_WAIT, format!("no driver heartbeat detected in {}", path.display())));
     }
     if heartbeat < epoch_ms() - driver_timeout.as_millis() as i64 {
         // Left behind by a driver that died or shut down (−1): a new one may replace it.
-        return Err(Attempt::Retry(STALE_WAIT, "no driver heartbeat detected"));
+        return Err(Attempt::Retry(
+            STALE_WAIT,
+            format!("no driver heartbeat detected in {}", path.display()),
+        ));
     }
+    let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer().clone())
+        .map_err(|e| Attempt::Failed(e.context("CnC to-driver ring buffer")))?;
     Ok(DriverConnection {
         to_driver,
-        to_clients: section(to_clients_offset, to_clients_length)?,
-        counters_metadata: section(metadata_offset, metadata_length)?,
-        counters_values: section(values_offset, values_length)?,
-        client_liveness_timeout_ns: cnc.get_i64(CLIENT_LIVENESS_TIMEOUT_OFFSET),
+        to_clients: cnc.to_clients_buffer().clone(),
+        counters_metadata: cnc.counters_metadata_buffer().clone(),
+        counters_values: cnc.counters_values_buffer().clone(),
+        client_liveness_timeout_ns: cnc.client_liveness_timeout_ns(),
     })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn version_parts() {
-        assert_eq!(major(CNC_VERSION), 0);
-        assert_eq!(format_version(CNC_VERSION), "0.2.0");
-        assert_eq!(format_version((1 << 16) | (2 << 8) | 3), "1.2.3");
-    }
 
     #[test]
     fn missing_driver_times_out_with_a_clear_error() {
@@ -178,7 +121,7 @@ mod tests {
         ctx.set_aeron_dir(dir.path()).set_driver_timeout(Duration::from_millis(50));
         let err = connect(&ctx).err().expect("version 0");
         assert!(err.message().contains("not initialised"), "{err}");
-        cnc.put_i32_release(CNC_VERSION_OFFSET, 1 << 16);
+        cnc.put_i32_release(0, 1 << 16);
         let err = connect(&ctx).err().expect("version 1.0.0");
         assert_eq!(err.code(), libc::EINVAL);
         assert!(err.message().contains("app=0.2.0 file=1.0.0"), "{err}");
