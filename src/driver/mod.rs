@@ -1,4 +1,13 @@
 //! Layer 5: the media driver (`spec/driver.md`).
 #![forbid(unsafe_code)]
 
+pub mod conductor;
 pub mod context;
+pub mod directory;
+pub mod media_driver;
+pub mod position_counters;
+pub mod system_counters;
+pub mod termination;
+
+pub use context::{DriverContext, ThreadingMode};
+pub use media_driver::MediaDriver;

@@ -7,4 +7,5 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod idle_strategy;
+pub mod properties;
 pub mod sys;

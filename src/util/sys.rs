@@ -23,6 +23,37 @@ pub fn page_size() -> usize {
     if size > 0 { size as usize } else { 4096 }
 }
 
+static SHUTDOWN_SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+extern "C" fn on_shutdown_signal(_signal: libc::c_int) {
+    // Only an atomic store: async-signal-safe. Release pairs with the Acquire in
+    // `shutdown_signalled`.
+    SHUTDOWN_SIGNALLED.store(true, std::sync::atomic::Ordering::Release);
+}
+
+/// Makes SIGINT and SIGTERM set a flag (read with [`shutdown_signalled`]) instead of killing
+/// the process, so a standalone driver can shut down cleanly.
+pub fn install_shutdown_signal_handlers() -> crate::util::error::Result<()> {
+    let handler = on_shutdown_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
+    for signal in [libc::SIGINT, libc::SIGTERM] {
+        // SAFETY: the handler is an `extern "C"` function that only performs an atomic
+        // store, which is async-signal-safe; `signal` is passed a valid signal number.
+        let previous = unsafe { libc::signal(signal, handler) };
+        if previous == libc::SIG_ERR {
+            return Err(crate::util::error::Error::io(
+                &std::io::Error::last_os_error(),
+                format_args!("install handler for signal {signal}"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether SIGINT or SIGTERM arrived since [`install_shutdown_signal_handlers`].
+pub fn shutdown_signalled() -> bool {
+    SHUTDOWN_SIGNALLED.load(std::sync::atomic::Ordering::Acquire)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
