@@ -1,2 +1,30 @@
-//! Layer module; see DESIGN.md.
+//! Layer 4: log buffers, the shared-memory data plane between publishers, the driver and
+//! subscribers (`spec/log-buffer.md`).
 #![forbid(unsafe_code)]
+
+pub mod buffer_builder;
+pub mod buffer_claim;
+pub mod controlled_fragment_assembler;
+pub mod descriptor;
+pub mod exclusive_term_appender;
+pub mod fragment_assembler;
+pub mod frame_descriptor;
+pub mod header;
+pub mod header_writer;
+pub mod log_buffers;
+pub mod term_appender;
+pub mod term_gap_scanner;
+pub mod term_reader;
+pub mod term_rebuilder;
+pub mod term_scanner;
+pub mod term_unblocker;
+
+pub use buffer_claim::BufferClaim;
+pub use controlled_fragment_assembler::ControlledFragmentAssembler;
+pub use exclusive_term_appender::ExclusiveTermAppender;
+pub use fragment_assembler::FragmentAssembler;
+pub use header::Header;
+pub use header_writer::HeaderWriter;
+pub use log_buffers::LogBuffers;
+pub use term_appender::{AppendOutcome, TermAppender};
+pub use term_reader::{ControlledPollAction, ReadOutcome};

@@ -1,0 +1,88 @@
+//! `BufferClaim`: a frame claimed in a term by `try_claim`, written in place by the caller
+//! and then committed or aborted (`spec/log-buffer.md` §6.3).
+#![forbid(unsafe_code)]
+
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::frame_descriptor::{frame_length_ordered, set_frame_type};
+use crate::protocol::header::{DATA_HEADER_LENGTH, FLAGS_OFFSET, HDR_TYPE_PAD, RESERVED_VALUE_OFFSET};
+
+/// A claimed frame. Readers stop at it (its length is negative) until [`commit`] or
+/// [`abort`]; a claim dropped without either stays blocked until the driver unblocks it,
+/// as in Aeron.
+///
+/// [`commit`]: BufferClaim::commit
+/// [`abort`]: BufferClaim::abort
+#[derive(Debug)]
+pub struct BufferClaim<'a> {
+    term: &'a AtomicBuffer,
+    frame_offset: usize,
+    length: usize,
+}
+
+impl<'a> BufferClaim<'a> {
+    pub(crate) fn new(term: &'a AtomicBuffer, frame_offset: usize, length: usize) -> Self {
+        Self { term, frame_offset, length }
+    }
+
+    /// Offset of the frame header in its term.
+    pub fn frame_offset(&self) -> usize {
+        self.frame_offset
+    }
+
+    /// Payload length claimed.
+    pub fn length(&self) -> usize {
+        self.length
+    }
+
+    /// The payload bytes to write.
+    pub fn buffer(&mut self) -> &mut [u8] {
+        // The claim owns this range until it publishes the frame length.
+        self.term.claimed_slice_mut(self.frame_offset + DATA_HEADER_LENGTH, self.length)
+    }
+
+    /// Copies `src` into the payload at `offset`; an error if it does not fit.
+    pub fn put_bytes(&mut self, offset: usize, src: &[u8]) -> crate::Result<()> {
+        if offset > self.length || src.len() > self.length - offset {
+            return Err(crate::Error::out_of_bounds(format!(
+                "claim of {} bytes cannot take {} bytes at {offset}",
+                self.length,
+                src.len()
+            )));
+        }
+        self.term.put_bytes(self.frame_offset + DATA_HEADER_LENGTH + offset, src);
+        Ok(())
+    }
+
+    pub fn flags(&self) -> u8 {
+        self.term.get_u8(self.frame_offset + FLAGS_OFFSET)
+    }
+
+    pub fn set_flags(&mut self, flags: u8) {
+        self.term.put_u8(self.frame_offset + FLAGS_OFFSET, flags)
+    }
+
+    pub fn set_header_type(&mut self, frame_type: u16) {
+        set_frame_type(self.term, self.frame_offset, frame_type)
+    }
+
+    pub fn reserved_value(&self) -> i64 {
+        self.term.get_i64(self.frame_offset + RESERVED_VALUE_OFFSET)
+    }
+
+    pub fn set_reserved_value(&mut self, value: i64) {
+        self.term.put_i64(self.frame_offset + RESERVED_VALUE_OFFSET, value)
+    }
+
+    /// Publishes the frame to readers.
+    pub fn commit(self) {
+        // Release: payload and header edits become visible with the positive length.
+        frame_length_ordered(self.term, self.frame_offset, (self.length + DATA_HEADER_LENGTH) as i32);
+    }
+
+    /// Turns the frame into padding so readers skip it and the sender sends it as padding.
+    pub fn abort(self) {
+        set_frame_type(self.term, self.frame_offset, HDR_TYPE_PAD);
+        // Release: the PAD type is visible before the length that lets readers look at it.
+        frame_length_ordered(self.term, self.frame_offset, (self.length + DATA_HEADER_LENGTH) as i32);
+    }
+}

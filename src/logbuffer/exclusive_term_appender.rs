@@ -1,0 +1,319 @@
+//! `ExclusiveTermAppender`: appends to one term for an exclusive publication — a single
+//! writer that tracks term id and offset itself and publishes the tail with a plain release
+//! store instead of a get-and-add (`spec/log-buffer.md` §6.4).
+#![forbid(unsafe_code)]
+
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::buffer_claim::BufferClaim;
+use crate::logbuffer::descriptor::{
+    PARTITION_COUNT, compute_fragmented_length, pack_tail, tail_counter_offset,
+};
+use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered};
+use crate::logbuffer::header_writer::HeaderWriter;
+use crate::logbuffer::term_appender::{
+    AppendOutcome, ReservedValueSupplier, check_message_length, copy_parts, handle_end_of_log_condition,
+    publish, write_fragments, write_padding,
+};
+use crate::protocol::header::{
+    DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_DATA, SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET,
+    TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET,
+};
+use crate::util::error::{Error, Result};
+
+/// Single-writer appender over one partition.
+#[derive(Debug, Clone)]
+pub struct ExclusiveTermAppender {
+    term: AtomicBuffer,
+    metadata: AtomicBuffer,
+    tail_offset: usize,
+}
+
+impl ExclusiveTermAppender {
+    pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
+        if partition_index >= PARTITION_COUNT {
+            return Err(Error::invalid_argument(format!("partition index {partition_index} >= 3")));
+        }
+        crate::logbuffer::descriptor::check_term_length(term.capacity())?;
+        let tail_offset = tail_counter_offset(partition_index);
+        metadata.check_bounds(tail_offset, 8)?;
+        Ok(Self { term, metadata, tail_offset })
+    }
+
+    pub fn term(&self) -> &AtomicBuffer {
+        &self.term
+    }
+
+    /// Release: the driver and other processes reading the tail see a consistent value.
+    /// Stored before the frame is written, as Aeron does, so the producer position never
+    /// lags a published frame.
+    #[inline]
+    fn put_raw_tail_ordered(&self, term_id: i32, term_offset: i64) {
+        self.metadata.put_i64_release(self.tail_offset, pack_tail(term_id, term_offset as i32));
+    }
+
+    /// Reserves `[term_offset, resulting)`; `None` when it fits, else the end-of-term outcome.
+    #[inline]
+    fn reserve(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        length: usize,
+    ) -> (i64, Option<AppendOutcome>) {
+        let term_offset = i64::from(term_offset);
+        let resulting = term_offset + length as i64;
+        self.put_raw_tail_ordered(term_id, resulting);
+        if resulting > self.term.capacity() as i64 {
+            return (resulting, Some(handle_end_of_log_condition(&self.term, header, term_offset, term_id)));
+        }
+        (resulting, None)
+    }
+
+    /// Appends a message at `term_offset` of `term_id`: unfragmented if it fits the max
+    /// payload, else fragmented; an error beyond the max message length.
+    pub fn append(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        payload: &[u8],
+        max_payload_length: usize,
+        supplier: Option<ReservedValueSupplier<'_>>,
+    ) -> Result<AppendOutcome> {
+        self.appendv(
+            header,
+            term_id,
+            term_offset,
+            std::slice::from_ref(&payload),
+            max_payload_length,
+            supplier,
+        )
+    }
+
+    /// [`append`](Self::append) of the concatenation of `parts`.
+    pub fn appendv(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        parts: &[&[u8]],
+        max_payload_length: usize,
+        mut supplier: Option<ReservedValueSupplier<'_>>,
+    ) -> Result<AppendOutcome> {
+        let length: usize = parts.iter().map(|p| p.len()).sum();
+        if length <= max_payload_length {
+            return Ok(self.append_unfragmentedv(header, term_id, term_offset, parts, length, supplier));
+        }
+        check_message_length(length, self.term.capacity())?;
+        if max_payload_length == 0 {
+            return Err(Error::invalid_argument("max payload length is 0"));
+        }
+        let required = compute_fragmented_length(length, max_payload_length);
+        let (resulting, end) = self.reserve(header, term_id, term_offset, required);
+        if let Some(outcome) = end {
+            return Ok(outcome);
+        }
+        write_fragments(
+            &self.term,
+            header,
+            term_offset as usize,
+            term_id,
+            parts,
+            length,
+            max_payload_length,
+            &mut supplier,
+        );
+        Ok(AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 })
+    }
+
+    /// Appends `payload` as one frame (the caller checked it fits the max payload).
+    #[inline]
+    pub fn append_unfragmented(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        payload: &[u8],
+        supplier: Option<ReservedValueSupplier<'_>>,
+    ) -> AppendOutcome {
+        self.append_unfragmentedv(
+            header,
+            term_id,
+            term_offset,
+            std::slice::from_ref(&payload),
+            payload.len(),
+            supplier,
+        )
+    }
+
+    #[inline]
+    fn append_unfragmentedv(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        parts: &[&[u8]],
+        length: usize,
+        supplier: Option<ReservedValueSupplier<'_>>,
+    ) -> AppendOutcome {
+        let frame_length = length + DATA_HEADER_LENGTH;
+        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
+        if let Some(outcome) = end {
+            return outcome;
+        }
+        let offset = term_offset as usize;
+        header.write(&self.term, offset, frame_length as i32, term_id);
+        copy_parts(&self.term, offset + DATA_HEADER_LENGTH, parts, 0, length);
+        publish(&self.term, offset, frame_length, supplier);
+        AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
+    }
+
+    /// Claims a frame of `length` payload bytes to be written in place.
+    pub fn claim(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        length: usize,
+    ) -> (AppendOutcome, Option<BufferClaim<'_>>) {
+        let frame_length = length + DATA_HEADER_LENGTH;
+        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
+        if let Some(outcome) = end {
+            return (outcome, None);
+        }
+        let offset = term_offset as usize;
+        header.write(&self.term, offset, frame_length as i32, term_id);
+        let outcome = AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 };
+        (outcome, Some(BufferClaim::new(&self.term, offset, length)))
+    }
+
+    /// Appends a PAD frame whose body is `length` bytes (Aeron `appendPadding`).
+    pub fn append_padding(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        length: usize,
+    ) -> AppendOutcome {
+        let frame_length = length + DATA_HEADER_LENGTH;
+        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
+        if let Some(outcome) = end {
+            return outcome;
+        }
+        write_padding(&self.term, header, term_offset as usize, frame_length as i32, term_id);
+        AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
+    }
+
+    /// Copies a block of pre-formatted frames to `term_offset` (Aeron `offerBlock`). The
+    /// first frame must be a DATA frame stamped with this position and stream; the block is
+    /// copied, then its first frame length is stored last with release, publishing it all.
+    pub fn append_block(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        block: &[u8],
+    ) -> Result<AppendOutcome> {
+        check_block(header, term_id, term_offset, block, self.term.capacity())?;
+        let resulting = i64::from(term_offset) + block.len() as i64;
+        let offset = term_offset as usize;
+        let first_frame_length = i32::from_le_bytes([block[0], block[1], block[2], block[3]]);
+        self.put_raw_tail_ordered(term_id, resulting);
+        self.term.put_bytes(offset + 4, &block[4..]);
+        frame_length_ordered(&self.term, offset, first_frame_length);
+        Ok(AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 })
+    }
+}
+
+fn check_block(
+    header: &HeaderWriter,
+    term_id: i32,
+    term_offset: i32,
+    block: &[u8],
+    term_length: usize,
+) -> Result<()> {
+    let field = |o: usize| i32::from_le_bytes([block[o], block[o + 1], block[o + 2], block[o + 3]]);
+    if block.len() < DATA_HEADER_LENGTH || block.len() % FRAME_ALIGNMENT != 0 {
+        return Err(Error::invalid_argument(format!("invalid block length {}", block.len())));
+    }
+    if term_offset < 0 || term_offset as usize + block.len() > term_length {
+        return Err(Error::invalid_argument(format!(
+            "block of {} bytes at term offset {term_offset} exceeds term length {term_length}",
+            block.len()
+        )));
+    }
+    let frame_type = u16::from_le_bytes([block[TYPE_OFFSET], block[TYPE_OFFSET + 1]]);
+    let checks = [
+        ("frame length", field(0) > 0 && field(0) as usize <= block.len(), field(0)),
+        ("frame type", frame_type == HDR_TYPE_DATA, i32::from(frame_type)),
+        ("term offset", field(TERM_OFFSET_FIELD_OFFSET) == term_offset, field(TERM_OFFSET_FIELD_OFFSET)),
+        ("session id", field(SESSION_ID_FIELD_OFFSET) == header.session_id(), field(SESSION_ID_FIELD_OFFSET)),
+        ("stream id", field(STREAM_ID_FIELD_OFFSET) == header.stream_id(), field(STREAM_ID_FIELD_OFFSET)),
+        ("term id", field(TERM_ID_FIELD_OFFSET) == term_id, field(TERM_ID_FIELD_OFFSET)),
+    ];
+    for (name, ok, value) in checks {
+        if !ok {
+            return Err(Error::invalid_argument(format!("improperly formatted block: {name}={value}")));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logbuffer::descriptor::{initialise_tails, raw_tail};
+    use crate::logbuffer::log_buffers::LogBuffers;
+    use crate::protocol::header::HDR_TYPE_PAD;
+
+    fn setup() -> (LogBuffers, ExclusiveTermAppender) {
+        let log = LogBuffers::alloc(65536, 4096).unwrap();
+        initialise_tails(log.metadata(), 9, 9, 0).unwrap();
+        let appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
+        (log, appender)
+    }
+
+    #[test]
+    fn appends_publish_tail_first_and_frames_after() {
+        let (log, appender) = setup();
+        let header = HeaderWriter::new(3, 4);
+        let outcome = appender.append_unfragmented(&header, 9, 0, &[1; 32], None);
+        assert_eq!(outcome, AppendOutcome::Appended { term_id: 9, term_offset: 0, resulting_offset: 64 });
+        assert_eq!(raw_tail(log.metadata(), 0), pack_tail(9, 64));
+        assert_eq!(log.term(0).get_i32(0), 64);
+        let outcome = appender.append_padding(&header, 9, 64, 100);
+        assert_eq!(outcome.resulting_offset(), Some(64 + 160));
+        assert_eq!(log.term(0).get_i32(64), 132);
+        assert_eq!(log.term(0).get_u16(64 + TYPE_OFFSET), HDR_TYPE_PAD);
+    }
+
+    #[test]
+    fn end_of_term_pads_and_reports_trip() {
+        let (log, appender) = setup();
+        let header = HeaderWriter::new(3, 4);
+        let outcome = appender.append(&header, 9, 65536 - 32, &[0; 1], 1376, None).unwrap();
+        assert_eq!(outcome, AppendOutcome::Tripped { term_id: 9, term_offset: 65536 - 32 });
+        assert_eq!(log.term(0).get_i32(65536 - 32), 32);
+        assert_eq!(raw_tail(log.metadata(), 0), pack_tail(9, 65536 + 32));
+    }
+
+    #[test]
+    fn block_append_checks_and_copies() {
+        let (log, appender) = setup();
+        let header = HeaderWriter::new(3, 4);
+        // Build the block with a scratch exclusive appender on another log.
+        let (scratch, other) = setup();
+        other.append_unfragmented(&header, 9, 128, &[7; 10], None);
+        other.append_unfragmented(&header, 9, 192, &[8; 40], None);
+        let block = scratch.term(0).published_slice(128, 64 + 96).to_vec();
+        let outcome = appender.append_block(&header, 9, 128, &block).unwrap();
+        assert_eq!(outcome.resulting_offset(), Some(128 + 160));
+        assert_eq!(log.term(0).published_slice(128, 160), &block[..]);
+        assert!(
+            appender.append_block(&header, 9, 0, &block).unwrap_err().message().contains("term offset=128")
+        );
+        assert!(appender.append_block(&HeaderWriter::new(5, 4), 9, 128, &block).is_err());
+        assert!(appender.append_block(&header, 9, 128, &block[..40]).is_err());
+        assert!(appender.append_block(&header, 9, 65536 - 64, &block).is_err());
+    }
+}

@@ -1,0 +1,220 @@
+//! `TermReader`: delivers the committed fragments of one term to a handler
+//! (`spec/log-buffer.md` §8): stops at the first frame not yet published (length ≤ 0), at
+//! the fragment limit or at the end of the term; skips padding.
+#![forbid(unsafe_code)]
+
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::frame_descriptor::{
+    aligned_frame_length, frame_fits, frame_length_volatile, is_padding_frame,
+};
+use crate::logbuffer::header::Header;
+use crate::protocol::header::DATA_HEADER_LENGTH;
+
+/// Where a read stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadOutcome {
+    /// Term offset after the last frame consumed (padding included).
+    pub offset: usize,
+    /// Fragments delivered to the handler.
+    pub fragments_read: usize,
+}
+
+/// What a controlled handler wants done with the fragment it was given (Aeron
+/// `ControlledFragmentHandler.Action`; the C enum values start at 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(i32)]
+pub enum ControlledPollAction {
+    /// Do not consume this fragment; stop.
+    Abort = 1,
+    /// Consume this fragment and stop.
+    Break = 2,
+    /// Consume it and make the position so far durable (the subscriber position is stored).
+    Commit = 3,
+    /// Consume it and go on.
+    Continue = 4,
+}
+
+impl ControlledPollAction {
+    /// From the C value (`AERON_ACTION_ABORT` = 1 … `AERON_ACTION_CONTINUE` = 4).
+    pub fn from_i32(value: i32) -> Option<Self> {
+        match value {
+            1 => Some(Self::Abort),
+            2 => Some(Self::Break),
+            3 => Some(Self::Commit),
+            4 => Some(Self::Continue),
+            _ => None,
+        }
+    }
+}
+
+/// Reads up to `fragments_limit` fragments from `term_offset`, calling `handler(payload,
+/// header)` for each DATA frame. `header` carries the stream constants and is refilled per
+/// fragment. Frame lengths that would run past the term (corrupt memory) stop the read.
+#[inline]
+pub fn read<F>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
+    mut handler: F,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header),
+{
+    let capacity = term.capacity();
+    let mut offset = term_offset;
+    let mut fragments_read = 0;
+    while fragments_read < fragments_limit && offset < capacity {
+        let frame_length = frame_length_volatile(term, offset);
+        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
+            break;
+        }
+        let frame_offset = offset;
+        offset += aligned_frame_length(frame_length as usize);
+        if is_padding_frame(term, frame_offset) {
+            continue;
+        }
+        header.load(term, frame_offset, frame_length);
+        let payload = term
+            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
+        handler(payload, header);
+        fragments_read += 1;
+    }
+    ReadOutcome { offset: offset.min(capacity), fragments_read }
+}
+
+/// Controlled read (Aeron `Image.controlledPoll` over one term). `on_commit(offset)` is
+/// called when the handler returns `Commit`, with the term offset consumed so far, so the
+/// caller can store the subscriber position at once. ABORT leaves the fragment unconsumed.
+pub fn controlled_read<F, C>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
+    mut handler: F,
+    mut on_commit: C,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    C: FnMut(usize),
+{
+    let capacity = term.capacity();
+    let mut offset = term_offset;
+    let mut fragments_read = 0;
+    while fragments_read < fragments_limit && offset < capacity {
+        let frame_length = frame_length_volatile(term, offset);
+        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
+            break;
+        }
+        let frame_offset = offset;
+        let aligned = aligned_frame_length(frame_length as usize);
+        offset += aligned;
+        if is_padding_frame(term, frame_offset) {
+            continue;
+        }
+        header.load(term, frame_offset, frame_length);
+        let payload = term
+            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
+        fragments_read += 1;
+        match handler(payload, header) {
+            ControlledPollAction::Abort => {
+                fragments_read -= 1;
+                offset -= aligned;
+                break;
+            }
+            ControlledPollAction::Break => break,
+            ControlledPollAction::Commit => on_commit(offset.min(capacity)),
+            ControlledPollAction::Continue => {}
+        }
+    }
+    ReadOutcome { offset: offset.min(capacity), fragments_read }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::logbuffer::header_writer::HeaderWriter;
+    use crate::logbuffer::term_appender::TermAppender;
+    use crate::logbuffer::{descriptor, log_buffers::LogBuffers};
+
+    fn log_with_messages(messages: &[&[u8]]) -> LogBuffers {
+        let log = LogBuffers::alloc(65536, 4096).unwrap();
+        descriptor::initialise_tails(log.metadata(), 5, 5, 0).unwrap();
+        let appender = TermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
+        let header = HeaderWriter::new(1, 2);
+        for m in messages {
+            appender.append(&header, m, 1376, None, 5).unwrap();
+        }
+        log
+    }
+
+    #[test]
+    fn reads_up_to_limit_then_resumes() {
+        let log = log_with_messages(&[b"a", b"bb", b"ccc"]);
+        let mut header = Header::new(5, 16);
+        let mut seen = Vec::new();
+        let outcome = read(log.term(0), 0, 2, &mut header, |p, h| seen.push((p.to_vec(), h.term_offset())));
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 2 });
+        assert_eq!(seen, vec![(b"a".to_vec(), 0), (b"bb".to_vec(), 64)]);
+        let outcome = read(log.term(0), outcome.offset, 10, &mut header, |p, h| {
+            assert_eq!(p, b"ccc");
+            assert_eq!(h.position(), 192);
+        });
+        assert_eq!(outcome, ReadOutcome { offset: 192, fragments_read: 1 });
+    }
+
+    #[test]
+    fn skips_padding_and_stops_at_claimed_frame() {
+        let log = log_with_messages(&[b"x"]);
+        let term = log.term(0);
+        let header = HeaderWriter::new(1, 2);
+        crate::logbuffer::term_appender::write_padding(term, &header, 64, 96, 5);
+        header.write(term, 160, 40, 5);
+        let mut header = Header::new(5, 16);
+        let mut count = 0;
+        let outcome = read(term, 0, 10, &mut header, |_, _| count += 1);
+        assert_eq!(outcome, ReadOutcome { offset: 160, fragments_read: 1 });
+        assert_eq!(count, 1);
+    }
+
+    #[test]
+    fn corrupt_length_stops_instead_of_panicking() {
+        let term = AtomicBuffer::alloc(65536);
+        term.put_i32_release(65536 - 32, 64);
+        term.put_i32_release(0, 8);
+        let mut header = Header::new(0, 16);
+        assert_eq!(read(&term, 65536 - 32, 10, &mut header, |_, _| {}).fragments_read, 0);
+        assert_eq!(read(&term, 0, 10, &mut header, |_, _| {}).offset, 0);
+    }
+
+    #[test]
+    fn controlled_actions() {
+        let log = log_with_messages(&[b"1", b"2", b"3", b"4"]);
+        let mut header = Header::new(5, 16);
+        let mut commits = Vec::new();
+        let mut calls = 0;
+        let outcome = controlled_read(
+            log.term(0),
+            0,
+            10,
+            &mut header,
+            |p, _| {
+                calls += 1;
+                match p {
+                    b"1" => ControlledPollAction::Continue,
+                    b"2" => ControlledPollAction::Commit,
+                    _ => ControlledPollAction::Abort,
+                }
+            },
+            |o| commits.push(o),
+        );
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 2 });
+        assert_eq!(commits, vec![128]);
+        assert_eq!(calls, 3);
+        let outcome =
+            controlled_read(log.term(0), 128, 10, &mut header, |_, _| ControlledPollAction::Break, |_| {});
+        assert_eq!(outcome, ReadOutcome { offset: 192, fragments_read: 1 });
+        assert_eq!(ControlledPollAction::from_i32(3), Some(ControlledPollAction::Commit));
+        assert_eq!(ControlledPollAction::from_i32(0), None);
+    }
+}
