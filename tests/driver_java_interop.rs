@@ -118,15 +118,67 @@ fn aeronmd(dir: &Path, term_length: &str) -> Proc {
     Proc::spawn("aeronmd", cmd)
 }
 
-fn java(name: &'static str, classpath: &str, dir: &Path, args: &[&str]) -> Proc {
+fn java_command(classpath: &str, dir: &Path, main: &str, args: &[&str]) -> Command {
     let mut cmd = Command::new("java");
     cmd.args(JAVA_FLAGS)
+        .arg(format!("-Daeron.dir={}", dir.display()))
         .arg("-cp")
         .arg(classpath)
-        .arg("aeronrs.interop.Interop")
+        .arg(main)
         .args(args)
         .env("AERON_DIR", dir);
-    Proc::spawn(name, cmd)
+    cmd
+}
+
+fn java(name: &'static str, classpath: &str, dir: &Path, args: &[&str]) -> Proc {
+    Proc::spawn(name, java_command(classpath, dir, "aeronrs.interop.Interop", args))
+}
+
+/// Java's AeronStat reads our counters: one screen while a Java client is connected.
+fn check_aeron_stat(classpath: &str, dir: &Path) {
+    let mut sub = java("java sub", classpath, dir, &["sub", "aeron:ipc", "1001", "1", "64"]);
+    sub.expect_line("READY", Duration::from_secs(60));
+    let stat = Proc::spawn("AeronStat", java_command(classpath, dir, "io.aeron.samples.AeronStat", &[]));
+    let mut screen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !screen.iter().any(|l: &String| l.contains("client-heartbeat: id=")) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        screen.push(stat.lines.recv_timeout(left).expect("AeronStat screen with the client's heartbeat"));
+    }
+    drop(stat);
+    let text = screen.join("\n");
+    for expected in [
+        "Aeron Stat (CnC v0.2.0)",
+        "  0:                    0 - Bytes sent",
+        " 15:                    0 - Errors: version=1.48.0 commit=",
+        " 24:                    0 - Client liveness timeouts",
+        " 34:               77,824 - Aeron software: version=1.48.0 commit=",
+        " 39:                    0 - Error Frames sent",
+    ] {
+        assert!(text.contains(expected), "AeronStat lacks {expected:?}:\n{text}");
+    }
+    eprintln!("AeronStat over aeronrs aeronmd:\n{text}");
+    let mut publisher = java("java pub", classpath, dir, &["pub", "aeron:ipc", "1001", "1", "64"]);
+    publisher.wait_success(Duration::from_secs(60));
+    sub.wait_success(Duration::from_secs(60));
+}
+
+/// A refused command reaches the Java client as an error, and Java's ErrorStat reads our
+/// distinct error log.
+fn check_error_stat(classpath: &str, dir: &Path) {
+    let channel = "aeron:udp?endpoint=localhost:40456";
+    let refused =
+        java_command(classpath, dir, "aeronrs.interop.Interop", &["pub", channel, "1001", "1", "64"])
+            .output()
+            .unwrap();
+    assert!(!refused.status.success(), "a UDP publication is refused for now");
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("not supported yet"), "{stderr}");
+    let stat = java_command(classpath, dir, "io.aeron.samples.ErrorStat", &[]).output().unwrap();
+    assert!(stat.status.success());
+    let text = String::from_utf8_lossy(&stat.stdout);
+    assert!(text.contains("1 distinct errors observed."), "{text}");
+    assert!(text.contains("not supported yet"), "{text}");
 }
 
 fn exchange(classpath: &str, dir: &Path, channel: &str, count: u64, length: usize) {
@@ -159,12 +211,14 @@ fn java_publisher_to_java_subscriber_over_our_driver() {
     let dir = tmp.path().join("aeron");
     let mut driver = aeronmd(&dir, "1m");
     driver.expect_line("aeronmd: driver started", Duration::from_secs(30));
+    check_aeron_stat(&classpath, &dir);
 
     // 1,000,000 small messages: ~96 MB through a 1 MiB-term log, so the log rotates and the
     // driver cleans terms and moves the publisher limit ~90 times.
     exchange(&classpath, &dir, "aeron:ipc", 1_000_000, 64);
     // Messages above the MTU arrive fragmented and are reassembled by the Java subscriber.
     exchange(&classpath, &dir, "aeron:ipc?term-length=4m", 20_000, 5000);
+    check_error_stat(&classpath, &dir);
 
     let status = Command::new("kill").args(["-TERM", &driver.child.id().to_string()]).status().unwrap();
     assert!(status.success());
