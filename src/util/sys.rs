@@ -23,6 +23,27 @@ pub fn page_size() -> usize {
     if size > 0 { size as usize } else { 4096 }
 }
 
+/// Bytes an unprivileged user may still write on the file system holding `path`.
+pub fn usable_disk_space(path: &std::path::Path) -> crate::util::error::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let c_path = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|_| {
+        crate::util::error::Error::invalid_argument(format!("{} contains NUL", path.display()))
+    })?;
+    let mut stat = std::mem::MaybeUninit::<libc::statvfs>::uninit();
+    // SAFETY: `c_path` is a valid NUL-terminated string and `stat` points to writable
+    // memory of the size statvfs fills.
+    let rc = unsafe { libc::statvfs(c_path.as_ptr(), stat.as_mut_ptr()) };
+    if rc != 0 {
+        return Err(crate::util::error::Error::io(
+            &std::io::Error::last_os_error(),
+            format_args!("statvfs {}", path.display()),
+        ));
+    }
+    // SAFETY: statvfs returned 0, so it initialised the whole struct.
+    let stat = unsafe { stat.assume_init() };
+    Ok((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+}
+
 static SHUTDOWN_SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 extern "C" fn on_shutdown_signal(_signal: libc::c_int) {
@@ -63,5 +84,7 @@ mod tests {
         assert!(process_exists(pid()));
         assert!(!process_exists(0));
         assert!(page_size() >= 4096);
+        assert!(usable_disk_space(&std::env::temp_dir()).unwrap() > 0);
+        assert!(usable_disk_space(std::path::Path::new("/nonexistent/x")).is_err());
     }
 }

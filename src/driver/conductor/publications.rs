@@ -146,6 +146,13 @@ impl Conductor {
             pub_lmt.set_release(position);
         }
         let path = publication_log_path(&self.ctx.aeron_dir, registration_id);
+        if let Err(e) =
+            self.check_storage(log::compute_log_length(params.term_length, self.ctx.file_page_size))
+        {
+            self.counters.free(pub_pos.counter_id());
+            self.counters.free(pub_lmt.counter_id());
+            return Err(e);
+        }
         let identity = LogIdentity { registration_id, session_id, stream_id, initial_term_id };
         let log = match create_publication_log(
             &path,
@@ -175,6 +182,18 @@ impl Conductor {
         };
         let log_file_name = path.to_string_lossy().into_owned();
         Ok(IpcPublication::new(config, log, log_file_name, pub_pos, pub_lmt, self.now_ns))
+    }
+
+    /// Aeron's storage check before creating a log (`AERON_PERFORM_STORAGE_CHECKS`): refuse
+    /// with ENOSPC (answered as STORAGE_SPACE) when the file system cannot hold it, warn
+    /// when usable space falls below the low-file-store threshold.
+    fn check_storage(&self, log_length: usize) -> Result<()> {
+        if !self.ctx.perform_storage_checks {
+            return Ok(());
+        }
+        let dir = self.ctx.aeron_dir.join(crate::driver::directory::PUBLICATIONS_DIR);
+        let usable = crate::util::sys::usable_disk_space(&dir)?;
+        check_usable_space(usable, log_length, self.ctx.low_file_store_warning_threshold, &dir)
     }
 
     /// Drops one of the client's publication handles; only the client that added it may.
@@ -210,6 +229,31 @@ impl Conductor {
             p.decref();
         }
     }
+}
+
+/// ENOSPC when `usable` bytes cannot hold the log; a warning when space runs low.
+fn check_usable_space(
+    usable: u64,
+    log_length: usize,
+    warning_threshold: u64,
+    dir: &std::path::Path,
+) -> Result<()> {
+    if usable < log_length as u64 {
+        return Err(Error::with_code(
+            libc::ENOSPC,
+            format!(
+                "insufficient usable storage for new log of length={log_length} usable={usable} in {}",
+                dir.display()
+            ),
+        ));
+    }
+    if usable <= warning_threshold {
+        eprintln!(
+            "WARNING: space is running low: threshold={warning_threshold} usable={usable} in {}",
+            dir.display()
+        );
+    }
+    Ok(())
 }
 
 /// A second ADD on a shared publication must not contradict it (`spec/channel-uri.md` §2).
@@ -251,4 +295,20 @@ fn confirm_match(params: &PublicationParams, existing: &IpcPublication) -> Resul
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_little_space_is_storage_space() {
+        let dir = std::path::Path::new("/x");
+        assert!(check_usable_space(1 << 30, 1 << 20, 0, dir).is_ok());
+        let err = check_usable_space(1 << 20, (1 << 20) + 1, 0, dir).unwrap_err();
+        assert_eq!(err.code(), libc::ENOSPC);
+        assert_eq!(Conductor::error_code_of(&err), AeronErrorCode::StorageSpace);
+        assert_eq!(Conductor::error_code_of(&invalid_channel("x")), AeronErrorCode::InvalidChannel);
+        assert_eq!(Conductor::error_code_of(&Error::invalid_argument("x")), AeronErrorCode::GenericError);
+    }
 }
