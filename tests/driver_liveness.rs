@@ -311,3 +311,35 @@ fn terminate_driver_follows_the_validator() {
         assert_eq!(driver.termination_requested(), allow);
     }
 }
+
+#[test]
+fn keepalive_command_refreshes_the_heartbeat_counter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let _driver = MediaDriver::launch(test_context(&dir)).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let corr = client.add_counter(1600, &[], "registers the client");
+    let hb = hb_counter(&mut client);
+    client.expect_correlated(corr);
+    client.cnc.set_counter_value(hb, 5);
+    client.send(aeronrs::command::Command::ClientKeepalive(aeronrs::command::CorrelatedMessage::new(
+        client.client_id,
+        0,
+    )));
+    let before = epoch_ms() - 5_000;
+    wait_until("keepalive stored the driver's epoch ms", || client.cnc.counter_value(hb) > before);
+}
+
+#[test]
+fn delete_on_start_clears_an_existing_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    std::fs::create_dir_all(dir.join("publications")).unwrap();
+    std::fs::write(dir.join("publications").join("99.logbuffer"), b"stale").unwrap();
+    std::fs::write(dir.join("cnc.dat"), vec![0u8; 64]).unwrap();
+    let ctx = DriverContext { dir_delete_on_start: true, ..test_context(&dir) };
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    assert!(!dir.join("publications").join("99.logbuffer").exists());
+    let client = RawClient::connect(&dir);
+    assert!(client.cnc.driver_heartbeat() > 0);
+}
