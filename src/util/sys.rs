@@ -41,7 +41,10 @@ pub fn usable_disk_space(path: &std::path::Path) -> crate::util::error::Result<u
     }
     // SAFETY: statvfs returned 0, so it initialised the whole struct.
     let stat = unsafe { stat.assume_init() };
-    Ok((stat.f_bavail as u64).saturating_mul(stat.f_frsize as u64))
+    // The field types differ between platforms (u32 or u64), hence the allowance.
+    #[allow(clippy::useless_conversion)]
+    let (blocks, block_size) = (u64::from(stat.f_bavail), u64::from(stat.f_frsize));
+    Ok(blocks.saturating_mul(block_size))
 }
 
 static SHUTDOWN_SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
