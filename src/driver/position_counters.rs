@@ -100,8 +100,8 @@ pub fn stream_key(
     key
 }
 
-/// `"<name>: <registration id> <session id> <stream id> <channel>"` plus `" <suffix>"` if
-/// any, cut to 380 bytes. Java's form (no trailing space when there is no suffix), so
+/// `"<name>: <registration id> <session id> <stream id> <channel>"` cut to 380 bytes, plus
+/// `" <suffix>"` if any and the label is shorter than 360 bytes. Java's form (no trailing space when there is no suffix), so
 /// AeronStat shows what it shows with Java's driver.
 pub fn stream_label(
     name: &str,
@@ -111,10 +111,13 @@ pub fn stream_label(
     channel: &str,
     suffix: Option<&str>,
 ) -> String {
-    let mut label = format!("{name}: {registration_id} {session_id} {stream_id} {channel}");
+    let mut label = truncate_label(format!("{name}: {registration_id} {session_id} {stream_id} {channel}"));
+    // Java appends the suffix only when it surely fits.
     if let Some(suffix) = suffix {
-        label.push(' ');
-        label.push_str(suffix);
+        if label.len() < MAX_LABEL_LENGTH - 20 {
+            label.push(' ');
+            label.push_str(suffix);
+        }
     }
     truncate_label(label)
 }
@@ -249,5 +252,8 @@ mod tests {
         );
         let long = "x".repeat(500);
         assert_eq!(stream_label("pub-lmt", 5, 77, 10, &long, None).len(), MAX_LABEL_LENGTH);
+        assert_eq!(stream_label("sub-pos", 5, 77, 10, &long, Some("@0")).len(), MAX_LABEL_LENGTH);
+        let label = stream_label("sub-pos", 5, 77, 10, &"y".repeat(300), Some("@64"));
+        assert!(label.ends_with("y @64"), "{label}");
     }
 }
