@@ -77,6 +77,13 @@ fn terminate_driver_stops_aeronmd_when_allowed() {
     ]);
     let client = RawClient::connect(&dir);
     let cnc = Cnc::map(&dir);
+    // The live driver in the other process is detected through its heartbeat.
+    let ctx = aeronrs::driver::DriverContext {
+        aeron_dir: dir.clone(),
+        ..aeronrs::driver::DriverContext::default()
+    };
+    let err = aeronrs::driver::MediaDriver::launch(ctx).unwrap_err();
+    assert!(err.message().contains("active driver"), "{err}");
     client.terminate_driver(b"");
     assert!(wait_exit(&mut child).success());
     assert_eq!(cnc.driver_heartbeat(), -1);
