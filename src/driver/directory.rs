@@ -4,70 +4,22 @@
 #![forbid(unsafe_code)]
 
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use crate::cnc::{self, CncFile};
+use crate::cnc::{CncFile, cnc_path, is_driver_active};
 use crate::concurrent::error_log;
 use crate::driver::context::DriverContext;
 use crate::util::clock::epoch_ms;
 use crate::util::error::{Error, Result};
 
-pub const CNC_FILE: &str = "cnc.dat";
+pub use crate::cnc::CNC_FILE;
 pub const LOSS_REPORT_FILE: &str = "loss-report.dat";
 pub const PUBLICATIONS_DIR: &str = "publications";
 pub const IMAGES_DIR: &str = "images";
 
-/// What a look at an existing `cnc.dat` found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DriverLiveness {
-    /// No `cnc.dat`, or one too short to hold a header.
-    Absent,
-    /// Version 0 for the whole driver timeout: the writer never finished initialising.
-    NeverReady,
-    /// A CnC of another major version.
-    Incompatible(i32),
-    /// Ready, heartbeat `age_ms` old.
-    Heartbeat { age_ms: i64 },
-}
-
-impl DriverLiveness {
-    /// Active means a compatible driver heartbeat no older than the driver timeout.
-    pub fn is_active(self, driver_timeout_ms: u64) -> bool {
-        matches!(self, Self::Heartbeat { age_ms } if age_ms <= driver_timeout_ms as i64)
-    }
-}
-
-/// Looks at `<dir>/cnc.dat`: waits (polling every 1 ms, at most `driver_timeout_ms`) while its
-/// version is 0, then reads the driver heartbeat from the to-driver buffer trailer.
-pub fn driver_liveness(dir: &Path, driver_timeout_ms: u64) -> Result<DriverLiveness> {
-    let path = dir.join(CNC_FILE);
-    let cnc = match CncFile::map_existing(&path) {
-        Ok(cnc) => cnc,
-        Err(e) if e.code() == libc::ENOENT => return Ok(DriverLiveness::Absent),
-        Err(e) if !path.exists() => return Err(e),
-        Err(_) => return Ok(DriverLiveness::Absent),
-    };
-    let deadline = epoch_ms() + driver_timeout_ms as i64;
-    let version = loop {
-        let version = cnc.version();
-        if version != 0 {
-            break version;
-        }
-        if epoch_ms() > deadline {
-            return Ok(DriverLiveness::NeverReady);
-        }
-        std::thread::sleep(Duration::from_millis(1));
-    };
-    if !cnc::is_compatible_version(version) {
-        return Ok(DriverLiveness::Incompatible(version));
-    }
-    let heartbeat = cnc.driver_heartbeat_ms()?;
-    Ok(DriverLiveness::Heartbeat { age_ms: epoch_ms() - heartbeat })
-}
-
 /// Prepares the directory for a new driver: deletes it when configured to or when it holds
 /// a dead driver's CnC (saving that driver's errors next to it first), refuses when a live
-/// driver owns it, then creates it with `publications/` and `images/`.
+/// driver owns it (its heartbeat is younger than the driver timeout), then creates it with
+/// `publications/` and `images/`.
 pub fn prepare(ctx: &DriverContext) -> Result<()> {
     let dir = ctx.aeron_dir.as_path();
     if dir.is_dir() {
@@ -75,16 +27,13 @@ pub fn prepare(ctx: &DriverContext) -> Result<()> {
             eprintln!("WARNING: {} exists", dir.display());
         }
         if !ctx.dir_delete_on_start {
-            let liveness = driver_liveness(dir, ctx.driver_timeout_ms)?;
-            if liveness.is_active(ctx.driver_timeout_ms) {
+            if is_driver_active(dir, ctx.driver_timeout_ms as i64)? {
                 return Err(Error::illegal_state(format!(
                     "active driver detected in {}: refusing to start over it",
                     dir.display()
                 )));
             }
-            if let DriverLiveness::Heartbeat { .. } = liveness {
-                save_existing_errors(dir)?;
-            }
+            save_existing_errors(dir)?;
         }
         delete_directory(dir)?;
     }
@@ -104,22 +53,25 @@ pub fn delete_directory(dir: &Path) -> Result<()> {
     }
 }
 
-/// Writes the distinct errors of the dead driver's CnC to `<dir>-<date>-error.log` (as the C
-/// driver does), if it recorded any. Returns the file written.
+/// Writes the distinct errors recorded in a dead driver's compatible CnC to
+/// `<dir>-<date>-error.log` (as the C driver does), if it recorded any. Returns the file
+/// written. A missing, unfinished or incompatible CnC has nothing to save.
 pub fn save_existing_errors(dir: &Path) -> Result<Option<PathBuf>> {
-    let cnc = CncFile::map_existing(&dir.join(CNC_FILE))?;
-    let errors = cnc.error_log_buffer()?;
-    if !error_log::exists(&errors) {
+    let Ok(cnc) = CncFile::map_existing(&cnc_path(dir)) else { return Ok(None) };
+    let Ok(errors) = cnc.error_log_buffer() else { return Ok(None) };
+    if !error_log::error_log_exists(errors) {
         return Ok(None);
     }
     let mut text = String::new();
-    let distinct = error_log::read(&errors, 0, |count, first_ms, last_ms, error| {
+    let distinct = error_log::read(errors, 0, |observation| {
         text.push_str(&format!(
-            "***\n{count} observations from {} to {} for:\n {error}\n",
-            format_date(first_ms),
-            format_date(last_ms)
+            "***\n{} observations from {} to {} for:\n {}\n",
+            observation.observation_count,
+            format_date(observation.first_observation_timestamp),
+            format_date(observation.last_observation_timestamp),
+            observation.text()
         ));
-    });
+    })?;
     text.push_str(&format!("\n{distinct} distinct errors observed.\n"));
     let name = format!("{}-{}-error.log", dir.display(), format_date(epoch_ms()).replace(':', "-"));
     let path = PathBuf::from(name);
@@ -174,7 +126,8 @@ mod tests {
         assert!(dir.join(PUBLICATIONS_DIR).is_dir());
         assert!(dir.join(IMAGES_DIR).is_dir());
         assert!(!dir.join("junk").exists());
-        assert_eq!(driver_liveness(&dir, 10).unwrap(), DriverLiveness::Absent);
+        assert!(!is_driver_active(&dir, 10).unwrap());
+        assert_eq!(save_existing_errors(&dir).unwrap(), None);
         delete_directory(&dir).unwrap();
         assert!(!dir.exists());
         delete_directory(&dir).unwrap();

@@ -10,19 +10,19 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::cnc::{CncFile, CncLengths};
+use crate::cnc::{CncConfig, CncFile};
 use crate::concurrent::broadcast::BroadcastTransmitter;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
-use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
+use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
 use crate::driver::context::{DriverContext, ThreadingMode};
 use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
 use crate::driver::system_counters::{
     AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH, SystemCounterId, SystemCounters,
-    semantic_version,
+    semantic_version_compose,
 };
 use crate::util::agent::{Agent, AgentInvoker, AgentRunner};
 use crate::util::bits::align;
@@ -70,43 +70,39 @@ impl MediaDriver {
             println!("{ctx:#?}");
         }
         directory::prepare(&ctx)?;
-        let lengths = CncLengths {
+        let now_ms = epoch_ms();
+        let config = CncConfig {
             to_driver_buffer_length: ctx.to_driver_buffer_length,
             to_clients_buffer_length: ctx.to_clients_buffer_length,
-            counters_metadata_buffer_length: ctx.counters_values_buffer_length * 4,
             counters_values_buffer_length: ctx.counters_values_buffer_length,
-            error_log_buffer_length: ctx.error_buffer_length,
+            error_buffer_length: ctx.error_buffer_length,
+            client_liveness_timeout_ns: ctx.client_liveness_timeout_ns as i64,
+            start_timestamp_ms: now_ms,
+            pid: i64::from(crate::util::sys::pid()),
+            file_page_size: ctx.file_page_size,
         };
-        let cnc = CncFile::create(
-            &ctx.aeron_dir.join(CNC_FILE),
-            &lengths,
-            ctx.client_liveness_timeout_ns as i64,
-            epoch_ms(),
-            crate::util::sys::pid() as i64,
-            ctx.file_page_size,
-        )?;
+        let cnc = CncFile::create(&ctx.aeron_dir.join(CNC_FILE), &config)?;
         let loss_report_length = align(ctx.loss_report_buffer_length, ctx.file_page_size);
         create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Sparse)
             .map_err(|e| e.context("create loss report"))?;
 
         let mut counters = CountersManager::new(
-            cnc.counters_metadata_buffer()?,
-            cnc.counters_values_buffer()?,
+            cnc.counters_metadata_buffer().clone(),
+            cnc.counters_values_buffer().clone(),
             (ctx.counters_free_to_reuse_timeout_ns / 1_000_000) as i64,
         )?;
-        let system = SystemCounters::allocate(&mut counters)?;
+        let system = SystemCounters::allocate(&mut counters, now_ms)?;
         system.set(
             SystemCounterId::AeronVersion,
-            semantic_version(AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH),
+            semantic_version_compose(AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH),
         );
-        system.set(SystemCounterId::BytesCurrentlyMapped, (cnc.file_length() + loss_report_length) as i64);
-        let error_log = DistinctErrorLog::new(cnc.error_log_buffer()?)?;
-        let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer()?)?;
-        let transmitter = BroadcastTransmitter::new(cnc.to_clients_buffer()?)?;
-
-        // The driver takes the first id so the first client gets 1 (`spec/cnc.md` §4).
-        to_driver.next_correlation_id();
-        to_driver.set_consumer_heartbeat_time(epoch_ms());
+        system.set(
+            SystemCounterId::BytesCurrentlyMapped,
+            (cnc.buffer().capacity() + loss_report_length) as i64,
+        );
+        let error_log = DistinctErrorLog::new(cnc.error_log_buffer()?.clone())?;
+        let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer().clone())?;
+        let transmitter = BroadcastTransmitter::new(cnc.to_clients_buffer().clone())?;
         let termination_requested = Arc::new(AtomicBool::new(false));
         let conductor = DriverConductor::new(ConductorParts {
             ctx: ctx.clone(),
@@ -117,9 +113,9 @@ impl MediaDriver {
             system,
             termination_requested: Arc::clone(&termination_requested),
         });
-        // Everything above is in place before clients may connect.
-        cnc.signal_ready();
-        cnc.flush()?;
+        // Everything above is in place before clients may connect: this takes correlation
+        // id 0 (the first client gets 1), writes the heartbeat, then the version (release).
+        cnc.signal_ready(epoch_ms())?;
 
         let main_idle = match ctx.threading_mode {
             ThreadingMode::Dedicated | ThreadingMode::SharedNetwork => ctx.conductor_idle_strategy.clone(),

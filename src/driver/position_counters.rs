@@ -4,29 +4,16 @@
 
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
+use crate::concurrent::counters::descriptor::{COUNTER_LENGTH, MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
+use crate::concurrent::counters::type_ids::{
+    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, PUBLISHER_LIMIT_NAME,
+    PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID, SUBSCRIBER_POSITION_NAME,
+    SUBSCRIBER_POSITION_TYPE_ID,
+};
 use crate::util::error::Result;
 
-/// Stride of a counter value record.
-pub const COUNTER_LENGTH: usize = 128;
-/// Key bytes available to a counter.
-pub const MAX_KEY_LENGTH: usize = 112;
-/// Label bytes available to a counter.
-pub const MAX_LABEL_LENGTH: usize = 380;
 /// Channel bytes that fit in a stream key after registration id, session, stream and length.
 pub const STREAM_KEY_MAX_CHANNEL_LENGTH: usize = MAX_KEY_LENGTH - 20;
-
-pub const PUBLISHER_LIMIT_TYPE_ID: i32 = 1;
-pub const SENDER_POSITION_TYPE_ID: i32 = 2;
-pub const RECEIVER_HWM_TYPE_ID: i32 = 3;
-pub const SUBSCRIBER_POSITION_TYPE_ID: i32 = 4;
-pub const RECEIVER_POSITION_TYPE_ID: i32 = 5;
-pub const CLIENT_HEARTBEAT_TYPE_ID: i32 = 11;
-pub const PUBLISHER_POSITION_TYPE_ID: i32 = 12;
-
-pub const PUBLISHER_LIMIT_NAME: &str = "pub-lmt";
-pub const PUBLISHER_POSITION_NAME: &str = "pub-pos (sampled)";
-pub const SUBSCRIBER_POSITION_NAME: &str = "sub-pos";
-pub const CLIENT_HEARTBEAT_NAME: &str = "client-heartbeat";
 
 /// One counter's value slot: the driver's handle on a position or timestamp it publishes
 /// or watches. Cloning shares the same slot.
@@ -143,12 +130,13 @@ fn allocate_stream_counter(
     stream_id: i32,
     channel: &str,
     suffix: Option<&str>,
+    now_ms: i64,
 ) -> Result<Position> {
     let key = stream_key(registration_id, session_id, stream_id, channel);
     let label = stream_label(name, registration_id, session_id, stream_id, channel, suffix);
-    let counter_id = manager.allocate(type_id, &key, label.as_bytes())?;
-    manager.set_counter_registration_id(counter_id, registration_id);
-    Ok(Position::new(manager.values_buffer(), counter_id))
+    let counter_id = manager.allocate(type_id, &key, &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, registration_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
 }
 
 /// `pub-lmt` of a publication: the position its publishers may write up to.
@@ -158,6 +146,7 @@ pub fn allocate_publisher_limit(
     session_id: i32,
     stream_id: i32,
     channel: &str,
+    now_ms: i64,
 ) -> Result<Position> {
     allocate_stream_counter(
         manager,
@@ -168,6 +157,7 @@ pub fn allocate_publisher_limit(
         stream_id,
         channel,
         None,
+        now_ms,
     )
 }
 
@@ -178,6 +168,7 @@ pub fn allocate_publisher_position(
     session_id: i32,
     stream_id: i32,
     channel: &str,
+    now_ms: i64,
 ) -> Result<Position> {
     allocate_stream_counter(
         manager,
@@ -188,6 +179,7 @@ pub fn allocate_publisher_position(
         stream_id,
         channel,
         None,
+        now_ms,
     )
 }
 
@@ -199,6 +191,7 @@ pub fn allocate_subscriber_position(
     stream_id: i32,
     channel: &str,
     join_position: i64,
+    now_ms: i64,
 ) -> Result<Position> {
     let suffix = format!("@{join_position}");
     allocate_stream_counter(
@@ -210,18 +203,29 @@ pub fn allocate_subscriber_position(
         stream_id,
         channel,
         Some(&suffix),
+        now_ms,
     )
 }
 
 /// `client-heartbeat: id=<client id>`, key = the client id; registration and owner id are
 /// the client id too.
-pub fn allocate_client_heartbeat(manager: &mut CountersManager, client_id: i64) -> Result<Position> {
-    let label = format!("{CLIENT_HEARTBEAT_NAME}: id={client_id}");
+pub fn allocate_client_heartbeat(
+    manager: &mut CountersManager,
+    client_id: i64,
+    now_ms: i64,
+) -> Result<Position> {
+    let label = format!("{CLIENT_HEARTBEAT_TIMESTAMP_NAME}: id={client_id}");
     let counter_id =
-        manager.allocate(CLIENT_HEARTBEAT_TYPE_ID, &client_id.to_le_bytes(), label.as_bytes())?;
-    manager.set_counter_registration_id(counter_id, client_id);
-    manager.set_counter_owner_id(counter_id, client_id);
-    Ok(Position::new(manager.values_buffer(), counter_id))
+        manager.allocate(CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, &client_id.to_le_bytes(), &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, client_id)?;
+    manager.set_counter_owner_id(counter_id, client_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
+}
+
+/// Frees a counter the conductor allocated. Freeing can only fail for a counter that is
+/// not allocated, which would mean it was freed already; there is nothing more to undo.
+pub fn free_counter(manager: &mut CountersManager, counter_id: i32, now_ms: i64) {
+    let _ = manager.free(counter_id, now_ms);
 }
 
 #[cfg(test)]

@@ -1,14 +1,15 @@
-//! The driver-wide statistics counters (`spec/counters.md` §8): allocated at start in id
-//! order, type id 0, key = the int32 system counter id, labels exactly as Aeron's.
+//! The driver-wide statistics counters (`spec/counters.md` §8): allocated at start from the
+//! system counter table, in id order, type id 0, key = the int32 system counter id; the
+//! `Errors` and `Aeron software` labels carry the version, as Aeron's do.
 #![forbid(unsafe_code)]
 
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
-use crate::driver::position_counters::Position;
+use crate::concurrent::counters::system_counters::{SYSTEM_COUNTER_COUNT, SYSTEM_COUNTERS};
+pub use crate::concurrent::counters::system_counters::{SystemCounterId, semantic_version_compose};
+use crate::concurrent::counters::type_ids::SYSTEM_COUNTER_TYPE_ID;
+use crate::driver::position_counters::{Position, free_counter};
 use crate::util::error::Result;
-
-/// Type id shared by all system counters.
-pub const SYSTEM_COUNTER_TYPE_ID: i32 = 0;
 
 /// Aeron version this driver speaks, as reported in counter 34 and the version labels.
 pub const AERON_VERSION_MAJOR: u8 = 1;
@@ -19,109 +20,14 @@ pub const AERON_VERSION_TEXT: &str = "1.48.0";
 /// What `commit=` shows: this crate, since there is no upstream git sha to report.
 pub const AERON_COMMIT_TEXT: &str = concat!("aeronrs-", env!("CARGO_PKG_VERSION"));
 
-/// `(major << 16) | (minor << 8) | patch`.
-pub const fn semantic_version(major: u8, minor: u8, patch: u8) -> i64 {
-    ((major as i64) << 16) | ((minor as i64) << 8) | patch as i64
-}
-
-/// The system counters by id (the id is also the key and, on a fresh CnC, the counter id).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[repr(i32)]
-pub enum SystemCounterId {
-    BytesSent = 0,
-    BytesReceived = 1,
-    ReceiverProxyFails = 2,
-    SenderProxyFails = 3,
-    ConductorProxyFails = 4,
-    NakMessagesSent = 5,
-    NakMessagesReceived = 6,
-    StatusMessagesSent = 7,
-    StatusMessagesReceived = 8,
-    HeartbeatsSent = 9,
-    HeartbeatsReceived = 10,
-    RetransmitsSent = 11,
-    FlowControlUnderRuns = 12,
-    FlowControlOverRuns = 13,
-    InvalidPackets = 14,
-    Errors = 15,
-    ShortSends = 16,
-    FreeFails = 17,
-    SenderFlowControlLimits = 18,
-    UnblockedPublications = 19,
-    UnblockedCommands = 20,
-    PossibleTtlAsymmetry = 21,
-    ControllableIdleStrategy = 22,
-    LossGapFills = 23,
-    ClientTimeouts = 24,
-    ResolutionChanges = 25,
-    ConductorMaxCycleTime = 26,
-    ConductorCycleTimeThresholdExceeded = 27,
-    SenderMaxCycleTime = 28,
-    SenderCycleTimeThresholdExceeded = 29,
-    ReceiverMaxCycleTime = 30,
-    ReceiverCycleTimeThresholdExceeded = 31,
-    NameResolverMaxTime = 32,
-    NameResolverTimeThresholdExceeded = 33,
-    AeronVersion = 34,
-    BytesCurrentlyMapped = 35,
-    RetransmittedBytes = 36,
-    RetransmitOverflow = 37,
-    ErrorFramesReceived = 38,
-    ErrorFramesSent = 39,
-}
-
-/// Number of system counters.
-pub const SYSTEM_COUNTER_COUNT: usize = 40;
-
-/// The label of system counter `id` (index = id).
-pub fn system_counter_label(id: usize) -> String {
-    const PLAIN: [&str; SYSTEM_COUNTER_COUNT] = [
-        "Bytes sent",
-        "Bytes received",
-        "Failed offers to ReceiverProxy",
-        "Failed offers to SenderProxy",
-        "Failed offers to DriverConductorProxy",
-        "NAKs sent",
-        "NAKs received",
-        "Status Messages sent",
-        "Status Messages received",
-        "Heartbeats sent",
-        "Heartbeats received",
-        "Retransmits sent",
-        "Flow control under runs",
-        "Flow control over runs",
-        "Invalid packets",
-        "Errors",
-        "Short sends",
-        "Failed attempts to free log buffers",
-        "Sender flow control limits, i.e. back-pressure events",
-        "Unblocked Publications",
-        "Unblocked Control Commands",
-        "Possible TTL Asymmetry",
-        "ControllableIdleStrategy status",
-        "Loss gap fills",
-        "Client liveness timeouts",
-        "Resolution changes",
-        "Conductor max cycle time doing its work in ns",
-        "Conductor work cycle exceeded threshold count",
-        "Sender max cycle time doing its work in ns",
-        "Sender work cycle exceeded threshold count",
-        "Receiver max cycle time doing its work in ns",
-        "Receiver work cycle exceeded threshold count",
-        "NameResolver max time in ns",
-        "NameResolver exceeded threshold count",
-        "Aeron software",
-        "Bytes currently mapped",
-        "Retransmitted bytes",
-        "Retransmit Pool Overflow count",
-        "Error Frames received",
-        "Error Frames sent",
-    ];
-    let name = PLAIN.get(id).copied().unwrap_or("unknown");
-    if id == SystemCounterId::Errors as usize || id == SystemCounterId::AeronVersion as usize {
-        format!("{name}: version={AERON_VERSION_TEXT} commit={AERON_COMMIT_TEXT}")
-    } else {
-        name.to_string()
+/// The label of system counter `id`.
+pub fn system_counter_label(id: SystemCounterId) -> String {
+    let base = SYSTEM_COUNTERS[id as usize].label;
+    match id {
+        SystemCounterId::Errors | SystemCounterId::AeronVersion => {
+            format!("{base}: version={AERON_VERSION_TEXT} commit={AERON_COMMIT_TEXT}")
+        }
+        _ => base.to_string(),
     }
 }
 
@@ -134,15 +40,14 @@ pub struct SystemCounters {
 impl SystemCounters {
     /// Allocates all 40 counters in id order. Registration id = counter id and owner id =
     /// -1, as Java's driver sets them (C leaves both 0; readers ignore them either way).
-    pub fn allocate(manager: &mut CountersManager) -> Result<Self> {
+    pub fn allocate(manager: &mut CountersManager, now_ms: i64) -> Result<Self> {
         let mut counters = Vec::with_capacity(SYSTEM_COUNTER_COUNT);
-        for id in 0..SYSTEM_COUNTER_COUNT {
-            let key = (id as i32).to_le_bytes();
-            let counter_id =
-                manager.allocate(SYSTEM_COUNTER_TYPE_ID, &key, system_counter_label(id).as_bytes())?;
-            manager.set_counter_registration_id(counter_id, counter_id as i64);
-            manager.set_counter_owner_id(counter_id, -1);
-            counters.push(Position::new(manager.values_buffer(), counter_id));
+        for descriptor in &SYSTEM_COUNTERS {
+            let label = system_counter_label(descriptor.id);
+            let counter_id = manager.allocate(SYSTEM_COUNTER_TYPE_ID, &descriptor.key(), &label, now_ms)?;
+            manager.set_counter_registration_id(counter_id, counter_id as i64)?;
+            manager.set_counter_owner_id(counter_id, -1)?;
+            counters.push(Position::new(manager.reader().values_buffer(), counter_id));
         }
         Ok(Self { counters })
     }
@@ -153,15 +58,10 @@ impl SystemCounters {
         &self.counters[id as usize]
     }
 
-    #[inline]
-    fn get(&self, id: SystemCounterId) -> &Position {
-        self.position(id)
-    }
-
     /// Adds `delta` (atomic, so readers in other processes never see a torn update).
     #[inline]
     pub fn add(&self, id: SystemCounterId, delta: i64) {
-        self.get(id).add(delta);
+        self.position(id).add(delta);
     }
 
     #[inline]
@@ -171,17 +71,17 @@ impl SystemCounters {
 
     #[inline]
     pub fn set(&self, id: SystemCounterId, value: i64) {
-        self.get(id).set_release(value);
+        self.position(id).set_release(value);
     }
 
     #[inline]
     pub fn value(&self, id: SystemCounterId) -> i64 {
-        self.get(id).get_acquire()
+        self.position(id).get_acquire()
     }
 
     /// The counter id of `id` (equal to `id` on a fresh CnC).
     pub fn counter_id(&self, id: SystemCounterId) -> i32 {
-        self.get(id).counter_id()
+        self.position(id).counter_id()
     }
 
     /// The values buffer the counters live in.
@@ -190,9 +90,9 @@ impl SystemCounters {
     }
 
     /// Frees every system counter (driver shutdown).
-    pub fn free(&self, manager: &mut CountersManager) {
+    pub fn free(&self, manager: &mut CountersManager, now_ms: i64) {
         for c in &self.counters {
-            manager.free(c.counter_id());
+            free_counter(manager, c.counter_id(), now_ms);
         }
     }
 }
@@ -203,14 +103,34 @@ mod tests {
 
     #[test]
     fn labels_match_aeron() {
-        assert_eq!(system_counter_label(0), "Bytes sent");
-        assert_eq!(system_counter_label(19), "Unblocked Publications");
-        assert_eq!(system_counter_label(20), "Unblocked Control Commands");
-        assert_eq!(system_counter_label(24), "Client liveness timeouts");
-        assert_eq!(system_counter_label(39), "Error Frames sent");
-        assert!(system_counter_label(15).starts_with("Errors: version=1.48.0 commit="));
-        assert!(system_counter_label(34).starts_with("Aeron software: version=1.48.0 commit="));
-        assert_eq!(SystemCounterId::ErrorFramesSent as usize + 1, SYSTEM_COUNTER_COUNT);
-        assert_eq!(semantic_version(1, 48, 0), 0x01_30_00);
+        assert_eq!(system_counter_label(SystemCounterId::BytesSent), "Bytes sent");
+        assert_eq!(system_counter_label(SystemCounterId::UnblockedPublications), "Unblocked Publications");
+        assert!(system_counter_label(SystemCounterId::Errors).starts_with("Errors: version=1.48.0 commit="));
+        assert!(
+            system_counter_label(SystemCounterId::AeronVersion)
+                .starts_with("Aeron software: version=1.48.0 commit=")
+        );
+    }
+
+    #[test]
+    fn allocated_in_id_order_with_java_ids() {
+        let values = AtomicBuffer::alloc(64 * 128);
+        let metadata = AtomicBuffer::alloc(64 * 512);
+        let mut manager = CountersManager::new(metadata, values.clone(), 1000).unwrap();
+        let counters = SystemCounters::allocate(&mut manager, 1).unwrap();
+        for descriptor in &SYSTEM_COUNTERS {
+            let id = counters.counter_id(descriptor.id);
+            assert_eq!(id, descriptor.id as i32);
+            assert_eq!(manager.reader().counter_type_id(id).unwrap(), 0);
+            assert_eq!(manager.reader().counter_key(id).unwrap()[..4], (id).to_le_bytes());
+            assert_eq!(manager.reader().counter_registration_id(id).unwrap(), id as i64);
+            assert_eq!(manager.reader().counter_owner_id(id).unwrap(), -1);
+        }
+        counters.increment(SystemCounterId::ClientTimeouts);
+        counters.add(SystemCounterId::BytesCurrentlyMapped, 10);
+        assert_eq!(values.get_i64(24 * 128), 1);
+        assert_eq!(counters.value(SystemCounterId::BytesCurrentlyMapped), 10);
+        counters.free(&mut manager, 2);
+        assert_eq!(manager.reader().counter_state(5).unwrap(), -1);
     }
 }

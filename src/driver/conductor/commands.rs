@@ -103,7 +103,7 @@ impl Conductor {
         if let Some(index) = self.find_client(client_id) {
             return Ok(index);
         }
-        let heartbeat = allocate_client_heartbeat(&mut self.counters, client_id)?;
+        let heartbeat = allocate_client_heartbeat(&mut self.counters, client_id, self.now_ms)?;
         let counter_id = heartbeat.counter_id();
         let timeout_ms = self.ctx.client_liveness_timeout_ms();
         self.clients.push(AeronClient::new(client_id, heartbeat, timeout_ms, self.now_ms));

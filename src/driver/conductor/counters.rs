@@ -4,9 +4,10 @@
 #![forbid(unsafe_code)]
 
 use crate::command::CorrelatedMessage;
+use crate::concurrent::counters::descriptor::{MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::clients::CounterLink;
-use crate::driver::position_counters::{MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
+use crate::driver::position_counters::free_counter;
 use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// Owner id of static counters.
@@ -17,6 +18,13 @@ fn clamp(bytes: &[u8], max: usize) -> &[u8] {
 }
 
 impl Conductor {
+    /// A counter with the client's key and label, each cut to what a record holds. Labels
+    /// are ASCII by protocol; other bytes are kept readable rather than rejected.
+    fn allocate_client_counter(&mut self, type_id: i32, key: &[u8], label: &[u8]) -> Result<i32> {
+        let label = String::from_utf8_lossy(clamp(label, MAX_LABEL_LENGTH));
+        self.counters.allocate(type_id, clamp(key, MAX_KEY_LENGTH), &label, self.now_ms)
+    }
+
     pub(crate) fn on_add_counter(
         &mut self,
         correlated: CorrelatedMessage,
@@ -25,10 +33,9 @@ impl Conductor {
         label: &[u8],
     ) -> Result<()> {
         let client_index = self.get_or_add_client(correlated.client_id)?;
-        let counter_id =
-            self.counters.allocate(type_id, clamp(key, MAX_KEY_LENGTH), clamp(label, MAX_LABEL_LENGTH))?;
-        self.counters.set_counter_registration_id(counter_id, correlated.correlation_id);
-        self.counters.set_counter_owner_id(counter_id, correlated.client_id);
+        let counter_id = self.allocate_client_counter(type_id, key, label)?;
+        self.counters.set_counter_registration_id(counter_id, correlated.correlation_id)?;
+        self.counters.set_counter_owner_id(counter_id, correlated.client_id)?;
         self.clients[client_index]
             .counter_links
             .push(CounterLink { registration_id: correlated.correlation_id, counter_id });
@@ -58,7 +65,7 @@ impl Conductor {
         };
         self.proxy.on_operation_succeeded(correlated.correlation_id);
         self.proxy.on_unavailable_counter(link.registration_id, link.counter_id);
-        self.counters.free(link.counter_id);
+        free_counter(&mut self.counters, link.counter_id, self.now_ms);
         Ok(())
     }
 
@@ -71,9 +78,13 @@ impl Conductor {
         label: &[u8],
     ) -> Result<()> {
         self.get_or_add_client(correlated.client_id)?;
-        let counter_id = match self.counters.find_by_type_id_and_registration_id(type_id, registration_id) {
+        let counter_id = match self
+            .counters
+            .reader()
+            .find_by_type_id_and_registration_id(type_id, registration_id)
+        {
             Some(existing) => {
-                if self.counters.counter_owner_id(existing) != STATIC_COUNTER_OWNER_ID {
+                if self.counters.reader().counter_owner_id(existing)? != STATIC_COUNTER_OWNER_ID {
                     return Err(Error::aeron(
                         AeronErrorCode::GenericError,
                         format!(
@@ -85,13 +96,9 @@ impl Conductor {
                 existing
             }
             None => {
-                let id = self.counters.allocate(
-                    type_id,
-                    clamp(key, MAX_KEY_LENGTH),
-                    clamp(label, MAX_LABEL_LENGTH),
-                )?;
-                self.counters.set_counter_registration_id(id, registration_id);
-                self.counters.set_counter_owner_id(id, STATIC_COUNTER_OWNER_ID);
+                let id = self.allocate_client_counter(type_id, key, label)?;
+                self.counters.set_counter_registration_id(id, registration_id)?;
+                self.counters.set_counter_owner_id(id, STATIC_COUNTER_OWNER_ID)?;
                 id
             }
         };

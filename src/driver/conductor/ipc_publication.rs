@@ -7,7 +7,7 @@
 use crate::concurrent::counters::CountersManager;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::params::PublicationParams;
-use crate::driver::position_counters::Position;
+use crate::driver::position_counters::{Position, free_counter};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
 use crate::logbuffer::term_unblocker::unblock_log;
@@ -438,11 +438,11 @@ impl IpcPublication {
 
     /// Frees the publication's counters and those of its subscribers (end of life or
     /// driver shutdown). The log file is freed separately.
-    pub fn free_counters(&mut self, counters: &mut CountersManager) {
-        counters.free(self.pub_lmt.counter_id());
-        counters.free(self.pub_pos.counter_id());
+    pub fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
+        free_counter(counters, self.pub_lmt.counter_id(), now_ms);
+        free_counter(counters, self.pub_pos.counter_id(), now_ms);
         for s in self.subscribers.drain(..) {
-            counters.free(s.position.counter_id());
+            free_counter(counters, s.position.counter_id(), now_ms);
         }
         self.resting_count = 0;
     }

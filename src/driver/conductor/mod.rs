@@ -90,7 +90,10 @@ impl Conductor {
 
     /// Records a distinct error and counts it (system counter 15).
     pub(crate) fn log_error(&mut self, error: &Error) {
-        self.error_log.record(error.code(), &error.to_string());
+        if let Err(e) = self.error_log.record(self.now_ms, error.code(), &error.to_string()) {
+            // As Aeron's C driver: an error the full log cannot take goes to stderr.
+            eprintln!("unrecordable error {error}: {e}");
+        }
         self.system.increment(SystemCounterId::Errors);
     }
 

@@ -10,7 +10,7 @@ use crate::driver::conductor::ipc_publication::{IpcPublication, IpcPublicationCo
 use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, publication_log_path};
 use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel};
 use crate::driver::conductor::session_ids::random_i32;
-use crate::driver::position_counters::{allocate_publisher_limit, allocate_publisher_position};
+use crate::driver::position_counters::{allocate_publisher_limit, allocate_publisher_position, free_counter};
 use crate::logbuffer::descriptor as log;
 use crate::uri::ChannelUri;
 use crate::util::error::{AeronErrorCode, Error, Result};
@@ -123,22 +123,29 @@ impl Conductor {
             }
         };
         let initial_term_id = params.position.map_or_else(random_i32, |p| p.initial_term_id);
-        let pub_pos =
-            allocate_publisher_position(&mut self.counters, registration_id, session_id, stream_id, channel)?;
+        let pub_pos = allocate_publisher_position(
+            &mut self.counters,
+            registration_id,
+            session_id,
+            stream_id,
+            channel,
+            self.now_ms,
+        )?;
         let pub_lmt = match allocate_publisher_limit(
             &mut self.counters,
             registration_id,
             session_id,
             stream_id,
             channel,
+            self.now_ms,
         ) {
             Ok(p) => p,
             Err(e) => {
-                self.counters.free(pub_pos.counter_id());
+                free_counter(&mut self.counters, pub_pos.counter_id(), self.now_ms);
                 return Err(e);
             }
         };
-        self.counters.set_counter_owner_id(pub_lmt.counter_id(), correlated.client_id);
+        self.counters.set_counter_owner_id(pub_lmt.counter_id(), correlated.client_id)?;
         if let Some(start) = params.position {
             let bits = log::position_bits_to_shift(params.term_length);
             let position = log::compute_position(start.term_id, start.term_offset, bits, initial_term_id);
@@ -149,8 +156,8 @@ impl Conductor {
         if let Err(e) =
             self.check_storage(log::compute_log_length(params.term_length, self.ctx.file_page_size))
         {
-            self.counters.free(pub_pos.counter_id());
-            self.counters.free(pub_lmt.counter_id());
+            free_counter(&mut self.counters, pub_pos.counter_id(), self.now_ms);
+            free_counter(&mut self.counters, pub_lmt.counter_id(), self.now_ms);
             return Err(e);
         }
         let identity = LogIdentity { registration_id, session_id, stream_id, initial_term_id };
@@ -163,8 +170,8 @@ impl Conductor {
         ) {
             Ok(log) => log,
             Err(e) => {
-                self.counters.free(pub_pos.counter_id());
-                self.counters.free(pub_lmt.counter_id());
+                free_counter(&mut self.counters, pub_pos.counter_id(), self.now_ms);
+                free_counter(&mut self.counters, pub_lmt.counter_id(), self.now_ms);
                 let _ = std::fs::remove_file(&path);
                 return Err(e.context(format_args!("error creating IPC log {}", path.display())));
             }

@@ -8,7 +8,7 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::client_proxy::CHANNEL_STATUS_INDICATOR_NOT_ALLOCATED;
 use crate::driver::conductor::ipc_publication::{IPC_CHANNEL, IpcPublication};
 use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
-use crate::driver::position_counters::allocate_subscriber_position;
+use crate::driver::position_counters::{allocate_subscriber_position, free_counter};
 use crate::uri::ChannelUri;
 use crate::util::error::{AeronErrorCode, Error, Result};
 
@@ -106,9 +106,10 @@ impl Conductor {
             publication.stream_id(),
             &link.channel,
             join_position,
+            self.now_ms,
         )?;
-        self.counters.set_counter_owner_id(position.counter_id(), link.client_id);
-        self.counters.set_counter_reference_id(position.counter_id(), publication.registration_id());
+        self.counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
+        self.counters.set_counter_reference_id(position.counter_id(), publication.registration_id())?;
         // Release: the client reading the counter id from the response below sees the join
         // position, never the stale value of a reused counter.
         position.set_release(join_position);
@@ -137,7 +138,7 @@ impl Conductor {
                 self.ipc_publications.iter_mut().find(|p| p.registration_id() == *publication_registration_id)
             {
                 if let Some(position) = publication.remove_subscriber(link.registration_id) {
-                    self.counters.free(position.counter_id());
+                    free_counter(&mut self.counters, position.counter_id(), self.now_ms);
                 }
             }
         }

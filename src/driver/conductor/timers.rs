@@ -5,6 +5,7 @@
 
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::driver::conductor::{Conductor, EndOfLifeLog};
+use crate::driver::position_counters::free_counter;
 use crate::driver::system_counters::SystemCounterId;
 
 impl Conductor {
@@ -36,7 +37,7 @@ impl Conductor {
             }
             for link in &client.counter_links {
                 self.proxy.on_unavailable_counter(link.registration_id, link.counter_id);
-                self.counters.free(link.counter_id);
+                free_counter(&mut self.counters, link.counter_id, self.now_ms);
             }
             while let Some(index) =
                 self.ipc_subscriptions.iter().position(|l| l.client_id == client.client_id)
@@ -44,7 +45,7 @@ impl Conductor {
                 let link = self.ipc_subscriptions.swap_remove(index);
                 self.unlink_subscription(&link);
             }
-            self.counters.free(client.heartbeat.counter_id());
+            free_counter(&mut self.counters, client.heartbeat.counter_id(), self.now_ms);
         }
     }
 
@@ -60,7 +61,7 @@ impl Conductor {
                 for link in &mut self.ipc_subscriptions {
                     link.linked_publications.retain(|&id| id != registration_id);
                 }
-                publication.free_counters(&mut self.counters);
+                publication.free_counters(&mut self.counters, self.now_ms);
                 let length = publication.log.buffer().capacity();
                 self.end_of_life.push_back(EndOfLifeLog {
                     path: publication.log_file_name.clone().into(),
@@ -113,7 +114,7 @@ impl Conductor {
     /// Driver shutdown: frees every counter the conductor allocated and deletes every log.
     pub(crate) fn close_all(&mut self) {
         for mut publication in std::mem::take(&mut self.ipc_publications) {
-            publication.free_counters(&mut self.counters);
+            publication.free_counters(&mut self.counters, self.now_ms);
             let length = publication.log.buffer().capacity();
             self.end_of_life.push_back(EndOfLifeLog {
                 path: publication.log_file_name.clone().into(),
@@ -124,9 +125,9 @@ impl Conductor {
         self.ipc_subscriptions.clear();
         for client in std::mem::take(&mut self.clients) {
             for link in &client.counter_links {
-                self.counters.free(link.counter_id);
+                free_counter(&mut self.counters, link.counter_id, self.now_ms);
             }
-            self.counters.free(client.heartbeat.counter_id());
+            free_counter(&mut self.counters, client.heartbeat.counter_id(), self.now_ms);
         }
         let mut attempts = self.end_of_life.len();
         while attempts > 0 && !self.end_of_life.is_empty() {
