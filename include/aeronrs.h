@@ -14,11 +14,58 @@
 /* Structs upstream packs with #pragma pack(4); hand-written, layout asserted by c-tests. */
 
 
+// One producer, one consumer (Agrona `OneToOneRingBuffer`); minimum capacity 16.
+#define AERONRS_RING_BUFFER_ONE_TO_ONE 1
+
+// Many producers, one consumer (Agrona `ManyToOneRingBuffer`, Aeron's to-driver buffer);
+// minimum capacity 8.
+#define AERONRS_RING_BUFFER_MANY_TO_ONE 2
+
+// Bytes that follow the data region; a buffer is `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`.
+#define AERONRS_RING_BUFFER_TRAILER_LENGTH 768
+
+// Not consumed: stop; the message is delivered again by the next read.
+#define AERONRS_RB_ABORT 0
+
+// Consumed: stop after this message.
+#define AERONRS_RB_BREAK 1
+
+// Consumed: hand the space read so far back to producers now, then continue.
+#define AERONRS_RB_COMMIT 2
+
+// Consumed: continue.
+#define AERONRS_RB_CONTINUE 3
+
 #define AERON_API_VERSION_MAJOR 1
 
 #define AERON_API_VERSION_MINOR 48
 
 #define AERON_API_VERSION_PATCH 0
+
+// An open ring buffer. Opaque; created by `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
+// freed by `aeronrs_ring_buffer_close`.
+typedef struct aeronrs_ring_buffer_t aeronrs_ring_buffer_t;
+
+// Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
+typedef int aeronrs_ring_buffer_kind_t;
+
+// Receives one message: `clientd` as given to the read call, the message type id, and the
+// payload (`length` bytes, valid only until the handler returns). Called on the reading
+// thread, synchronously, from inside `aeronrs_ring_buffer_read`.
+typedef void (*aeronrs_ring_buffer_handler_t)(void *clientd,
+                                              int32_t msg_type_id,
+                                              const uint8_t *buffer,
+                                              size_t length);
+
+// What a controlled read handler returns: one of `AERONRS_RB_ABORT` .. `AERONRS_RB_CONTINUE`
+// (the values of Aeron's `aeron_rb_read_action_t`).
+typedef int aeronrs_ring_buffer_action_t;
+
+// As `aeronrs_ring_buffer_handler_t`, returning what to do with the message.
+typedef aeronrs_ring_buffer_action_t (*aeronrs_ring_buffer_controlled_handler_t)(void *clientd,
+                                                                                 int32_t msg_type_id,
+                                                                                 const uint8_t *buffer,
+                                                                                 size_t length);
 
 #ifdef __cplusplus
 extern "C" {
@@ -31,6 +78,166 @@ int aeron_errcode(void);
 // The message of the last failing aeron call on this thread, never NULL. Valid until this
 // thread's next failing call.
 const char *aeron_errmsg(void);
+
+// Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
+// zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power
+// of two (at least 16 one-to-one, 8 many-to-one). Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
+int aeronrs_ring_buffer_create(struct aeronrs_ring_buffer_t **rb,
+                               aeronrs_ring_buffer_kind_t kind,
+                               const char *path,
+                               size_t capacity);
+
+// Maps the existing ring buffer file `path` shared (its length gives the capacity) and
+// stores a new handle in `*rb`. Returns 0, or -1 on error (missing file, bad length).
+//
+// # Safety
+// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
+int aeronrs_ring_buffer_open(struct aeronrs_ring_buffer_t **rb,
+                             aeronrs_ring_buffer_kind_t kind,
+                             const char *path);
+
+// Uses caller memory (`length` = capacity + trailer, 8-byte aligned) as a ring buffer and
+// stores a new handle in `*rb`. The memory is used as it is: zero it for a fresh buffer.
+// It stays owned by the caller and must outlive the handle. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be valid for a pointer write; `memory` valid for reads and writes of `length`
+// bytes until `aeronrs_ring_buffer_close`, and touched by others only through ring buffer
+// operations.
+int aeronrs_ring_buffer_wrap(struct aeronrs_ring_buffer_t **rb,
+                             aeronrs_ring_buffer_kind_t kind,
+                             void *memory,
+                             size_t length);
+
+// Frees the handle (unmapping a file it mapped; caller memory is left alone). NULL is
+// accepted. Returns 0.
+//
+// # Safety
+// `rb` must be NULL or an open handle, not used by any thread afterwards.
+int aeronrs_ring_buffer_close(struct aeronrs_ring_buffer_t *rb);
+
+// Copies `length` bytes at `msg` in as one message of `msg_type_id` (>= 1).
+// Returns 1 when written, 0 when the buffer is full (try again later), -1 on error
+// (NULL argument, bad type id, `length` > max_msg_length).
+//
+// # Safety
+// `rb` an open handle; `msg` valid for `length` bytes (may be NULL when `length` is 0).
+int aeronrs_ring_buffer_write(struct aeronrs_ring_buffer_t *rb,
+                              int32_t msg_type_id,
+                              const void *msg,
+                              size_t length);
+
+// Claims room for a `length`-byte message of `msg_type_id` to be written in place. On
+// success stores the claim's index in `*index` and, if `payload` is not NULL, a pointer to
+// the `length` bytes to fill in `*payload`; then call `aeronrs_ring_buffer_commit` or
+// `_abort` with the index (the consumer waits at the claim until then).
+// Returns 1 when claimed, 0 when full, -1 on error.
+//
+// # Safety
+// `rb` an open handle; `index` valid for a write; `payload` NULL or valid for a write.
+int aeronrs_ring_buffer_try_claim(struct aeronrs_ring_buffer_t *rb,
+                                  int32_t msg_type_id,
+                                  size_t length,
+                                  size_t *index,
+                                  uint8_t **payload);
+
+// Publishes the claim at `index`. Returns 0, or -1 if `index` is not an outstanding claim
+// (never claimed, already committed or aborted).
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_commit(struct aeronrs_ring_buffer_t *rb, size_t index);
+
+// Turns the claim at `index` into padding the consumer skips. Returns 0, or -1 as commit.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_abort(struct aeronrs_ring_buffer_t *rb, size_t index);
+
+// Delivers up to `message_count_limit` messages to `handler` (consumer thread only).
+// Returns the number delivered, or -1 on error (NULL argument, corrupt buffer, or a read
+// from inside a handler).
+//
+// # Safety
+// `rb` an open handle; `handler` a function safe to call with `clientd`.
+int aeronrs_ring_buffer_read(struct aeronrs_ring_buffer_t *rb,
+                             aeronrs_ring_buffer_handler_t handler,
+                             void *clientd,
+                             size_t message_count_limit);
+
+// As `aeronrs_ring_buffer_read`, with `handler` returning an `AERONRS_RB_*` action per
+// message. Returns the number of messages consumed, or -1 on error; a handler returning
+// anything else is an error (EINVAL), and that message is left unconsumed as with ABORT.
+//
+// # Safety
+// `rb` an open handle; `handler` a function safe to call with `clientd`.
+int aeronrs_ring_buffer_controlled_read(struct aeronrs_ring_buffer_t *rb,
+                                        aeronrs_ring_buffer_controlled_handler_t handler,
+                                        void *clientd,
+                                        size_t message_count_limit);
+
+// Bytes ever claimed by producers (tail position), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_producer_position(struct aeronrs_ring_buffer_t *rb);
+
+// Bytes ever consumed (head position), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_consumer_position(struct aeronrs_ring_buffer_t *rb);
+
+// Bytes claimed but not yet consumed, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_size(struct aeronrs_ring_buffer_t *rb);
+
+// Data capacity in bytes, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_capacity(struct aeronrs_ring_buffer_t *rb);
+
+// Largest message payload accepted, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_max_msg_length(struct aeronrs_ring_buffer_t *rb);
+
+// Takes the next id from the buffer's correlation counter (shared by every process using
+// the buffer), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_next_correlation_id(struct aeronrs_ring_buffer_t *rb);
+
+// Stores the consumer's last heartbeat (epoch ms; 0 = never, -1 = closed cleanly by an
+// Aeron driver) in `*time_ms`. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` an open handle; `time_ms` valid for a write.
+int aeronrs_ring_buffer_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb, int64_t *time_ms);
+
+// Records a consumer heartbeat (epoch ms); consumer thread only. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_set_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb,
+                                                    int64_t time_ms);
+
+// Consumer thread only: frees the head of a many-to-one buffer from a producer that died
+// between claim and commit (call only after the head has not moved for longer than any
+// live producer could take; Aeron's driver waits 10 s). Returns 1 when something was
+// unblocked, 0 when not (always 0 for one-to-one), -1 on error.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_unblock(struct aeronrs_ring_buffer_t *rb);
 
 // Full version string of the library.
 const char *aeron_version_full(void);

@@ -23,6 +23,16 @@ cargo test --profile ci --all-targets
 step "C tests (CTest, shared and static library)"
 bash scripts/c-tests.sh
 
+if cargo +nightly fuzz --version >/dev/null 2>&1; then
+  step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-15} s"
+  bash scripts/fuzz.sh
+elif [ "${CI:-}" = "true" ]; then
+  echo "cargo-fuzz with a nightly toolchain is required in CI" >&2
+  exit 1
+else
+  step "fuzz: skipped (cargo +nightly fuzz is not installed; see scripts/fuzz.sh)"
+fi
+
 if [ -x scripts/miri.sh ] && cargo +nightly miri --version >/dev/null 2>&1; then
   step "miri (single-threaded concurrent/ tests)"
   bash scripts/miri.sh

@@ -23,7 +23,9 @@ struct CacheLineBlock([u8; 64]);
 
 /// What keeps the memory alive.
 enum Owner {
-    Heap(#[allow(dead_code)] Box<[CacheLineBlock]>),
+    /// A `Vec`, not a `Box`: moving a `Box` asserts unique access to its allocation, which
+    /// would invalidate `ptr` (Miri: Stacked Borrows); moving a `Vec` does not.
+    Heap(#[allow(dead_code)] Vec<CacheLineBlock>),
     Mapped(#[allow(dead_code)] memmap2::MmapMut),
 }
 
@@ -53,8 +55,8 @@ impl AtomicBuffer {
     /// A zeroed heap buffer of `len` bytes, aligned to 64 bytes.
     pub fn alloc(len: usize) -> Self {
         let blocks = len.div_ceil(64).max(1);
-        let mut storage = vec![CacheLineBlock([0; 64]); blocks].into_boxed_slice();
-        let ptr = NonNull::new(storage.as_mut_ptr().cast::<u8>()).expect("Box pointer is non-null");
+        let mut storage = vec![CacheLineBlock([0; 64]); blocks];
+        let ptr = NonNull::new(storage.as_mut_ptr().cast::<u8>()).expect("Vec pointer is non-null");
         Self { ptr, len, owner: Some(Arc::new(Owner::Heap(storage))) }
     }
 
@@ -110,17 +112,26 @@ impl AtomicBuffer {
         }
     }
 
+    /// Start of `[index, index + length)` after checking it lies in the buffer. The panics
+    /// live in cold functions so the hot path is two compares and no argument spills.
+    #[inline]
+    #[track_caller]
+    fn checked_range(&self, index: usize, length: usize) -> *mut u8 {
+        if index > self.len || length > self.len - index {
+            out_of_bounds(index, length, self.len);
+        }
+        // SAFETY: index + length <= len, so the pointer stays within the allocation.
+        unsafe { self.ptr.as_ptr().add(index) }
+    }
+
     #[inline]
     #[track_caller]
     fn checked_ptr(&self, index: usize, size: usize) -> *mut u8 {
-        assert!(
-            index <= self.len && size <= self.len - index,
-            "AtomicBuffer index {index} + {size} out of bounds (capacity {})",
-            self.len
-        );
-        // SAFETY: index + size <= len, so the pointer stays within the allocation.
-        let p = unsafe { self.ptr.as_ptr().add(index) };
-        assert!((p as usize) % size == 0 || size == 1, "AtomicBuffer index {index} not aligned to {size}");
+        let p = self.checked_range(index, size);
+        // Sizes are 1, 2, 4 or 8, so the mask tests alignment to `size`.
+        if (p as usize) & (size - 1) != 0 {
+            misaligned(index, size);
+        }
         p
     }
 
@@ -155,6 +166,47 @@ impl AtomicBuffer {
         let p = self.checked_ptr(index, 1);
         // SAFETY: in bounds (checked); a byte is always aligned; lives as long as &self.
         unsafe { AtomicU8::from_ptr(p) }
+    }
+
+    /// The i64 word at `index` itself, checked once, for hot paths that perform several
+    /// operations on the same word (each call site names its ordering).
+    #[inline]
+    #[track_caller]
+    pub fn atomic_i64(&self, index: usize) -> &AtomicI64 {
+        self.i64_at(index)
+    }
+
+    /// The i32 word at `index` itself, checked once; see [`AtomicBuffer::atomic_i64`].
+    #[inline]
+    #[track_caller]
+    pub fn atomic_i32(&self, index: usize) -> &AtomicI32 {
+        self.i32_at(index)
+    }
+
+    /// `count` consecutive i32 words from `index`, checked once, for hot paths that touch
+    /// several words of one region (indexing the slice is then a register compare).
+    #[inline]
+    #[track_caller]
+    pub fn atomic_i32_slice(&self, index: usize, count: usize) -> &[AtomicI32] {
+        let p = self.checked_range(index, count.saturating_mul(4));
+        if (p as usize) & 3 != 0 {
+            misaligned(index, 4);
+        }
+        // SAFETY: [index, index + 4 * count) is in bounds and 4-aligned (checked); the memory
+        // lives as long as &self and is only accessed atomically through these references.
+        unsafe { std::slice::from_raw_parts(p.cast::<AtomicI32>(), count) }
+    }
+
+    /// `count` consecutive i64 words from `index`; see [`AtomicBuffer::atomic_i32_slice`].
+    #[inline]
+    #[track_caller]
+    pub fn atomic_i64_slice(&self, index: usize, count: usize) -> &[AtomicI64] {
+        let p = self.checked_range(index, count.saturating_mul(8));
+        if (p as usize) & 7 != 0 {
+            misaligned(index, 8);
+        }
+        // SAFETY: as for atomic_i32_slice, with 8-byte words.
+        unsafe { std::slice::from_raw_parts(p.cast::<AtomicI64>(), count) }
     }
 
     // ---- i64 ----
@@ -309,8 +361,7 @@ impl AtomicBuffer {
         if src.is_empty() {
             return;
         }
-        assert!(index <= self.len && src.len() <= self.len - index, "put_bytes out of bounds");
-        let dst = self.checked_ptr(index, 1);
+        let dst = self.checked_range(index, src.len());
         // SAFETY: [index, index + src.len()) is in bounds (checked); src is a distinct
         // Rust slice so the ranges cannot overlap; the range is not concurrently read
         // until a release store publishes it (protocol invariant).
@@ -325,8 +376,7 @@ impl AtomicBuffer {
         if dst.is_empty() {
             return;
         }
-        assert!(index <= self.len && dst.len() <= self.len - index, "get_bytes out of bounds");
-        let src = self.checked_ptr(index, 1);
+        let src = self.checked_range(index, dst.len());
         // SAFETY: in bounds (checked); dst is an exclusive Rust slice, so no overlap.
         unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
     }
@@ -339,10 +389,8 @@ impl AtomicBuffer {
         if length == 0 {
             return;
         }
-        assert!(index <= self.len && length <= self.len - index, "put_buffer destination out of bounds");
-        assert!(src_index <= src.len && length <= src.len - src_index, "put_buffer source out of bounds");
-        let dst = self.checked_ptr(index, 1);
-        let s = src.checked_ptr(src_index, 1);
+        let dst = self.checked_range(index, length);
+        let s = src.checked_range(src_index, length);
         // SAFETY: both ranges are in bounds of live buffers (checked); `copy` tolerates
         // overlap; publication of the range follows by a release store (protocol).
         unsafe { std::ptr::copy(s, dst, length) }
@@ -355,8 +403,7 @@ impl AtomicBuffer {
         if length == 0 {
             return;
         }
-        assert!(index <= self.len && length <= self.len - index, "set_memory out of bounds");
-        let dst = self.checked_ptr(index, 1);
+        let dst = self.checked_range(index, length);
         // SAFETY: in bounds (checked); the range is owned by the caller under the protocol
         // (consumed space, a claimed record, or a term being cleaned).
         unsafe { std::ptr::write_bytes(dst, value, length) }
@@ -374,8 +421,7 @@ impl AtomicBuffer {
         if length == 0 {
             return &[];
         }
-        assert!(index <= self.len && length <= self.len - index, "published_slice out of bounds");
-        let p = self.checked_ptr(index, 1);
+        let p = self.checked_range(index, length);
         // SAFETY: in bounds of memory alive for &self; no writer touches a published range
         // while it is being read (protocol invariant stated above).
         unsafe { std::slice::from_raw_parts(p, length) }
@@ -390,12 +436,25 @@ impl AtomicBuffer {
         if length == 0 {
             return &mut [];
         }
-        assert!(index <= self.len && length <= self.len - index, "claimed_slice_mut out of bounds");
-        let p = self.checked_ptr(index, 1);
+        let p = self.checked_range(index, length);
         // SAFETY: in bounds; the caller holds the claim on this range, so no one else reads
         // or writes it until the caller publishes it with a release store.
         unsafe { std::slice::from_raw_parts_mut(p, length) }
     }
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn out_of_bounds(index: usize, size: usize, capacity: usize) -> ! {
+    panic!("AtomicBuffer index {index} + {size} out of bounds (capacity {capacity})")
+}
+
+#[cold]
+#[inline(never)]
+#[track_caller]
+fn misaligned(index: usize, size: usize) -> ! {
+    panic!("AtomicBuffer index {index} not aligned to {size}")
 }
 
 #[cfg(test)]
@@ -467,6 +526,40 @@ mod tests {
     #[should_panic(expected = "not aligned")]
     fn misaligned_word_access_panics_instead_of_ub() {
         AtomicBuffer::alloc(16).get_i64(4);
+    }
+
+    #[test]
+    fn word_references_and_slices_share_the_memory() {
+        let b = AtomicBuffer::alloc(64);
+        b.atomic_i64(8).store(-2, Ordering::Release);
+        assert_eq!(b.get_i64(8), -2);
+        b.atomic_i32(20).store(9, Ordering::Relaxed);
+        let words = b.atomic_i32_slice(16, 4);
+        assert_eq!(words.len(), 4);
+        assert_eq!(words[1].load(Ordering::Acquire), 9);
+        words[3].store(5, Ordering::Relaxed);
+        assert_eq!(b.get_i32(28), 5);
+        let longs = b.atomic_i64_slice(0, 8);
+        assert_eq!(longs[1].load(Ordering::Relaxed), -2);
+        assert!(b.atomic_i32_slice(64, 0).is_empty());
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn word_slice_past_the_end_panics() {
+        AtomicBuffer::alloc(64).atomic_i64_slice(8, 8);
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn word_slice_count_overflow_panics() {
+        AtomicBuffer::alloc(64).atomic_i32_slice(0, usize::MAX / 2);
+    }
+
+    #[test]
+    #[should_panic(expected = "not aligned")]
+    fn misaligned_word_slice_panics() {
+        AtomicBuffer::alloc(64).atomic_i32_slice(2, 1);
     }
 
     #[test]

@@ -69,6 +69,10 @@ impl UriStringBuilder {
         if let Some(value) = value.filter(|v| v.contains(['?', '|', '='])) {
             return Err(Error::invalid_argument(format!("value '{value}' cannot contain '?', '|' or '='")));
         }
+        // The prefix ends at the first ':' when a URI is parsed back, so it cannot hold one.
+        if let (PREFIX_KEY, Some(prefix)) = (key, value.filter(|v| v.contains(':'))) {
+            return Err(Error::invalid_argument(format!("prefix '{prefix}' cannot contain ':'")));
+        }
         let value = value.map(str::to_string);
         match key {
             PREFIX_KEY => self.prefix = value,
@@ -164,6 +168,16 @@ mod tests {
         assert_eq!(builder.get("gtag"), Some("-5"));
         assert_eq!(builder.get(MEDIA_KEY), Some("udp"));
         assert_eq!(builder.get("mtu"), None);
+    }
+
+    #[test]
+    fn prefix_with_colon_is_rejected_so_built_uris_parse_back() {
+        assert!(UriStringBuilder::parse("aeron:udp?__prefix=a:b").is_err());
+        let mut builder = UriStringBuilder::parse("aeron:ipc").unwrap();
+        assert!(builder.put(PREFIX_KEY, Some("x:y")).is_err());
+        builder.put(PREFIX_KEY, Some("aeron-spy")).unwrap();
+        let built = builder.build().unwrap();
+        assert_eq!(UriStringBuilder::parse(&built).unwrap().build().unwrap(), built);
     }
 
     #[test]

@@ -1,0 +1,413 @@
+//! Many-to-one (MPSC) ring buffer, byte-identical to Agrona's `ManyToOneRingBuffer`: the
+//! to-driver command buffer in `cnc.dat`. Producers in any thread or process claim space
+//! with a CAS on the tail; one consumer reads, zeroing what it consumed.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+
+use super::descriptor::{
+    ALIGNMENT, HEADER_LENGTH, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, encoded_msg_offset,
+};
+use super::descriptor::{length_offset, type_offset};
+use super::ring::{Header, Ring, Words};
+use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
+use crate::concurrent::AtomicBuffer;
+use crate::util::bits::align;
+use crate::util::error::Result;
+
+/// Many producers, one consumer. See [`RingBuffer`] for the operations.
+///
+/// A claim that must wrap but finds no room at the start of the buffer follows Java: the
+/// tail still advances over a padding record to the end and the claim reports "full" (C
+/// gives up without moving the tail). Either is valid for every consumer.
+pub struct ManyToOneRingBuffer {
+    ring: Ring,
+}
+
+impl std::fmt::Debug for ManyToOneRingBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ManyToOneRingBuffer").field("capacity", &self.ring.layout.capacity).finish()
+    }
+}
+
+impl ManyToOneRingBuffer {
+    /// Wraps `buffer` (data capacity, a power of two >= 8, plus the 768-byte trailer). The
+    /// contents are used as they are: a fresh buffer must be zeroed.
+    pub fn new(buffer: AtomicBuffer) -> Result<Self> {
+        Ok(Self { ring: Ring::new(buffer, MANY_TO_ONE_MIN_CAPACITY)? })
+    }
+
+    /// A zeroed heap buffer with data `capacity`.
+    pub fn with_capacity(capacity: usize) -> Result<Self> {
+        let length = super::descriptor::total_length(capacity, MANY_TO_ONE_MIN_CAPACITY)?;
+        Self::new(AtomicBuffer::alloc(length))
+    }
+
+    /// Creates (truncating) a file at `path` for data `capacity` and maps it shared.
+    pub fn create_mapped(path: &Path, capacity: usize) -> Result<Self> {
+        Self::new(create_mapped_buffer(path, capacity, MANY_TO_ONE_MIN_CAPACITY)?)
+    }
+
+    /// Maps an existing ring buffer file shared (its length gives the capacity).
+    pub fn open_mapped(path: &Path) -> Result<Self> {
+        Self::new(map_existing_buffer(path)?)
+    }
+
+    /// Claims `required` (aligned) bytes; the record index, or `None` when full.
+    #[inline]
+    fn claim_capacity(&self, words: &Words<'_>, required: usize) -> Option<usize> {
+        let layout = &self.ring.layout;
+        let capacity = layout.capacity as i64;
+        let required_len = required as i64;
+        let tail_position = words.tail();
+        let head_cache_position = words.head_cache();
+        // Acquire: pairs with the release store of the head cache, which producers make
+        // only after acquiring head; so the space the consumer zeroed reads zero to us.
+        let mut head = head_cache_position.load(Ordering::Acquire);
+        let (tail_index, padding, write_index) = loop {
+            // Acquire (Java volatile); the CAS below is what actually validates the tail.
+            let tail = tail_position.load(Ordering::Acquire);
+            if required_len > capacity - (tail - head) {
+                // Acquire: pairs with the consumer's release of head after zeroing.
+                head = words.head().load(Ordering::Acquire);
+                if required_len > capacity - (tail - head) {
+                    return None;
+                }
+                // Release: see the acquire of the head cache above.
+                head_cache_position.store(head, Ordering::Release);
+            }
+            let mut new_tail = tail + required_len;
+            let tail_index = layout.index_of(tail);
+            let to_end = layout.capacity - tail_index;
+            let mut padding = 0;
+            let mut write_index = Some(tail_index);
+            if required > to_end {
+                // The record goes at index 0 after padding out the end; it needs room there.
+                write_index = Some(0);
+                let mut head_index = layout.index_of(head);
+                if required > head_index {
+                    head = words.head().load(Ordering::Acquire);
+                    head_index = layout.index_of(head);
+                    if required > head_index {
+                        // Java: claim only the padding to the end and report full.
+                        write_index = None;
+                        new_tail = tail;
+                    }
+                    head_cache_position.store(head, Ordering::Release);
+                }
+                padding = to_end;
+                new_tail += padding as i64;
+            }
+            // SeqCst CAS: the one point where producers agree who owns [tail, new_tail).
+            if tail_position.compare_exchange(tail, new_tail, Ordering::SeqCst, Ordering::SeqCst).is_ok() {
+                break (tail_index, padding, write_index);
+            }
+        };
+        if padding != 0 {
+            words.write_padding(tail_index, padding);
+        }
+        write_index
+    }
+
+    /// Claims a record for a `length`-byte payload after validating the message.
+    #[inline]
+    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize, Header<'_>)>> {
+        self.ring.layout.check_message(msg_type_id, length)?;
+        let record_length = length + HEADER_LENGTH;
+        let words = self.ring.words();
+        let Some(record_index) = self.claim_capacity(&words, align(record_length, ALIGNMENT)) else {
+            return Ok(None);
+        };
+        let header = words.header(record_index);
+        header.begin(record_length, msg_type_id);
+        Ok(Some((record_index, record_length, header)))
+    }
+}
+
+impl RingBuffer for ManyToOneRingBuffer {
+    #[inline]
+    fn capacity(&self) -> usize {
+        self.ring.layout.capacity
+    }
+
+    #[inline]
+    fn max_msg_length(&self) -> usize {
+        self.ring.layout.max_msg_length
+    }
+
+    #[inline]
+    fn write(&self, msg_type_id: i32, payload: &[u8]) -> Result<bool> {
+        match self.claim(msg_type_id, payload.len())? {
+            Some((record_index, record_length, header)) => {
+                self.ring.complete_record(header, record_index, record_length, payload);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    #[inline]
+    fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
+        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| encoded_msg_offset(record_index)))
+    }
+
+    fn commit(&self, index: usize) -> Result<()> {
+        self.ring.commit(index)
+    }
+
+    fn abort(&self, index: usize) -> Result<()> {
+        self.ring.abort(index)
+    }
+
+    #[inline]
+    fn read(&self, handler: impl FnMut(i32, &[u8]), message_count_limit: usize) -> Result<usize> {
+        self.ring.read::<true>(handler, message_count_limit)
+    }
+
+    #[inline]
+    fn controlled_read(
+        &self,
+        handler: impl FnMut(i32, &[u8]) -> ControlledReadAction,
+        message_count_limit: usize,
+    ) -> Result<usize> {
+        self.ring.controlled_read::<true>(handler, message_count_limit)
+    }
+
+    fn producer_position(&self) -> i64 {
+        self.ring.producer_position()
+    }
+
+    fn consumer_position(&self) -> i64 {
+        self.ring.consumer_position()
+    }
+
+    fn size(&self) -> usize {
+        self.ring.size()
+    }
+
+    fn next_correlation_id(&self) -> i64 {
+        self.ring.next_correlation_id()
+    }
+
+    fn consumer_heartbeat_time(&self) -> i64 {
+        self.ring.consumer_heartbeat_time()
+    }
+
+    fn set_consumer_heartbeat_time(&self, time_ms: i64) {
+        self.ring.set_consumer_heartbeat_time(time_ms)
+    }
+
+    /// Agrona `unblock` (spec §6). Only the consumer may call this, and only once it is sure
+    /// the producer at the head is gone (the driver waits for the client liveness timeout):
+    /// a live producer's claim would be destroyed.
+    fn unblock(&self) -> bool {
+        let buffer = &self.ring.buffer;
+        let layout = &self.ring.layout;
+        let head = buffer.get_i64_acquire(layout.head_position_index);
+        let tail = buffer.get_i64_acquire(layout.tail_position_index);
+        if head == tail {
+            return false;
+        }
+        let consumer_index = layout.index_of(head);
+        let producer_index = layout.index_of(tail);
+        let length = buffer.get_i32_acquire(length_offset(consumer_index));
+        if length < 0 {
+            // Claimed, never committed: the claim becomes padding.
+            buffer.put_i32(type_offset(consumer_index), PADDING_MSG_TYPE_ID);
+            buffer.put_i32_release(length_offset(consumer_index), -length);
+            return true;
+        }
+        if length > 0 {
+            return false;
+        }
+        // Zero: the tail CAS succeeded but the header was never written. Find the next
+        // record header; everything before it belongs to the dead claim.
+        let limit = if producer_index > consumer_index { producer_index } else { layout.capacity };
+        let mut i = consumer_index + ALIGNMENT;
+        // Java checks the first slot before the limit (do/while); the slot at `capacity` is
+        // the trailer's zero padding, so reading it is harmless.
+        loop {
+            if buffer.get_i32_acquire(length_offset(i)) != 0 {
+                if self.still_zeroed(i, consumer_index) {
+                    buffer.put_i32(type_offset(consumer_index), PADDING_MSG_TYPE_ID);
+                    buffer.put_i32_release(length_offset(consumer_index), (i - consumer_index) as i32);
+                    return true;
+                }
+                return false;
+            }
+            i += ALIGNMENT;
+            if i >= limit {
+                return false;
+            }
+        }
+    }
+
+    fn buffer(&self) -> &AtomicBuffer {
+        &self.ring.buffer
+    }
+}
+
+impl ManyToOneRingBuffer {
+    /// Whether every header slot in `[from_index, found)` still reads zero, i.e. no producer
+    /// started a record there while unblock was scanning.
+    fn still_zeroed(&self, found: usize, from_index: usize) -> bool {
+        let mut i = found;
+        while i > from_index {
+            i -= ALIGNMENT;
+            if self.ring.buffer.get_i32_acquire(length_offset(i)) != 0 {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::descriptor::{HEAD_POSITION_OFFSET, TAIL_POSITION_OFFSET, TRAILER_LENGTH};
+    use super::super::tests::{CAPACITY, drain, set_positions};
+    use super::*;
+
+    fn rb() -> ManyToOneRingBuffer {
+        ManyToOneRingBuffer::with_capacity(CAPACITY).unwrap()
+    }
+
+    /// A producer that died after its tail CAS, before writing any header.
+    fn claim_without_header(rb: &ManyToOneRingBuffer, bytes: i64) {
+        let tail = rb.producer_position();
+        assert!(rb.buffer().compare_and_set_i64(CAPACITY + TAIL_POSITION_OFFSET, tail, tail + bytes));
+    }
+
+    #[test]
+    fn consumed_space_is_zeroed() {
+        let rb = rb();
+        assert!(rb.write(3, &[0xFF; 100]).unwrap());
+        drain(&rb, usize::MAX);
+        assert!(rb.buffer().published_slice(0, CAPACITY).iter().all(|&b| b == 0));
+        assert_eq!(rb.buffer().get_i64(CAPACITY + HEAD_POSITION_OFFSET), 112);
+    }
+
+    #[test]
+    fn unblock_nothing_to_do() {
+        let rb = rb();
+        assert!(!rb.unblock(), "empty");
+        assert!(rb.write(1, b"fine").unwrap());
+        assert!(!rb.unblock(), "positive length at head");
+        assert_eq!(drain(&rb, usize::MAX).0, 1);
+        assert!(!rb.unblock(), "consumed");
+    }
+
+    #[test]
+    fn unblock_turns_negative_length_into_padding() {
+        let rb = rb();
+        let index = rb.try_claim(5, 20).unwrap().unwrap();
+        assert!(rb.write(6, b"behind").unwrap());
+        assert_eq!(drain(&rb, usize::MAX).0, 0);
+        assert!(rb.unblock());
+        assert_eq!(rb.buffer().get_i32(0), 28);
+        assert_eq!(rb.buffer().get_i32(4), PADDING_MSG_TYPE_ID);
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(6, b"behind".to_vec())]);
+        assert!(rb.commit(index).is_err(), "the dead claim is gone");
+    }
+
+    #[test]
+    fn unblock_zero_length_gap_pads_to_next_record() {
+        let rb = rb();
+        claim_without_header(&rb, 32);
+        assert!(rb.write(7, b"next").unwrap());
+        assert_eq!(rb.buffer().get_i32(32), 12);
+        assert_eq!(drain(&rb, usize::MAX).0, 0);
+        assert!(rb.unblock());
+        assert_eq!(rb.buffer().get_i32(0), 32);
+        assert_eq!(rb.buffer().get_i32(4), PADDING_MSG_TYPE_ID);
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(7, b"next".to_vec())]);
+        assert_eq!(rb.consumer_position(), 48);
+    }
+
+    #[test]
+    fn unblock_zero_length_gap_with_nothing_after_waits() {
+        let rb = rb();
+        claim_without_header(&rb, 64);
+        assert!(!rb.unblock(), "no later record yet: the dead claim's length is unknown");
+        // A later producer that has only claimed (negative length) still marks the end.
+        let index = rb.try_claim(2, 8).unwrap().unwrap();
+        assert_eq!(index, 64 + 8);
+        assert!(rb.unblock());
+        assert_eq!(rb.buffer().get_i32(0), 64);
+        rb.commit(index).unwrap();
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(2, vec![0; 8])]);
+    }
+
+    #[test]
+    fn unblock_scan_stops_at_end_of_buffer_when_wrapped() {
+        let rb = rb();
+        // Head near the end, tail wrapped past it: the scan limit is the capacity.
+        set_positions(&rb, 960, 960);
+        claim_without_header(&rb, 32);
+        assert!(rb.write(3, &[9; 16]).unwrap());
+        assert_eq!(rb.buffer().get_i32(992), 24);
+        // A second record must wrap, so the tail index (48) ends up below the head index
+        // (960): the scan must run to the capacity, not to the tail index.
+        assert!(rb.write(4, &[8; 40]).unwrap());
+        assert!(rb.producer_position() > 1024);
+        assert!(rb.unblock());
+        assert_eq!((rb.buffer().get_i32(960), rb.buffer().get_i32(964)), (32, PADDING_MSG_TYPE_ID));
+        let (n, got) = drain(&rb, usize::MAX);
+        assert_eq!((n, got[0].0), (1, 3));
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(4, vec![8; 40])]);
+    }
+
+    #[test]
+    fn unblock_gap_at_last_slot_reads_trailer_padding() {
+        let rb = rb();
+        set_positions(&rb, 1016, 1016);
+        claim_without_header(&rb, 8);
+        assert!(!rb.unblock(), "the slot after is the trailer's zero padding");
+        assert_eq!(rb.buffer().capacity(), CAPACITY + TRAILER_LENGTH);
+    }
+
+    #[test]
+    fn scan_back_sees_a_header_written_during_the_scan() {
+        let rb = rb();
+        rb.buffer().put_i32(16, -8);
+        assert!(!rb.still_zeroed(32, 0));
+        assert!(rb.still_zeroed(16, 0));
+        assert!(rb.still_zeroed(8, 0));
+    }
+
+    #[test]
+    fn many_producer_threads_each_stay_in_order() {
+        let rb = std::sync::Arc::new(ManyToOneRingBuffer::with_capacity(256).unwrap());
+        let per_producer: u32 = if cfg!(miri) { 20 } else { 2000 };
+        let producers: Vec<_> = (1..=2)
+            .map(|id: i32| {
+                let rb = rb.clone();
+                std::thread::spawn(move || {
+                    for seq in 0..per_producer {
+                        while !rb.write(id, &seq.to_le_bytes()).unwrap() {
+                            std::thread::yield_now();
+                        }
+                    }
+                })
+            })
+            .collect();
+        let mut next = [0u32; 3];
+        while next[1] < per_producer || next[2] < per_producer {
+            let n = rb
+                .read(
+                    |id, p| {
+                        let seq = u32::from_le_bytes(p.try_into().unwrap());
+                        assert_eq!(seq, next[id as usize]);
+                        next[id as usize] += 1;
+                    },
+                    usize::MAX,
+                )
+                .unwrap();
+            if n == 0 {
+                std::thread::yield_now();
+            }
+        }
+        producers.into_iter().for_each(|p| p.join().unwrap());
+        assert_eq!(rb.size(), 0);
+    }
+}

@@ -1,0 +1,362 @@
+//! What both ring buffers share: the validated layout over the buffer, the single-consumer
+//! read loops, commit/abort of claims, and the trailer words (positions, correlation
+//! counter, consumer heartbeat).
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering, fence};
+
+use crossbeam_utils::CachePadded;
+
+use super::ControlledReadAction;
+use super::descriptor::{
+    ALIGNMENT, HEAD_CACHE_POSITION_OFFSET, HEAD_POSITION_OFFSET, HEADER_LENGTH, Layout, PADDING_MSG_TYPE_ID,
+    TAIL_POSITION_OFFSET, TRAILER_LENGTH, encoded_msg_offset, length_offset, type_offset,
+};
+use crate::concurrent::AtomicBuffer;
+use crate::util::bits::align;
+use crate::util::error::{Error, Result};
+
+pub(crate) struct Ring {
+    pub buffer: AtomicBuffer,
+    pub layout: Layout,
+    /// Set while a read is in progress on this handle, so a handler that calls `read`
+    /// again gets an error instead of a second consumer zeroing the bytes it is looking at.
+    /// Only the consumer thread touches it, so relaxed accesses suffice. On its own cache
+    /// line: the consumer writes it on every read, producers read the fields above on every
+    /// write, and sharing a line would bounce it between them.
+    reading: CachePadded<AtomicBool>,
+}
+
+/// Bytes consumed by a read in progress. Dropping it releases them to producers, also when
+/// a handler panics (Java releases them in `finally`).
+struct Consumed<'a, const ZERO: bool> {
+    ring: &'a Ring,
+    words: Words<'a>,
+    head: i64,
+    head_index: usize,
+    bytes_read: usize,
+}
+
+impl<const ZERO: bool> Consumed<'_, ZERO> {
+    /// Releases what has been read so far and continues from there.
+    #[inline]
+    fn release(&mut self) {
+        if self.bytes_read > 0 {
+            let ring = self.ring;
+            if ZERO {
+                // Many-to-one producers rely on free space reading as zero (unblock's scan
+                // and their record headers); the range is ours until head moves past it.
+                ring.buffer.set_memory(self.head_index, self.bytes_read, 0);
+            }
+            self.head += self.bytes_read as i64;
+            self.head_index += self.bytes_read;
+            self.bytes_read = 0;
+            // Release: the zeroing above (and our reads of the records) happen before a
+            // producer that acquires this head reuses the space.
+            self.words.head().store(self.head, Ordering::Release);
+        }
+    }
+}
+
+impl<const ZERO: bool> Drop for Consumed<'_, ZERO> {
+    fn drop(&mut self) {
+        self.release();
+        self.ring.reading.store(false, Ordering::Relaxed);
+    }
+}
+
+impl Ring {
+    pub fn new(buffer: AtomicBuffer, min_capacity: usize) -> Result<Self> {
+        let layout = Layout::new(&buffer, min_capacity)?;
+        Ok(Self { buffer, layout, reading: CachePadded::new(AtomicBool::new(false)) })
+    }
+
+    #[inline]
+    fn begin_read<const ZERO: bool>(&self) -> Result<Consumed<'_, ZERO>> {
+        if self.reading.load(Ordering::Relaxed) {
+            return Err(Error::illegal_state("ring buffer read called from inside a read handler"));
+        }
+        self.reading.store(true, Ordering::Relaxed);
+        let words = self.words();
+        // Relaxed: only the consumer writes head, and we are the consumer.
+        let head = words.head().load(Ordering::Relaxed);
+        Ok(Consumed { ring: self, words, head, head_index: self.layout.index_of(head), bytes_read: 0 })
+    }
+
+    /// The data region and trailer as atomic words, bounds-checked once per operation.
+    #[inline]
+    pub fn words(&self) -> Words<'_> {
+        Words {
+            data: self.buffer.atomic_i32_slice(0, self.layout.capacity / 4),
+            trailer: self.buffer.atomic_i64_slice(self.layout.capacity, TRAILER_WORDS),
+        }
+    }
+
+    /// The next complete record at `record_index` as `(length, aligned length)`, `None` when
+    /// the producer has not published one yet, `Err` when its length cannot be right.
+    #[inline]
+    fn next_record(&self, words: &Words<'_>, record_index: usize) -> Result<Option<(usize, usize)>> {
+        // Acquire: pairs with the producer's release store of the positive length, making
+        // the type and payload written before it visible.
+        let length = words.header(record_index).length.load(Ordering::Acquire);
+        if length <= 0 {
+            return Ok(None);
+        }
+        let length = length as usize;
+        if length < HEADER_LENGTH || length > self.layout.capacity - record_index {
+            return Err(self.corrupt(length, record_index));
+        }
+        Ok(Some((length, align(length, ALIGNMENT))))
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn corrupt(&self, length: usize, record_index: usize) -> Error {
+        Error::illegal_state(format!(
+            "ring buffer corrupt: record length {length} at index {record_index} (capacity {})",
+            self.layout.capacity
+        ))
+    }
+
+    /// Agrona `read`; `ZERO` says whether consumed space is zeroed (many-to-one).
+    #[inline]
+    pub fn read<const ZERO: bool>(&self, mut handler: impl FnMut(i32, &[u8]), limit: usize) -> Result<usize> {
+        let mut consumed = self.begin_read::<ZERO>()?;
+        let mut messages = 0;
+        let start = consumed.head_index;
+        // A pass never wraps: it stops at the end of the data region.
+        while messages < limit && start + consumed.bytes_read < self.layout.capacity {
+            let record_index = start + consumed.bytes_read;
+            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
+            consumed.bytes_read += aligned;
+            // Relaxed: published by the length acquired in next_record.
+            let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
+            if msg_type_id == PADDING_MSG_TYPE_ID {
+                continue;
+            }
+            messages += 1;
+            handler(
+                msg_type_id,
+                self.buffer.published_slice(encoded_msg_offset(record_index), length - HEADER_LENGTH),
+            );
+        }
+        Ok(messages)
+    }
+
+    /// Agrona `controlledRead`; `ZERO` as for [`Ring::read`].
+    #[inline]
+    pub fn controlled_read<const ZERO: bool>(
+        &self,
+        mut handler: impl FnMut(i32, &[u8]) -> ControlledReadAction,
+        limit: usize,
+    ) -> Result<usize> {
+        let mut consumed = self.begin_read::<ZERO>()?;
+        let mut messages = 0;
+        while messages < limit && consumed.head_index + consumed.bytes_read < self.layout.capacity {
+            let record_index = consumed.head_index + consumed.bytes_read;
+            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
+            consumed.bytes_read += aligned;
+            let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
+            if msg_type_id == PADDING_MSG_TYPE_ID {
+                continue;
+            }
+            let payload =
+                self.buffer.published_slice(encoded_msg_offset(record_index), length - HEADER_LENGTH);
+            match handler(msg_type_id, payload) {
+                ControlledReadAction::Abort => {
+                    consumed.bytes_read -= aligned;
+                    break;
+                }
+                ControlledReadAction::Break => {
+                    messages += 1;
+                    break;
+                }
+                ControlledReadAction::Commit => {
+                    messages += 1;
+                    consumed.release();
+                }
+                ControlledReadAction::Continue => messages += 1,
+            }
+        }
+        Ok(messages)
+    }
+
+    /// The record index of the claim whose payload index is `index`, with its (negative)
+    /// claimed length.
+    fn claimed_record(&self, index: usize) -> Result<(usize, i32)> {
+        let record_index = index
+            .checked_sub(HEADER_LENGTH)
+            .filter(|r| *r <= self.layout.capacity - HEADER_LENGTH && *r % ALIGNMENT == 0)
+            .ok_or_else(|| {
+                Error::invalid_argument(format!(
+                    "invalid claim index {index} for ring buffer of capacity {}",
+                    self.layout.capacity
+                ))
+            })?;
+        // Relaxed: the claiming thread wrote this length itself.
+        let length = self.buffer.get_i32(length_offset(record_index));
+        if length < 0 {
+            return Ok((record_index, length));
+        }
+        let what = if length == 0 {
+            "was never claimed"
+        } else if self.buffer.get_i32(type_offset(record_index)) == PADDING_MSG_TYPE_ID {
+            "was already aborted"
+        } else {
+            "was already committed"
+        };
+        Err(Error::illegal_state(format!("ring buffer record at claim index {index} {what}")))
+    }
+
+    pub fn commit(&self, index: usize) -> Result<()> {
+        let (record_index, length) = self.claimed_record(index)?;
+        // Release: the payload written into the claim is visible before the length says so.
+        self.buffer.put_i32_release(length_offset(record_index), -length);
+        Ok(())
+    }
+
+    pub fn abort(&self, index: usize) -> Result<()> {
+        let (record_index, length) = self.claimed_record(index)?;
+        self.buffer.put_i32(type_offset(record_index), PADDING_MSG_TYPE_ID);
+        // Release: the padding type is visible before the positive length.
+        self.buffer.put_i32_release(length_offset(record_index), -length);
+        Ok(())
+    }
+
+    /// Copies `payload` into the claimed record at `record_index` and publishes it.
+    #[inline]
+    pub fn complete_record(
+        &self,
+        header: Header<'_>,
+        record_index: usize,
+        record_length: usize,
+        payload: &[u8],
+    ) {
+        self.buffer.put_bytes(encoded_msg_offset(record_index), payload);
+        header.publish(record_length);
+    }
+
+    pub fn producer_position(&self) -> i64 {
+        self.buffer.get_i64_acquire(self.layout.tail_position_index)
+    }
+
+    pub fn consumer_position(&self) -> i64 {
+        self.buffer.get_i64_acquire(self.layout.head_position_index)
+    }
+
+    /// Agrona `size`: head, tail, head again until the two heads agree, clamped.
+    pub fn size(&self) -> usize {
+        let mut head_after = self.consumer_position();
+        loop {
+            let head_before = head_after;
+            let tail = self.producer_position();
+            head_after = self.consumer_position();
+            if head_after == head_before {
+                return (tail - head_after).clamp(0, self.layout.capacity as i64) as usize;
+            }
+        }
+    }
+
+    pub fn next_correlation_id(&self) -> i64 {
+        // SeqCst (Java getAndAdd): ids are unique across all processes sharing the counter.
+        self.buffer.get_and_add_i64(self.layout.correlation_counter_index, 1)
+    }
+
+    pub fn consumer_heartbeat_time(&self) -> i64 {
+        self.buffer.get_i64_acquire(self.layout.consumer_heartbeat_index)
+    }
+
+    pub fn set_consumer_heartbeat_time(&self, time_ms: i64) {
+        // Release: readers only need the value itself; release matches Java putLongRelease.
+        self.buffer.put_i64_release(self.layout.consumer_heartbeat_index, time_ms);
+    }
+}
+
+const TRAILER_WORDS: usize = TRAILER_LENGTH / 8;
+
+/// The words of one ring buffer: the data region as i32s (record headers), the trailer as
+/// i64s. Indexing them costs a register compare (constant indices into the trailer none).
+#[derive(Clone, Copy)]
+pub(crate) struct Words<'a> {
+    data: &'a [AtomicI32],
+    trailer: &'a [AtomicI64],
+}
+
+impl<'a> Words<'a> {
+    /// The header of the record at `record_index` (8-aligned, below the capacity).
+    #[inline]
+    pub fn header(&self, record_index: usize) -> Header<'a> {
+        let word = length_offset(record_index) / 4;
+        Header { length: &self.data[word], msg_type_id: &self.data[type_offset(record_index) / 4] }
+    }
+
+    #[inline]
+    pub fn tail(&self) -> &'a AtomicI64 {
+        &self.trailer[TAIL_POSITION_OFFSET / 8]
+    }
+
+    #[inline]
+    pub fn head_cache(&self) -> &'a AtomicI64 {
+        &self.trailer[HEAD_CACHE_POSITION_OFFSET / 8]
+    }
+
+    #[inline]
+    pub fn head(&self) -> &'a AtomicI64 {
+        &self.trailer[HEAD_POSITION_OFFSET / 8]
+    }
+
+    /// Writes a padding record of `length` bytes at `record_index`, claimed-then-published
+    /// like any record.
+    #[inline]
+    pub fn write_padding(&self, record_index: usize, length: usize) {
+        let header = self.header(record_index);
+        header.begin(length, PADDING_MSG_TYPE_ID);
+        header.publish(length);
+    }
+}
+
+/// The two words of a record header in the buffer.
+#[derive(Clone, Copy)]
+pub(crate) struct Header<'a> {
+    length: &'a AtomicI32,
+    msg_type_id: &'a AtomicI32,
+}
+
+impl Header<'_> {
+    /// Negative length first, so the slot reads as "claimed, not ready" before anything else
+    /// of the record appears; then the type.
+    #[inline]
+    pub fn begin(self, record_length: usize, msg_type_id: i32) {
+        // Release (Java putIntRelease).
+        self.length.store(-(record_length as i32), Ordering::Release);
+        // Java's releaseFence: on weakly ordered CPUs keeps the type and payload stores
+        // after it from becoming visible before the negative length, so unblock's scan
+        // never finds a payload word in a slot whose header still reads zero.
+        fence(Ordering::Release);
+        // Relaxed: published by the release of the positive length.
+        self.msg_type_id.store(msg_type_id, Ordering::Relaxed);
+    }
+
+    /// Writes the type of a record whose header reads zero (one-to-one `write`). Relaxed:
+    /// published by the release of the positive length.
+    #[inline]
+    pub fn write_type(self, msg_type_id: i32) {
+        self.msg_type_id.store(msg_type_id, Ordering::Relaxed);
+    }
+
+    /// Publishes the record.
+    #[inline]
+    pub fn publish(self, record_length: usize) {
+        // Release: type and payload are visible to a reader that acquires the length.
+        self.length.store(record_length as i32, Ordering::Release);
+    }
+
+    /// Zeroes both words (one-to-one pre-zeroing of the next header). Two i32 stores rather
+    /// than Java's one i64: every access to a header word then has the same size, which the
+    /// Rust memory model (and Miri) require of atomics. Relaxed: published by the release
+    /// of the record written before this header.
+    #[inline]
+    pub fn zero(self) {
+        self.length.store(0, Ordering::Relaxed);
+        self.msg_type_id.store(0, Ordering::Relaxed);
+    }
+}
