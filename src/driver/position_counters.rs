@@ -61,10 +61,6 @@ impl Position {
     pub fn add(&self, delta: i64) {
         self.values.get_and_add_i64_release(self.offset, delta);
     }
-
-    pub fn values(&self) -> &AtomicBuffer {
-        &self.values
-    }
 }
 
 /// The 112-byte stream key (types 1, 2, 3, 4, 5, 9, 10, 12, 13, 17): registration id,

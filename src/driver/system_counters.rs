@@ -3,7 +3,6 @@
 //! `Errors` and `Aeron software` labels carry the version, as Aeron's do.
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::system_counters::{SYSTEM_COUNTER_COUNT, SYSTEM_COUNTERS};
 pub use crate::concurrent::counters::system_counters::{SystemCounterId, semantic_version_compose};
@@ -84,11 +83,6 @@ impl SystemCounters {
         self.position(id).counter_id()
     }
 
-    /// The values buffer the counters live in.
-    pub fn values(&self) -> &AtomicBuffer {
-        self.counters[0].values()
-    }
-
     /// Frees every system counter (driver shutdown).
     pub fn free(&self, manager: &mut CountersManager, now_ms: i64) {
         for c in &self.counters {
@@ -100,6 +94,7 @@ impl SystemCounters {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::concurrent::AtomicBuffer;
 
     #[test]
     fn labels_match_aeron() {

@@ -187,11 +187,6 @@ impl DriverConductor {
         };
         Self { to_driver: parts.to_driver, conductor }
     }
-
-    /// The state, for tests and the embedding driver.
-    pub fn conductor(&self) -> &Conductor {
-        &self.conductor
-    }
 }
 
 impl Agent for DriverConductor {
