@@ -1,2 +1,11 @@
-//! Layer module; see DESIGN.md.
+//! Layer 4: `cnc.dat`, the command-and-control file shared by a media driver and its
+//! clients (`spec/cnc.md`): header, the five sections, readiness and driver liveness.
 #![forbid(unsafe_code)]
+
+pub mod aeron_dir;
+pub mod cnc_file;
+pub mod descriptor;
+
+pub use aeron_dir::{cnc_path, default_aeron_dir, is_driver_active};
+pub use cnc_file::{CncConfig, CncFile, is_retryable};
+pub use descriptor::{CNC_FILE, CNC_VERSION, CncLayout};

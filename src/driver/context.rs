@@ -6,6 +6,7 @@
 
 use std::path::PathBuf;
 
+use crate::cnc::default_aeron_dir;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
@@ -57,17 +58,6 @@ pub enum TerminationValidator {
 const MIB: u64 = 1 << 20;
 const SECOND_NS: u64 = 1_000_000_000;
 const MS_NS: u64 = 1_000_000;
-
-/// Default Aeron directory: `/dev/shm/aeron-<user>` on Linux (`spec/cnc.md` §1).
-pub fn default_aeron_dir() -> PathBuf {
-    let user = env("USER").unwrap_or_else(|| "default".to_string());
-    let base = if std::path::Path::new("/dev/shm").is_dir() {
-        PathBuf::from("/dev/shm")
-    } else {
-        std::env::temp_dir()
-    };
-    base.join(format!("aeron-{user}"))
-}
 
 /// Media driver settings. Durations are nanoseconds unless the name says otherwise.
 #[derive(Debug, Clone)]
@@ -143,6 +133,19 @@ pub struct DriverContext {
     pub termination_validator_fn: Option<TerminationValidatorFn>,
     /// Called when a TERMINATE_DRIVER command is accepted.
     pub termination_hook: Option<TerminationHook>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS` (`rate=..|seed=..|recv-msg-mask=..`).
+    pub udp_channel_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` (`term-id=..|term-offset=..|length=..`).
+    pub udp_channel_fixed_loss_args: Option<String>,
+    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS`
+    /// (`term-id=..|gap-radix=..|gap-length=..|total-gaps=..`).
+    pub udp_channel_multi_gap_loss_args: Option<String>,
+    /// `AERON_CUBICCONGESTIONCONTROL_MEASURERTT`.
+    pub cubic_measure_rtt: bool,
+    /// `AERON_CUBICCONGESTIONCONTROL_INITIALRTT`.
+    pub cubic_initial_rtt_ns: u64,
+    /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
+    pub cubic_tcp_mode: bool,
 }
 
 impl Default for DriverContext {
@@ -213,6 +216,12 @@ impl Default for DriverContext {
             conductor_cycle_threshold_ns: SECOND_NS,
             termination_validator_fn: None,
             termination_hook: None,
+            udp_channel_loss_args: None,
+            udp_channel_fixed_loss_args: None,
+            udp_channel_multi_gap_loss_args: None,
+            cubic_measure_rtt: false,
+            cubic_initial_rtt_ns: 100_000,
+            cubic_tcp_mode: false,
         }
     }
 }
@@ -431,6 +440,15 @@ impl DriverContext {
             )?,
             termination_validator_fn: None,
             termination_hook: None,
+            udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),
+            udp_channel_fixed_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS"),
+            udp_channel_multi_gap_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS"),
+            cubic_measure_rtt: flag("AERON_CUBICCONGESTIONCONTROL_MEASURERTT", d.cubic_measure_rtt)?,
+            cubic_initial_rtt_ns: duration(
+                "AERON_CUBICCONGESTIONCONTROL_INITIALRTT",
+                d.cubic_initial_rtt_ns,
+            )?,
+            cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
         };
         ctx.validate()?;
         Ok(ctx)

@@ -2,8 +2,12 @@
 #![forbid(unsafe_code)]
 
 pub mod conductor;
+pub mod congestion;
 pub mod context;
 pub mod directory;
+pub mod flow_control;
+pub mod loss;
+pub mod media;
 pub mod media_driver;
 pub mod position_counters;
 pub mod system_counters;

@@ -8,4 +8,5 @@ pub mod config;
 pub mod error;
 pub mod idle_strategy;
 pub mod properties;
+pub mod rand48;
 pub mod sys;

@@ -78,6 +78,131 @@ pub fn shutdown_signalled() -> bool {
     SHUTDOWN_SIGNALLED.load(std::sync::atomic::Ordering::Acquire)
 }
 
+/// One address of a network interface, as `getifaddrs` lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InterfaceAddress {
+    pub name: String,
+    /// `if_nametoindex` of the interface (0 if unknown).
+    pub index: u32,
+    pub addr: std::net::IpAddr,
+    pub netmask: Option<std::net::IpAddr>,
+    /// `IFF_*` flags of the interface.
+    pub flags: u32,
+}
+
+/// The interface is up.
+pub const IFF_UP: u32 = libc::IFF_UP as u32;
+/// The interface is a loopback.
+pub const IFF_LOOPBACK: u32 = libc::IFF_LOOPBACK as u32;
+/// The interface supports multicast.
+pub const IFF_MULTICAST: u32 = libc::IFF_MULTICAST as u32;
+
+/// Frees a `getifaddrs` list exactly once, even if reading it panics.
+struct IfAddrsList(*mut libc::ifaddrs);
+
+impl Drop for IfAddrsList {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: the pointer came from a successful getifaddrs and is freed only here.
+            unsafe { libc::freeifaddrs(self.0) };
+        }
+    }
+}
+
+/// The IP address in a `sockaddr` from `getifaddrs`, if it is IPv4 or IPv6.
+fn sockaddr_ip(addr: *const libc::sockaddr) -> Option<std::net::IpAddr> {
+    if addr.is_null() {
+        return None;
+    }
+    // SAFETY: non-null sockaddr owned by the live getifaddrs list; the family field is
+    // present in every sockaddr variant.
+    let family = i32::from(unsafe { (*addr).sa_family });
+    match family {
+        libc::AF_INET => {
+            // SAFETY: AF_INET tells the storage is a sockaddr_in (getifaddrs contract).
+            let sin = unsafe { &*addr.cast::<libc::sockaddr_in>() };
+            Some(std::net::Ipv4Addr::from(u32::from_be(sin.sin_addr.s_addr)).into())
+        }
+        libc::AF_INET6 => {
+            // SAFETY: AF_INET6 tells the storage is a sockaddr_in6 (getifaddrs contract).
+            let sin6 = unsafe { &*addr.cast::<libc::sockaddr_in6>() };
+            Some(std::net::Ipv6Addr::from(sin6.sin6_addr.s6_addr).into())
+        }
+        _ => None,
+    }
+}
+
+/// Every IPv4 and IPv6 address of every interface (`getifaddrs`), in the kernel's order.
+pub fn interface_addresses() -> std::io::Result<Vec<InterfaceAddress>> {
+    let mut head: *mut libc::ifaddrs = std::ptr::null_mut();
+    // SAFETY: getifaddrs only writes the list head through the valid out pointer.
+    if unsafe { libc::getifaddrs(&mut head) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    let list = IfAddrsList(head);
+    let mut out = Vec::new();
+    let mut cursor = list.0;
+    while !cursor.is_null() {
+        // SAFETY: cursor is a node of the list, which stays alive until `list` drops.
+        let entry = unsafe { &*cursor };
+        if let Some(addr) = sockaddr_ip(entry.ifa_addr) {
+            // SAFETY: ifa_name is a NUL-terminated string owned by the live list.
+            let name = unsafe { std::ffi::CStr::from_ptr(entry.ifa_name) };
+            // SAFETY: as above; if_nametoindex only reads the string.
+            let index = unsafe { libc::if_nametoindex(entry.ifa_name) };
+            out.push(InterfaceAddress {
+                name: name.to_string_lossy().into_owned(),
+                index,
+                addr,
+                netmask: sockaddr_ip(entry.ifa_netmask),
+                flags: entry.ifa_flags,
+            });
+        }
+        cursor = entry.ifa_next;
+    }
+    Ok(out)
+}
+
+/// `poll(2)` with a zero timeout: marks which descriptors are readable (`revents`) and
+/// returns how many are ready. An interrupted call reports 0 ready.
+pub fn poll_now(fds: &mut [libc::pollfd]) -> std::io::Result<usize> {
+    let count = libc::nfds_t::try_from(fds.len()).unwrap_or(libc::nfds_t::MAX);
+    // SAFETY: fds is a valid, exclusively borrowed array of `count` pollfd entries.
+    let rc = unsafe { libc::poll(fds.as_mut_ptr(), count, 0) };
+    if rc < 0 {
+        let err = std::io::Error::last_os_error();
+        return if err.kind() == std::io::ErrorKind::Interrupted { Ok(0) } else { Err(err) };
+    }
+    Ok(rc as usize)
+}
+
+/// Login name of the real user id from the password database, if it has one.
+pub fn real_user_name() -> Option<String> {
+    let mut buf = vec![0 as libc::c_char; 1024];
+    loop {
+        // SAFETY: passwd is plain old data; zeroed is a valid (empty) value that
+        // getpwuid_r overwrites.
+        let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: getuid has no preconditions.
+        let uid = unsafe { libc::getuid() };
+        // SAFETY: all pointers are valid for the call: pwd and result are locals, buf is
+        // writable for buf.len() bytes; strings written into buf live as long as buf.
+        let rc = unsafe { libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr(), buf.len(), &mut result) };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 2, 0);
+            continue;
+        }
+        if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+            return None;
+        }
+        // SAFETY: on success pw_name points to a NUL-terminated string inside buf, which
+        // is alive here.
+        let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+        return Some(name.to_string_lossy().into_owned()).filter(|n| !n.is_empty());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,5 +214,48 @@ mod tests {
         assert!(page_size() >= 4096);
         assert!(usable_disk_space(&std::env::temp_dir()).unwrap() > 0);
         assert!(usable_disk_space(std::path::Path::new("/nonexistent/x")).is_err());
+    }
+
+    #[test]
+    fn loopback_interface_is_listed() {
+        let all = interface_addresses().unwrap();
+        let lo = all
+            .iter()
+            .find(|i| i.addr == std::net::IpAddr::from([127, 0, 0, 1]))
+            .expect("127.0.0.1 on some interface");
+        assert_ne!(lo.flags & IFF_LOOPBACK, 0);
+        assert_ne!(lo.flags & IFF_UP, 0);
+        assert!(lo.index > 0);
+        assert_eq!(lo.netmask, Some(std::net::IpAddr::from([255, 0, 0, 0])));
+    }
+
+    #[test]
+    fn poll_reports_a_readable_socket() {
+        use std::os::fd::AsRawFd;
+        let rx = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let tx = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut fds = [libc::pollfd { fd: rx.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        assert_eq!(poll_now(&mut fds).unwrap(), 0);
+        tx.send_to(b"x", rx.local_addr().unwrap()).unwrap();
+        // Loopback normally queues the datagram before send_to returns; allow the kernel a
+        // few milliseconds in case its delivery was deferred.
+        let mut ready = 0;
+        for _ in 0..5000 {
+            ready = poll_now(&mut fds).unwrap();
+            if ready > 0 {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert_eq!(ready, 1);
+        assert_ne!(fds[0].revents & libc::POLLIN, 0);
+    }
+
+    #[test]
+    fn real_user_name_is_a_plain_name() {
+        // Containers may run with a uid that has no passwd entry; then None is right.
+        if let Some(name) = real_user_name() {
+            assert!(!name.is_empty() && !name.contains('\0'));
+        }
     }
 }

@@ -1,1 +1,11 @@
-//! See spec; filled by the foundation issue.
+//! The broadcast buffer: one transmitter (the driver conductor), any number of receivers
+//! (client conductors), no back-pressure (`spec/broadcast.md`).
+
+pub mod copy_receiver;
+pub mod descriptor;
+pub mod receiver;
+pub mod transmitter;
+
+pub use copy_receiver::CopyBroadcastReceiver;
+pub use receiver::BroadcastReceiver;
+pub use transmitter::BroadcastTransmitter;

@@ -1,0 +1,75 @@
+//! Where `cnc.dat` lives (`spec/cnc.md` §1) and the "is a driver active there?" check (§6).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::cnc_file::CncFile;
+use super::descriptor::{
+    CNC_FILE, CNC_VERSION, CNC_VERSION_OFFSET, END_OF_METADATA_OFFSET, semantic_version_major,
+};
+use crate::concurrent::mapped_file;
+use crate::util::clock::epoch_ms;
+use crate::util::error::Result;
+
+/// Environment variable naming the Aeron directory (read by the contexts).
+pub const AERON_DIR_ENV_VAR: &str = "AERON_DIR";
+
+/// The user part of the default directory: `$USER`, else the passwd name of the real uid,
+/// else `default`, as Aeron C.
+pub fn aeron_user_name() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|user| !user.is_empty())
+        .or_else(crate::util::sys::real_user_name)
+        .unwrap_or_else(|| "default".to_string())
+}
+
+/// Aeron C's default directory: `/dev/shm/aeron-<user>` on Linux, else
+/// `<TMPDIR or /tmp>/aeron-<user>`.
+pub fn default_aeron_dir() -> PathBuf {
+    let name = format!("aeron-{}", aeron_user_name());
+    if cfg!(target_os = "linux") {
+        return Path::new("/dev/shm").join(name);
+    }
+    let tmp = std::env::var_os("TMPDIR").filter(|t| !t.is_empty()).unwrap_or_else(|| "/tmp".into());
+    PathBuf::from(tmp).join(name)
+}
+
+/// `<aeron_dir>/cnc.dat`.
+pub fn cnc_path(aeron_dir: &Path) -> PathBuf {
+    aeron_dir.join(CNC_FILE)
+}
+
+/// Whether a driver is active in `aeron_dir` (`aeron_is_driver_active_with_cnc`): waits
+/// (polling every 1 ms, up to `driver_timeout_ms`) for the CnC version to be set, then
+/// requires a compatible major version and a driver heartbeat at most
+/// `driver_timeout_ms` old. A missing, short, or invalid file means "not active".
+pub fn is_driver_active(aeron_dir: &Path, driver_timeout_ms: i64) -> Result<bool> {
+    let path = cnc_path(aeron_dir);
+    if !path.exists() {
+        return Ok(false);
+    }
+    let buffer = match mapped_file::map_existing(&path) {
+        Ok(buffer) => buffer,
+        Err(e) if e.code() == libc::ENOENT || e.code() == libc::EINVAL => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    if buffer.capacity() <= END_OF_METADATA_OFFSET {
+        return Ok(false);
+    }
+    let deadline_ms = epoch_ms().saturating_add(driver_timeout_ms);
+    loop {
+        let version = buffer.get_i32_acquire(CNC_VERSION_OFFSET);
+        if version != 0 {
+            if semantic_version_major(version) != semantic_version_major(CNC_VERSION) {
+                return Ok(false);
+            }
+            break;
+        }
+        if epoch_ms() > deadline_ms {
+            return Ok(false);
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    Ok(CncFile::wrap(buffer).is_ok_and(|cnc| cnc.is_driver_active(epoch_ms(), driver_timeout_ms)))
+}

@@ -1,0 +1,233 @@
+//! Resolving the `host:port` texts of UDP channels (`endpoint`, `control`) into socket
+//! addresses the way Aeron's C driver does (`aeron_host_and_port_parse_and_resolve`):
+//!
+//! * `[v6addr]:port` (optionally `[v6addr%scope]:port`) is IPv6: a literal, or else a name
+//!   looked up for IPv6 addresses only;
+//! * anything else, `host:port`, is IPv4: a dotted literal, or a name looked up for IPv4
+//!   addresses only. An IPv6 literal must therefore be bracketed.
+//! * The port is decimal and below 65535 (the C driver rejects 65535); 0 means ephemeral.
+//!
+//! Resolution may block on DNS: the conductor calls this when a channel is added, never
+//! the sender or receiver duty cycle.
+#![forbid(unsafe_code)]
+
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV6, ToSocketAddrs};
+
+use crate::util::error::{Error, Result};
+
+/// A `host[:port]` text split into its parts, brackets removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressText<'a> {
+    pub host: &'a str,
+    /// The port text after `:`, if any.
+    pub port: Option<&'a str>,
+    /// The host was bracketed: resolve as IPv6.
+    pub ipv6: bool,
+    /// The IPv6 scope after `%` inside the brackets: an interface name or index.
+    pub scope: Option<&'a str>,
+}
+
+fn invalid(key: &str, value: &str, why: impl std::fmt::Display) -> Error {
+    Error::invalid_argument(format!("{key}={value}: {why}"))
+}
+
+impl<'a> AddressText<'a> {
+    /// Splits `text`, which is `value` of URI parameter `key` or its address part (errors
+    /// name `key=value`).
+    pub fn split(key: &str, value: &str, text: &'a str) -> Result<Self> {
+        if let Some(rest) = text.strip_prefix('[') {
+            let (inner, after) = rest
+                .split_once(']')
+                .ok_or_else(|| invalid(key, value, "'[' of an IPv6 address without ']'"))?;
+            let (host, scope) = match inner.split_once('%') {
+                Some((host, scope)) => (host, Some(scope)),
+                None => (inner, None),
+            };
+            let port = match after {
+                "" => None,
+                _ => Some(
+                    after.strip_prefix(':').ok_or_else(|| invalid(key, value, "expected ':' after ']'"))?,
+                ),
+            };
+            if host.is_empty() {
+                return Err(invalid(key, value, "empty host"));
+            }
+            return Ok(Self { host, port, ipv6: true, scope });
+        }
+        let (host, port) = match text.split_once(':') {
+            Some((_, port)) if port.contains(':') => {
+                return Err(invalid(key, value, "an IPv6 address must be written in brackets: [addr]:port"));
+            }
+            Some((host, port)) => (host, Some(port)),
+            None => (text, None),
+        };
+        if host.is_empty() {
+            return Err(invalid(key, value, "empty host"));
+        }
+        Ok(Self { host, port, ipv6: false, scope: None })
+    }
+}
+
+/// Parses a port: decimal, below 65535 (as the C driver's `aeron_udp_port_resolver`).
+pub fn parse_port(key: &str, value: &str, port: &str) -> Result<u16> {
+    let number: u32 = port.parse().map_err(|_| invalid(key, value, format_args!("port invalid: {port}")))?;
+    if number >= u32::from(u16::MAX) {
+        return Err(invalid(key, value, format_args!("port out of range: {port}")));
+    }
+    Ok(number as u16)
+}
+
+/// Resolves `host` for one family: a literal of that family, else a name lookup that
+/// keeps the first address of that family.
+pub fn resolve_host(key: &str, value: &str, host: &str, ipv6: bool) -> Result<IpAddr> {
+    if ipv6 {
+        if let Ok(ip) = host.parse::<Ipv6Addr>() {
+            return Ok(ip.into());
+        }
+    } else if let Ok(ip) = host.parse::<Ipv4Addr>() {
+        return Ok(ip.into());
+    }
+    let found = (host, 0u16)
+        .to_socket_addrs()
+        .map_err(|e| invalid(key, value, format_args!("unable to resolve host=({host}): {e}")))?
+        .map(|a| a.ip())
+        .find(|ip| ip.is_ipv6() == ipv6);
+    found.ok_or_else(|| {
+        let family = if ipv6 { "IPv6" } else { "IPv4" };
+        invalid(key, value, format_args!("unable to resolve host=({host}): no {family} address"))
+    })
+}
+
+/// The numeric scope id of an IPv6 `%scope`: a number or an interface name.
+pub fn resolve_scope(key: &str, value: &str, scope: &str) -> Result<u32> {
+    if let Ok(index) = scope.parse::<u32>() {
+        return Ok(index);
+    }
+    let interfaces = crate::util::sys::interface_addresses()
+        .map_err(|e| Error::io(&e, format_args!("{key}={value}: list interfaces")))?;
+    interfaces
+        .iter()
+        .find(|i| i.name == scope && i.index != 0)
+        .map(|i| i.index)
+        .ok_or_else(|| invalid(key, value, format_args!("unknown IPv6 scope interface '{scope}'")))
+}
+
+/// Builds the socket address for a resolved host, port and optional scope.
+pub fn socket_address(
+    key: &str,
+    value: &str,
+    ip: IpAddr,
+    port: u16,
+    scope: Option<&str>,
+) -> Result<SocketAddr> {
+    Ok(match ip {
+        IpAddr::V4(_) => SocketAddr::new(ip, port),
+        IpAddr::V6(v6) => {
+            let scope_id = scope.map(|s| resolve_scope(key, value, s)).transpose()?.unwrap_or(0);
+            SocketAddr::V6(SocketAddrV6::new(v6, port, 0, scope_id))
+        }
+    })
+}
+
+/// Resolves the `host:port` value of URI parameter `key` (port required).
+pub fn resolve_host_and_port(key: &str, value: &str) -> Result<SocketAddr> {
+    let text = AddressText::split(key, value, value)?;
+    let port = text.port.ok_or_else(|| invalid(key, value, "missing port (expected host:port)"))?;
+    let port = parse_port(key, value, port)?;
+    let ip = resolve_host(key, value, text.host, text.ipv6)?;
+    socket_address(key, value, ip, port, text.scope)
+}
+
+/// Multicast endpoints are not supported by this driver yet; says so clearly.
+pub fn reject_multicast(what: &str, addr: SocketAddr) -> Result<()> {
+    if addr.ip().is_multicast() {
+        return Err(Error::not_supported(format!(
+            "{what} {addr} is a multicast address: multicast UDP channels are not supported yet"
+        )));
+    }
+    Ok(())
+}
+
+/// The wildcard address of `addr`'s family with port 0 (Aeron's default local address).
+pub fn wildcard_for(addr: &SocketAddr) -> SocketAddr {
+    match addr {
+        SocketAddr::V4(_) => SocketAddr::from((Ipv4Addr::UNSPECIFIED, 0)),
+        SocketAddr::V6(_) => SocketAddr::from((Ipv6Addr::UNSPECIFIED, 0)),
+    }
+}
+
+/// The source identity Aeron reports for a sender (images, loss report):
+/// `a.b.c.d:port` or `[v6]:port`.
+pub fn format_source_identity(addr: &SocketAddr) -> String {
+    match addr {
+        SocketAddr::V4(v4) => format!("{}:{}", v4.ip(), v4.port()),
+        SocketAddr::V6(v6) => format!("[{}]:{}", v6.ip(), v6.port()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn literals_of_both_families() {
+        assert_eq!(
+            resolve_host_and_port("endpoint", "127.0.0.1:20121").unwrap(),
+            "127.0.0.1:20121".parse::<SocketAddr>().unwrap()
+        );
+        assert_eq!(resolve_host_and_port("endpoint", "[::1]:40456").unwrap(), "[::1]:40456".parse().unwrap());
+        assert_eq!(resolve_host_and_port("endpoint", "[::1%1]:7").unwrap(), "[::1%1]:7".parse().unwrap());
+        assert_eq!(resolve_host_and_port("endpoint", "0.0.0.0:0").unwrap(), "0.0.0.0:0".parse().unwrap());
+    }
+
+    #[test]
+    fn names_resolve_to_ipv4_unless_bracketed() {
+        let v4 = resolve_host_and_port("endpoint", "localhost:5000").unwrap();
+        assert_eq!(v4, "127.0.0.1:5000".parse().unwrap());
+        // `[localhost]` asks for IPv6; hosts without an IPv6 localhost entry report no
+        // address rather than falling back to IPv4.
+        match resolve_host_and_port("endpoint", "[localhost]:5000") {
+            Ok(addr) => assert!(addr.is_ipv6()),
+            Err(e) => assert!(e.message().contains("no IPv6 address"), "{e}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_the_parameter_and_reason() {
+        let cases = [
+            ("bad:xx", "port invalid: xx"),
+            ("127.0.0.1:65535", "port out of range: 65535"),
+            ("127.0.0.1", "missing port"),
+            ("::1:80", "must be written in brackets"),
+            ("[::1:80", "without ']'"),
+            ("[::1]80", "expected ':' after ']'"),
+            (":80", "empty host"),
+            ("[::1%nosuchif0]:80", "unknown IPv6 scope interface"),
+        ];
+        for (value, why) in cases {
+            let err = resolve_host_and_port("endpoint", value).unwrap_err();
+            assert_eq!(err.code(), libc::EINVAL);
+            assert!(err.message().starts_with(&format!("endpoint={value}: ")), "{err}");
+            assert!(err.message().contains(why), "{value}: {err}");
+        }
+        let unknown = resolve_host_and_port("control", "no-such-host.invalid:80").unwrap_err();
+        assert!(unknown.message().contains("unable to resolve host=(no-such-host.invalid)"), "{unknown}");
+    }
+
+    #[test]
+    fn multicast_is_rejected_with_a_clear_error() {
+        let addr = resolve_host_and_port("endpoint", "224.0.1.1:40456").unwrap();
+        let err = reject_multicast("endpoint", addr).unwrap_err();
+        assert!(err.message().contains("multicast UDP channels are not supported yet"));
+        assert!(reject_multicast("endpoint", "[ff02::1]:1".parse().unwrap()).is_err());
+        reject_multicast("endpoint", "10.0.0.1:1".parse().unwrap()).unwrap();
+    }
+
+    #[test]
+    fn source_identity_and_wildcards() {
+        assert_eq!(format_source_identity(&"127.0.0.1:20122".parse().unwrap()), "127.0.0.1:20122");
+        assert_eq!(format_source_identity(&"[::1]:20122".parse().unwrap()), "[::1]:20122");
+        assert_eq!(wildcard_for(&"10.1.1.1:9".parse().unwrap()), "0.0.0.0:0".parse().unwrap());
+        assert_eq!(wildcard_for(&"[::1]:9".parse().unwrap()), "[::]:0".parse().unwrap());
+    }
+}

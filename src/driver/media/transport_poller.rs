@@ -1,0 +1,229 @@
+//! `TransportPoller`: receives from many UDP transports in one duty cycle, the way Aeron's
+//! C poller does (`aeron_udp_transport_poller_poll`): with up to 5 transports it simply
+//! tries each one; with more it first asks `poll(2)` which are readable. Each ready
+//! transport yields up to `messages_per_transport` datagrams per call (the receiver's and
+//! sender's I/O vector capacity, default 2).
+//!
+//! Entries are the caller's endpoint objects (anything that can lend its `UdpTransport`),
+//! so a datagram is handed to its endpoint directly. The loss-injection interceptors, when
+//! configured, sit between the socket and the handler. Adding and removing entries
+//! allocates; polling does not.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+use std::os::fd::AsRawFd;
+
+use super::loss_injection::IncomingInterceptorChain;
+use super::udp_transport::UdpTransport;
+use crate::util::error::{Error, Result};
+use crate::util::sys::poll_now;
+
+/// Up to this many transports are polled by trying each; beyond, `poll(2)` selects.
+pub const ITERATION_THRESHOLD: usize = 5;
+
+/// Size of a receive buffer that holds any UDP datagram Aeron sends.
+pub const RECEIVE_BUFFER_LENGTH: usize = 64 * 1024;
+
+/// What one poll did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PollOutcome {
+    /// Datagrams read from sockets (including those an interceptor dropped).
+    pub messages: usize,
+    /// Bytes of those datagrams.
+    pub bytes: u64,
+    /// Datagrams dropped by loss injection.
+    pub dropped: usize,
+}
+
+pub struct TransportPoller<T> {
+    entries: Vec<T>,
+    /// One entry per transport, same order as `entries`; used beyond the threshold.
+    poll_fds: Vec<libc::pollfd>,
+    messages_per_transport: usize,
+    interceptors: Option<IncomingInterceptorChain>,
+}
+
+impl<T: AsRef<UdpTransport>> TransportPoller<T> {
+    /// A poller reading up to `messages_per_transport` (≥ 1) datagrams per transport per
+    /// poll, passing each through `interceptors` when given.
+    pub fn new(messages_per_transport: usize, interceptors: Option<IncomingInterceptorChain>) -> Self {
+        Self {
+            entries: Vec::new(),
+            poll_fds: Vec::new(),
+            messages_per_transport: messages_per_transport.max(1),
+            interceptors,
+        }
+    }
+
+    pub fn add(&mut self, entry: T) {
+        let fd = entry.as_ref().as_raw_fd();
+        self.entries.push(entry);
+        self.poll_fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+    }
+
+    /// Removes and returns the first entry `matches` accepts (order of the rest may change).
+    pub fn remove(&mut self, mut matches: impl FnMut(&T) -> bool) -> Option<T> {
+        let index = self.entries.iter().position(&mut matches)?;
+        self.poll_fds.swap_remove(index);
+        Some(self.entries.swap_remove(index))
+    }
+
+    pub fn entries(&self) -> &[T] {
+        &self.entries
+    }
+
+    pub fn entries_mut(&mut self) -> &mut [T] {
+        &mut self.entries
+    }
+
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Reads what is queued into `buffer` (one datagram at a time; size it
+    /// [`RECEIVE_BUFFER_LENGTH`]) and calls `on_datagram(entry, datagram, source)` for each
+    /// one the interceptors let through.
+    pub fn poll(
+        &mut self,
+        buffer: &mut [u8],
+        mut on_datagram: impl FnMut(&mut T, &[u8], SocketAddr),
+    ) -> Result<PollOutcome> {
+        let mut outcome = PollOutcome::default();
+        let selective = self.entries.len() > ITERATION_THRESHOLD;
+        if selective {
+            let ready = poll_now(&mut self.poll_fds).map_err(|e| Error::io(&e, "poll"))?;
+            if ready == 0 {
+                return Ok(outcome);
+            }
+        }
+        for (entry, poll_fd) in self.entries.iter_mut().zip(self.poll_fds.iter_mut()) {
+            if selective {
+                let readable = poll_fd.revents & libc::POLLIN != 0;
+                poll_fd.revents = 0;
+                if !readable {
+                    continue;
+                }
+            }
+            for _ in 0..self.messages_per_transport {
+                let Some((length, source)) = entry.as_ref().recv_from(buffer)? else { break };
+                let datagram = &buffer[..length];
+                outcome.messages += 1;
+                outcome.bytes += length as u64;
+                if let Some(chain) = self.interceptors.as_mut() {
+                    if chain.should_drop(datagram) {
+                        outcome.dropped += 1;
+                        continue;
+                    }
+                }
+                on_datagram(entry, datagram, source);
+            }
+        }
+        Ok(outcome)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::driver::media::udp_transport::SocketBuffers;
+
+    struct Endpoint {
+        id: usize,
+        transport: UdpTransport,
+    }
+
+    impl AsRef<UdpTransport> for Endpoint {
+        fn as_ref(&self) -> &UdpTransport {
+            &self.transport
+        }
+    }
+
+    fn endpoints(n: usize) -> Vec<Endpoint> {
+        (0..n)
+            .map(|id| Endpoint {
+                id,
+                transport: UdpTransport::bind("127.0.0.1:0".parse().unwrap(), SocketBuffers::default())
+                    .unwrap(),
+            })
+            .collect()
+    }
+
+    /// Datagrams seen as (endpoint id, bytes), and per poll the count per endpoint id.
+    type Seen = (Vec<(usize, Vec<u8>)>, Vec<Vec<usize>>);
+
+    /// Polls until `count` datagrams arrived (bounded: loopback may defer delivery a
+    /// little under load) and returns them with, per poll, how many each endpoint gave.
+    fn poll_until(poller: &mut TransportPoller<Endpoint>, count: usize) -> Seen {
+        let mut buffer = vec![0u8; RECEIVE_BUFFER_LENGTH];
+        let mut seen = Vec::new();
+        let mut per_poll = Vec::new();
+        for _ in 0..5000 {
+            let mut counts = vec![0usize; 16];
+            let outcome = poller
+                .poll(&mut buffer, |e, d, _| {
+                    counts[e.id] += 1;
+                    seen.push((e.id, d.to_vec()));
+                })
+                .unwrap();
+            assert_eq!(
+                outcome.bytes,
+                seen.iter().rev().take(outcome.messages).map(|s| s.1.len() as u64).sum()
+            );
+            per_poll.push(counts);
+            if seen.len() >= count {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        seen.sort();
+        (seen, per_poll)
+    }
+
+    #[test]
+    fn iterates_few_transports_and_selects_among_many() {
+        for n in [1, ITERATION_THRESHOLD, ITERATION_THRESHOLD + 3] {
+            let mut poller = TransportPoller::new(2, None);
+            let eps = endpoints(n);
+            let addrs: Vec<SocketAddr> = eps.iter().map(|e| e.transport.local_addr()).collect();
+            eps.into_iter().for_each(|e| poller.add(e));
+            let tx = UdpTransport::bind("127.0.0.1:0".parse().unwrap(), SocketBuffers::default()).unwrap();
+            // Only every other endpoint gets data, three datagrams each.
+            for (i, addr) in addrs.iter().enumerate().filter(|(i, _)| i % 2 == 0) {
+                for k in 0..3u8 {
+                    tx.send_to(&[i as u8, k], *addr).unwrap();
+                }
+            }
+            let expected: Vec<(usize, Vec<u8>)> =
+                (0..n).step_by(2).flat_map(|i| (0..3u8).map(move |k| (i, vec![i as u8, k]))).collect();
+            let (seen, per_poll) = poll_until(&mut poller, expected.len());
+            assert_eq!(seen, expected, "n={n}");
+            // At most two datagrams per transport per poll (the I/O vector capacity), so
+            // the third of each always needs a second poll.
+            assert!(per_poll.iter().flatten().all(|&c| c <= 2), "n={n}: {per_poll:?}");
+            assert!(per_poll.len() >= 2, "n={n}");
+        }
+    }
+
+    #[test]
+    fn remove_keeps_descriptors_in_step() {
+        let mut poller = TransportPoller::new(4, None);
+        let eps = endpoints(ITERATION_THRESHOLD + 2);
+        let addrs: Vec<SocketAddr> = eps.iter().map(|e| e.transport.local_addr()).collect();
+        eps.into_iter().for_each(|e| poller.add(e));
+        let removed = poller.remove(|e| e.id == 1).unwrap();
+        assert_eq!(removed.id, 1);
+        assert_eq!(poller.len(), ITERATION_THRESHOLD + 1);
+        let tx = UdpTransport::bind("127.0.0.1:0".parse().unwrap(), SocketBuffers::default()).unwrap();
+        for (i, addr) in addrs.iter().enumerate() {
+            tx.send_to(&[i as u8], *addr).unwrap();
+        }
+        let (seen, _) = poll_until(&mut poller, ITERATION_THRESHOLD + 1);
+        let ids: Vec<usize> = seen.iter().map(|(i, _)| *i).collect();
+        assert_eq!(ids, vec![0, 2, 3, 4, 5, 6]);
+        assert!(seen.iter().all(|(i, d)| d == &vec![*i as u8]));
+    }
+}
