@@ -7,5 +7,6 @@ pub mod clock;
 pub mod config;
 pub mod error;
 pub mod idle_strategy;
+pub mod properties;
 pub mod rand48;
 pub mod sys;
