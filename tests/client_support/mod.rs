@@ -56,6 +56,13 @@ fn ensure_jar() -> Option<()> {
     std::fs::create_dir_all(interop_dir().join("target")).ok()?;
     let lock = interop_dir().join("target/.aeronrs-build-lock");
     let deadline = Instant::now() + Duration::from_secs(600);
+    // A lock left by a build that was killed is older than any real build takes.
+    let stale = std::fs::metadata(&lock)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| t.elapsed().unwrap_or_default() > Duration::from_secs(900));
+    if stale {
+        let _ = std::fs::remove_dir(&lock);
+    }
     if std::fs::create_dir(&lock).is_ok() {
         let status = Command::new("mvn")
             .args(["-q", "-B", "package", "-DskipTests"])
