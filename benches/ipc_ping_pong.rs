@@ -1,7 +1,7 @@
 //! IPC round-trip latency of the client (plain `main`, `cargo bench --bench
 //! ipc_ping_pong`): a pinger sends a 32-byte message on one stream, a ponger thread echoes
-//! it on another, the pinger records the round trip in an HdrHistogram. Through a real
-//! Java media driver; both threads busy-spin. `cargo test --all-targets` runs a quick
+//! it on another, the pinger records the round trip in an HdrHistogram. Through our
+//! `aeronmd` and a real Java media driver; both threads busy-spin. `cargo test --all-targets` runs a quick
 //! smoke version.
 #[path = "../tests/client_support/mod.rs"]
 mod client_support;
@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, ExclusivePublication, Header, Subscription};
-use client_support::{ErrorLog, JavaDriver, context, wait_until};
+use client_support::{DriverKind, DriverOptions, ErrorLog, TestDriver, context, wait_until};
 use hdrhistogram::Histogram;
 
 const CHANNEL: &str = "aeron:ipc?term-length=64m";
@@ -68,11 +68,7 @@ fn ping(publication: &mut ExclusivePublication, pongs: &mut Subscription, sequen
     start.elapsed().as_nanos() as u64
 }
 
-fn main() {
-    let full = std::env::args().any(|a| a == "--bench");
-    let Some(driver) = JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true"]) else { return };
-    let log = ErrorLog::default();
-    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+fn ping_pong(aeron: &Aeron, full: bool) {
     let ping_subscription = aeron.add_subscription(CHANNEL, PING_STREAM).expect("ping subscription");
     let mut pong_subscription = aeron.add_subscription(CHANNEL, PONG_STREAM).expect("pong subscription");
     let mut ping_publication =
@@ -99,7 +95,6 @@ fn main() {
     let elapsed = start.elapsed();
     stop.store(true, Ordering::Relaxed);
     ponger.join().expect("ponger");
-    println!("IPC ping-pong, 32 B, exclusive publications, busy-spinning threads, Java media driver");
     println!(
         "{measured} round trips in {elapsed:.2?}: p50 {} ns, p90 {} ns, p99 {} ns, p99.9 {} ns, max {} ns",
         histogram.value_at_quantile(0.5),
@@ -108,5 +103,16 @@ fn main() {
         histogram.value_at_quantile(0.999),
         histogram.max()
     );
-    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+fn main() {
+    let full = std::env::args().any(|a| a == "--bench");
+    for kind in [DriverKind::Rust, DriverKind::Java] {
+        let Some(driver) = TestDriver::start(kind, DriverOptions::default()) else { continue };
+        let log = ErrorLog::default();
+        let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+        println!("IPC ping-pong, 32 B, exclusive publications, busy-spinning threads, {kind:?} media driver");
+        ping_pong(&aeron, full);
+        assert!(log.errors().is_empty(), "{:?}", log.errors());
+    }
 }

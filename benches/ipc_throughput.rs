@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, Header, Subscription};
-use client_support::{ErrorLog, JavaDriver, context, wait_until};
+use client_support::{DriverKind, DriverOptions, ErrorLog, TestDriver, context, wait_until};
 
 const CHANNEL: &str = "aeron:ipc?term-length=64m";
 
@@ -112,14 +112,16 @@ fn run(aeron: &Aeron, stream_id: i32, kind: Kind, count: u64, length: usize) {
 
 fn main() {
     let full = std::env::args().any(|a| a == "--bench");
-    let Some(driver) = JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true"]) else { return };
-    let log = ErrorLog::default();
-    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     let count = if full { 20_000_000 } else { 10_000 };
-    println!("IPC throughput, publisher and subscriber threads, Java media driver");
-    run(&aeron, 1, Kind::Concurrent, count, 32);
-    run(&aeron, 2, Kind::Exclusive, count, 32);
-    run(&aeron, 3, Kind::TryClaim, count, 32);
-    run(&aeron, 4, Kind::Concurrent, count / 10, 1024);
-    assert!(log.errors().is_empty(), "{:?}", log.errors());
+    for kind in [DriverKind::Rust, DriverKind::Java] {
+        let Some(driver) = TestDriver::start(kind, DriverOptions::default()) else { continue };
+        let log = ErrorLog::default();
+        let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+        println!("IPC throughput, publisher and subscriber threads, {kind:?} media driver");
+        run(&aeron, 1, Kind::Concurrent, count, 32);
+        run(&aeron, 2, Kind::Exclusive, count, 32);
+        run(&aeron, 3, Kind::TryClaim, count, 32);
+        run(&aeron, 4, Kind::Concurrent, count / 10, 1024);
+        assert!(log.errors().is_empty(), "{:?}", log.errors());
+    }
 }

@@ -1,18 +1,17 @@
-//! Our client with real Java Aeron clients on a Java media driver: our publisher to a Java
-//! subscriber, and a Java publisher to our subscriber; every message once, intact, in order.
+//! Our client with real Java Aeron clients, on a Java media driver and on our `aeronmd`:
+//! our publisher to a Java subscriber, and a Java publisher to our subscriber; every
+//! message once, intact, in order.
 mod client_support;
 
 use std::cell::{Cell, RefCell};
 use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, FragmentAssembler, Header, NOT_CONNECTED};
-use client_support::{ErrorLog, JavaDriver, JavaPeer, context, fill, verify, wait_until};
+use client_support::{ErrorLog, JavaPeer, TestDriver, context, driver_tests, fill, verify, wait_until};
 
-const SPARSE: &str = "-Daeron.term.buffer.sparse.file=true";
 const CHANNEL: &str = "aeron:ipc?term-length=16m";
 
-fn publish_to_java(count: u64, length: usize, stream_id: i32) {
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn publish_to_java(driver: &TestDriver, count: u64, length: usize, stream_id: i32) {
     let mut java = JavaPeer::start(driver.aeron_dir(), "sub", CHANNEL, stream_id, count, length);
     java.output.wait_for("READY", Duration::from_secs(60), &mut java.child);
     let log = ErrorLog::default();
@@ -39,8 +38,7 @@ fn publish_to_java(count: u64, length: usize, stream_id: i32) {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-fn subscribe_to_java(count: u64, length: usize, stream_id: i32) {
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn subscribe_to_java(driver: &TestDriver, count: u64, length: usize, stream_id: i32) {
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     let mut subscription = aeron.add_subscription(CHANNEL, stream_id).expect("subscription");
@@ -72,22 +70,25 @@ fn subscribe_to_java(count: u64, length: usize, stream_id: i32) {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-#[test]
-fn our_publisher_to_java_subscriber() {
-    publish_to_java(200_000, 32, 2001);
+fn our_publisher_to_java_subscriber(driver: &mut TestDriver) {
+    publish_to_java(driver, 200_000, 32, 2001);
 }
 
-#[test]
-fn our_fragmented_messages_to_java_subscriber() {
-    publish_to_java(200, 1 << 20, 2002);
+fn our_fragmented_messages_to_java_subscriber(driver: &mut TestDriver) {
+    publish_to_java(driver, 200, 1 << 20, 2002);
 }
 
-#[test]
-fn java_publisher_to_our_subscriber() {
-    subscribe_to_java(200_000, 32, 2003);
+fn java_publisher_to_our_subscriber(driver: &mut TestDriver) {
+    subscribe_to_java(driver, 200_000, 32, 2003);
 }
 
-#[test]
-fn java_fragmented_messages_to_our_subscriber() {
-    subscribe_to_java(200, 1 << 20, 2004);
+fn java_fragmented_messages_to_our_subscriber(driver: &mut TestDriver) {
+    subscribe_to_java(driver, 200, 1 << 20, 2004);
 }
+
+driver_tests!(
+    our_publisher_to_java_subscriber,
+    our_fragmented_messages_to_java_subscriber,
+    java_publisher_to_our_subscriber,
+    java_fragmented_messages_to_our_subscriber,
+);

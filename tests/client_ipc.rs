@@ -1,5 +1,5 @@
-//! Our publisher and our subscriber in two processes over `aeron:ipc`, through a real Java
-//! media driver: every message arrives once, intact and in order. Plus back pressure with
+//! Our publisher and our subscriber in two processes over `aeron:ipc`, through each media
+//! driver (real Java Aeron, and our `aeronmd`): every message arrives once, intact and in order. Plus back pressure with
 //! a slow subscriber and several threads sharing one concurrent publication.
 mod client_support;
 
@@ -9,9 +9,11 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, FragmentAssembler, Header, NOT_CONNECTED};
-use client_support::{ErrorLog, JavaDriver, context, fill, role, spawn_role, verify, wait_child, wait_until};
+use client_support::{
+    DriverKind, DriverOptions, ErrorLog, TestDriver, context, driver_tests, fill, role, spawn_role, verify,
+    wait_child, wait_until,
+};
 
-const SPARSE: &str = "-Daeron.term.buffer.sparse.file=true";
 const CHANNEL: &str = "aeron:ipc?term-length=16m";
 const STREAM_ID: i32 = 1001;
 
@@ -87,8 +89,8 @@ fn subscriber_role() {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-/// Runs publisher and subscriber children of `test` against one Java driver.
-fn two_processes(test: &str, count: u64, length: usize) {
+/// Runs publisher and subscriber children of `test` against one driver of `kind`.
+fn two_processes(test: &str, kind: DriverKind, count: u64, length: usize) {
     if let Some(role) = role() {
         return match role.as_str() {
             "pub" => publisher_role(),
@@ -96,7 +98,7 @@ fn two_processes(test: &str, count: u64, length: usize) {
             other => panic!("unknown role {other}"),
         };
     }
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+    let Some(driver) = TestDriver::start(kind, DriverOptions::default()) else { return };
     let envs = [
         ("AERON_DIR", driver.aeron_dir().display().to_string()),
         ("COUNT", count.to_string()),
@@ -109,21 +111,30 @@ fn two_processes(test: &str, count: u64, length: usize) {
 }
 
 #[test]
-fn two_processes_one_million_small_messages() {
-    two_processes("two_processes_one_million_small_messages", 1_000_000, 32);
+fn two_processes_one_million_small_messages_java_driver() {
+    let test = "two_processes_one_million_small_messages_java_driver";
+    two_processes(test, DriverKind::Java, 1_000_000, 32);
 }
 
 #[test]
-fn two_processes_one_thousand_fragmented_messages() {
-    two_processes("two_processes_one_thousand_fragmented_messages", 1_000, 1 << 20);
+fn two_processes_one_million_small_messages_rust_driver() {
+    let test = "two_processes_one_million_small_messages_rust_driver";
+    two_processes(test, DriverKind::Rust, 1_000_000, 32);
 }
 
 #[test]
-fn slow_subscriber_back_pressures_without_loss() {
-    if role().is_some() {
-        return;
-    }
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn two_processes_one_thousand_fragmented_messages_java_driver() {
+    let test = "two_processes_one_thousand_fragmented_messages_java_driver";
+    two_processes(test, DriverKind::Java, 1_000, 1 << 20);
+}
+
+#[test]
+fn two_processes_one_thousand_fragmented_messages_rust_driver() {
+    let test = "two_processes_one_thousand_fragmented_messages_rust_driver";
+    two_processes(test, DriverKind::Rust, 1_000, 1 << 20);
+}
+
+fn slow_subscriber_back_pressures_without_loss(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     // A 64 KiB term gives a 32 KiB publication window: the publisher soon runs into it.
@@ -180,12 +191,7 @@ fn slow_subscriber_back_pressures_without_loss() {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-#[test]
-fn threads_share_a_concurrent_publication() {
-    if role().is_some() {
-        return;
-    }
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn threads_share_a_concurrent_publication(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     let channel = "aeron:ipc?term-length=64k";
@@ -237,3 +243,5 @@ fn threads_share_a_concurrent_publication() {
     assert!(next.iter().all(|&n| n == per_thread));
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
+
+driver_tests!(slow_subscriber_back_pressures_without_loss, threads_share_a_concurrent_publication);

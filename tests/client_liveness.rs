@@ -9,9 +9,8 @@ use aeronrs::client::{Aeron, CLOSED, Context, Header};
 use aeronrs::util::error::{
     CLIENT_ERROR_CLIENT_TIMEOUT, CLIENT_ERROR_CONDUCTOR_SERVICE_TIMEOUT, CLIENT_ERROR_DRIVER_TIMEOUT,
 };
-use client_support::{ErrorLog, JavaDriver, context, wait_until};
+use client_support::{DriverOptions, ErrorLog, TestDriver, context, driver_tests, wait_until};
 
-const SPARSE: &str = "-Daeron.term.buffer.sparse.file=true";
 const CHANNEL: &str = "aeron:ipc?term-length=64k";
 
 /// Waits for an error with `code` in `log`; returns how long that took.
@@ -32,9 +31,7 @@ fn connect_without_a_driver_fails_with_a_clear_error() {
     assert!(err.message().contains(&dir.path().display().to_string()), "{err}");
 }
 
-#[test]
-fn killed_driver_is_reported_and_nothing_hangs() {
-    let Some(mut driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn killed_driver_is_reported_and_nothing_hangs(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let mut ctx = context(driver.aeron_dir(), &log);
     ctx.set_driver_timeout(Duration::from_secs(2)).set_keepalive_interval(Duration::from_millis(100));
@@ -66,24 +63,20 @@ fn killed_driver_is_reported_and_nothing_hangs() {
     assert!(aeron.async_add_counter(1001, &[], "c").is_err());
 }
 
-#[test]
-fn clean_driver_shutdown_closes_the_client() {
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn clean_driver_shutdown_closes_the_client(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let mut ctx = context(driver.aeron_dir(), &log);
     ctx.set_keepalive_interval(Duration::from_millis(100));
     let aeron = Aeron::connect(ctx).expect("connect");
     let publication = aeron.add_publication(CHANNEL, 1).expect("publication");
-    drop(driver);
+    driver.stop();
     wait_for_error(&log, CLIENT_ERROR_DRIVER_TIMEOUT, Duration::from_secs(20));
     let error = log.errors().into_iter().find(|e| e.code() == CLIENT_ERROR_DRIVER_TIMEOUT).unwrap();
     assert!(error.message().contains("shut down"), "{error}");
     assert!(publication.is_closed());
 }
 
-#[test]
-fn driver_times_out_a_silent_client() {
-    let Some(driver) = JavaDriver::start(&[SPARSE, "-Daeron.client.liveness.timeout=2s"]) else { return };
+fn driver_times_out_a_silent_client(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let closed = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let mut ctx = context(driver.aeron_dir(), &log);
@@ -99,9 +92,7 @@ fn driver_times_out_a_silent_client() {
     assert!(closed.load(std::sync::atomic::Ordering::Acquire), "close-client handler called");
 }
 
-#[test]
-fn heartbeat_keeps_a_client_alive_past_the_liveness_timeout() {
-    let Some(driver) = JavaDriver::start(&[SPARSE, "-Daeron.client.liveness.timeout=2s"]) else { return };
+fn heartbeat_keeps_a_client_alive_past_the_liveness_timeout(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let mut ctx = context(driver.aeron_dir(), &log);
     ctx.set_keepalive_interval(Duration::from_millis(200)).set_client_name("liveness-test").unwrap();
@@ -133,9 +124,7 @@ fn heartbeat_keeps_a_client_alive_past_the_liveness_timeout() {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-#[test]
-fn invoker_mode_works_and_enforces_the_service_interval() {
-    let Some(driver) = JavaDriver::start(&[SPARSE, "-Daeron.client.liveness.timeout=2s"]) else { return };
+fn invoker_mode_works_and_enforces_the_service_interval(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let mut ctx = context(driver.aeron_dir(), &log);
     ctx.set_use_conductor_agent_invoker(true);
@@ -167,9 +156,7 @@ fn invoker_mode_works_and_enforces_the_service_interval() {
     assert_eq!(publication.offer(b"late").unwrap(), CLOSED);
 }
 
-#[test]
-fn do_work_is_refused_in_threaded_mode() {
-    let Some(driver) = JavaDriver::start(&[SPARSE]) else { return };
+fn do_work_is_refused_in_threaded_mode(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     assert!(aeron.do_work().is_err());
@@ -178,3 +165,14 @@ fn do_work_is_refused_in_threaded_mode() {
     assert!(aeron.is_closed());
     assert!(aeron.add_publication(CHANNEL, 1).is_err());
 }
+
+const SHORT_LIVENESS: DriverOptions = DriverOptions { client_liveness_timeout: Some("2s") };
+
+driver_tests!(
+    killed_driver_is_reported_and_nothing_hangs,
+    clean_driver_shutdown_closes_the_client,
+    do_work_is_refused_in_threaded_mode,
+    driver_times_out_a_silent_client with super::SHORT_LIVENESS,
+    heartbeat_keeps_a_client_alive_past_the_liveness_timeout with super::SHORT_LIVENESS,
+    invoker_mode_works_and_enforces_the_service_interval with super::SHORT_LIVENESS,
+);

@@ -183,10 +183,9 @@ impl JavaDriver {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
 
-impl Drop for JavaDriver {
-    fn drop(&mut self) {
+    /// Clean shutdown (stdin closed), then SIGKILL if it does not exit within 10 s.
+    pub fn stop(&mut self) {
         drop(self.stdin.take());
         let deadline = Instant::now() + Duration::from_secs(10);
         while Instant::now() < deadline {
@@ -198,6 +197,177 @@ impl Drop for JavaDriver {
         self.kill();
     }
 }
+
+impl Drop for JavaDriver {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Our own media driver (`aeronmd`) as a child process in its own temporary Aeron
+/// directory; SIGTERM stops it cleanly, dropping it stops it.
+pub struct RustDriver {
+    child: Child,
+    _dir: tempfile::TempDir,
+    aeron_dir: PathBuf,
+}
+
+impl RustDriver {
+    /// Starts `aeronmd` with extra `AERON_*` environment variables.
+    pub fn start(envs: &[(&str, &str)]) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let aeron_dir = dir.path().join("aeron");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_aeronmd"))
+            .env("AERON_DIR", &aeron_dir)
+            .env("AERON_DIR_DELETE_ON_START", "true")
+            .env("AERON_DIR_DELETE_ON_SHUTDOWN", "true")
+            .env("AERON_TERM_BUFFER_SPARSE_FILE", "true")
+            .env("AERON_THREADING_MODE", "SHARED")
+            .envs(envs.iter().copied())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("spawn aeronmd");
+        let reader = LineReader::spawn(child.stdout.take().unwrap());
+        reader.wait_for("aeronmd: driver started", Duration::from_secs(30), &mut child);
+        Self { child, _dir: dir, aeron_dir }
+    }
+
+    pub fn aeron_dir(&self) -> &Path {
+        &self.aeron_dir
+    }
+
+    /// `kill -9`.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM (clean shutdown), then SIGKILL if it does not exit within 10 s.
+    pub fn stop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while Instant::now() < deadline {
+                if let Ok(Some(_)) = self.child.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+        }
+        self.kill();
+    }
+}
+
+impl Drop for RustDriver {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Which media driver a test runs against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverKind {
+    /// Real Java Aeron (`interop/java`).
+    Java,
+    /// Our `aeronmd`.
+    Rust,
+}
+
+/// Driver settings a test needs, applied to either driver.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DriverOptions {
+    /// Client liveness timeout, e.g. `"2s"` (default 10 s).
+    pub client_liveness_timeout: Option<&'static str>,
+}
+
+/// A running media driver of either kind.
+pub enum TestDriver {
+    Java(JavaDriver),
+    Rust(RustDriver),
+}
+
+impl TestDriver {
+    /// `None` (after a SKIP message) when Java is needed but unavailable.
+    pub fn start(kind: DriverKind, options: DriverOptions) -> Option<Self> {
+        match kind {
+            DriverKind::Java => {
+                let mut properties = vec!["-Daeron.term.buffer.sparse.file=true".to_string()];
+                if let Some(timeout) = options.client_liveness_timeout {
+                    properties.push(format!("-Daeron.client.liveness.timeout={timeout}"));
+                }
+                let properties: Vec<&str> = properties.iter().map(String::as_str).collect();
+                JavaDriver::start(&properties).map(Self::Java)
+            }
+            DriverKind::Rust => {
+                let mut envs = Vec::new();
+                if let Some(timeout) = options.client_liveness_timeout {
+                    envs.push(("AERON_CLIENT_LIVENESS_TIMEOUT", timeout));
+                }
+                Some(Self::Rust(RustDriver::start(&envs)))
+            }
+        }
+    }
+
+    pub fn aeron_dir(&self) -> &Path {
+        match self {
+            Self::Java(d) => d.aeron_dir(),
+            Self::Rust(d) => d.aeron_dir(),
+        }
+    }
+
+    /// `kill -9`: the driver dies without any clean-up.
+    pub fn kill(&mut self) {
+        match self {
+            Self::Java(d) => d.kill(),
+            Self::Rust(d) => d.kill(),
+        }
+    }
+
+    /// Clean shutdown: the driver writes its final heartbeat (−1) and exits.
+    pub fn stop(&mut self) {
+        match self {
+            Self::Java(d) => d.stop(),
+            Self::Rust(d) => d.stop(),
+        }
+    }
+}
+
+/// Runs `scenario` against a driver of `kind` started with `options`.
+pub fn run_with(kind: DriverKind, options: DriverOptions, scenario: fn(&mut TestDriver)) {
+    if let Some(mut driver) = TestDriver::start(kind, options) {
+        scenario(&mut driver);
+    }
+}
+
+/// `driver_tests!(scenario, other with OPTIONS, ...)` makes `scenario::java` and
+/// `scenario::rust` tests running `fn scenario(&mut TestDriver)` against each driver.
+#[allow(unused_macros)]
+macro_rules! driver_tests {
+    ($($scenario:ident $(with $options:expr)?),* $(,)?) => {$(
+        mod $scenario {
+            use crate::client_support::{DriverKind, DriverOptions, run_with};
+
+            #[allow(unused_variables)]
+            fn options() -> DriverOptions {
+                let options = DriverOptions::default();
+                $(let options = $options;)?
+                options
+            }
+
+            #[test]
+            fn java() {
+                run_with(DriverKind::Java, options(), super::$scenario);
+            }
+
+            #[test]
+            fn rust() {
+                run_with(DriverKind::Rust, options(), super::$scenario);
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use driver_tests;
 
 /// A Java `Interop pub|sub` peer.
 pub struct JavaPeer {
