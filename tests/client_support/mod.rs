@@ -223,6 +223,9 @@ impl RustDriver {
             .env("AERON_DIR_DELETE_ON_SHUTDOWN", "true")
             .env("AERON_TERM_BUFFER_SPARSE_FILE", "true")
             .env("AERON_THREADING_MODE", "SHARED")
+            // As the Java test driver: sleep 1 ms when idle, leaving the CPUs to the clients.
+            .env("AERON_SHARED_IDLE_STRATEGY", "sleeping")
+            .env("AERON_SHARED_IDLE_STRATEGY_INIT_ARGS", "1ms")
             .envs(envs.iter().copied())
             .stdout(Stdio::piped())
             .spawn()
