@@ -6,6 +6,7 @@ pub mod bits;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod format;
 pub mod idle_strategy;
 pub mod rand48;
 pub mod sys;
