@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
+use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -125,6 +126,13 @@ pub struct DriverContext {
     pub resource_free_limit: u32,
     /// `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` (loss injection for tests).
     pub udp_channel_incoming_interceptors: Option<String>,
+    /// `AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`: a conductor duty cycle longer than this
+    /// counts in system counter 27.
+    pub conductor_cycle_threshold_ns: u64,
+    /// Replaces `termination_validator` when set in code.
+    pub termination_validator_fn: Option<TerminationValidatorFn>,
+    /// Called when a TERMINATE_DRIVER command is accepted.
+    pub termination_hook: Option<TerminationHook>,
     /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS` (`rate=..|seed=..|recv-msg-mask=..`).
     pub udp_channel_loss_args: Option<String>,
     /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` (`term-id=..|term-offset=..|length=..`).
@@ -205,6 +213,9 @@ impl Default for DriverContext {
             termination_validator: TerminationValidator::Deny,
             resource_free_limit: 10,
             udp_channel_incoming_interceptors: None,
+            conductor_cycle_threshold_ns: SECOND_NS,
+            termination_validator_fn: None,
+            termination_hook: None,
             udp_channel_loss_args: None,
             udp_channel_fixed_loss_args: None,
             udp_channel_multi_gap_loss_args: None,
@@ -423,6 +434,12 @@ impl DriverContext {
             .and_then(|v| check_range("AERON_DRIVER_RESOURCE_FREE_LIMIT", v, 1, i32::MAX as i64))?
                 as u32,
             udp_channel_incoming_interceptors: env("AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS"),
+            conductor_cycle_threshold_ns: duration(
+                "AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD",
+                d.conductor_cycle_threshold_ns,
+            )?,
+            termination_validator_fn: None,
+            termination_hook: None,
             udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),
             udp_channel_fixed_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS"),
             udp_channel_multi_gap_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS"),
@@ -502,6 +519,14 @@ impl DriverContext {
             format!("AERON_COUNTERS_BUFFER_LENGTH={} exceeds 500 MiB", self.counters_values_buffer_length),
         )?;
         Ok(())
+    }
+
+    /// Whether a TERMINATE_DRIVER carrying `token` may stop the driver.
+    pub fn validate_termination(&self, token: &[u8]) -> bool {
+        match &self.termination_validator_fn {
+            Some(f) => f.validate(token),
+            None => self.termination_validator == TerminationValidator::Allow,
+        }
     }
 
     /// The client liveness timeout in whole milliseconds (at least 1), as clients are judged.

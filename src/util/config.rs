@@ -70,9 +70,26 @@ pub fn check_range<T: PartialOrd + std::fmt::Display>(name: &str, value: T, min:
     Ok(value)
 }
 
-/// Reads an environment variable, treating empty as unset.
+/// Settings given other than through the environment (`aeronmd -D`, properties files),
+/// consulted before it.
+static OVERRIDES: std::sync::RwLock<Vec<(String, String)>> = std::sync::RwLock::new(Vec::new());
+
+/// Sets `name` (an environment variable name) to `value` for this process's settings,
+/// ahead of the environment; an empty value hides the environment's value.
+pub fn set_override(name: &str, value: &str) {
+    let mut overrides = OVERRIDES.write().unwrap_or_else(|e| e.into_inner());
+    overrides.retain(|(n, _)| n != name);
+    overrides.push((name.to_string(), value.to_string()));
+}
+
+/// Reads a setting: an override if set, else the environment variable, treating empty as
+/// unset.
 pub fn env(name: &str) -> Option<String> {
-    std::env::var(name).ok().filter(|v| !v.trim().is_empty())
+    let overridden = {
+        let overrides = OVERRIDES.read().unwrap_or_else(|e| e.into_inner());
+        overrides.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())
+    };
+    overridden.or_else(|| std::env::var(name).ok()).filter(|v| !v.trim().is_empty())
 }
 
 /// Reads and parses `name` from the environment, or returns `default` when unset.

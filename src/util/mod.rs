@@ -8,5 +8,6 @@ pub mod config;
 pub mod error;
 pub mod format;
 pub mod idle_strategy;
+pub mod properties;
 pub mod rand48;
 pub mod sys;

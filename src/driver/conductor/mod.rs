@@ -1,0 +1,226 @@
+//! The driver conductor (`spec/driver.md` §3): reads client commands from the to-driver
+//! ring buffer, manages clients, publications, subscriptions and counters, answers on the
+//! to-clients broadcast buffer, and on each timer tick heartbeats, times out clients and
+//! moves resources through their life cycles.
+//!
+//! [`DriverConductor`] is the agent; [`Conductor`] its state, split from the command ring
+//! buffer so the read handler can borrow the state mutably while the buffer is read.
+#![forbid(unsafe_code)]
+
+pub mod client_proxy;
+pub mod clients;
+pub mod commands;
+pub mod counters;
+pub mod ipc_publication;
+pub mod log_file;
+pub mod params;
+pub mod publications;
+pub mod session_ids;
+pub mod subscriptions;
+pub mod timers;
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+
+use crate::concurrent::counters::CountersManager;
+use crate::concurrent::error_log::DistinctErrorLog;
+use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
+use crate::driver::context::DriverContext;
+use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::logbuffer::LogBuffers;
+use crate::util::agent::Agent;
+use crate::util::clock::{epoch_ms, nano_time};
+use crate::util::error::{AeronErrorCode, Error, Result};
+
+use client_proxy::ClientProxy;
+use clients::AeronClient;
+use ipc_publication::IpcPublication;
+use log_file::OsBufferLengths;
+use session_ids::{SessionIdAllocator, random_i32};
+use subscriptions::SubscriptionLink;
+
+/// Commands read per duty cycle (Aeron's C driver: 2).
+pub const COMMAND_DRAIN_LIMIT: usize = 2;
+/// How often the cached epoch clock is refreshed.
+const CLOCK_UPDATE_INTERVAL_NS: i64 = 1_000_000;
+
+/// A log file whose publication has ended, waiting to be unmapped and deleted.
+#[derive(Debug)]
+pub struct EndOfLifeLog {
+    pub path: std::path::PathBuf,
+    pub log: Option<LogBuffers>,
+    pub length: usize,
+}
+
+/// What the conductor works on, apart from the command buffer.
+pub struct Conductor {
+    pub(crate) ctx: DriverContext,
+    pub(crate) proxy: ClientProxy,
+    pub(crate) counters: CountersManager,
+    pub(crate) error_log: DistinctErrorLog,
+    pub(crate) system: SystemCounters,
+    pub(crate) clients: Vec<AeronClient>,
+    pub(crate) ipc_publications: Vec<IpcPublication>,
+    pub(crate) ipc_subscriptions: Vec<SubscriptionLink>,
+    pub(crate) end_of_life: VecDeque<EndOfLifeLog>,
+    pub(crate) session_ids: SessionIdAllocator,
+    pub(crate) os_buffer_lengths: OsBufferLengths,
+    pub(crate) termination_requested: Arc<AtomicBool>,
+    pub(crate) now_ns: i64,
+    pub(crate) now_ms: i64,
+    clock_update_deadline_ns: i64,
+    pub(crate) timeout_check_deadline_ns: i64,
+    pub(crate) last_command_consumer_position: i64,
+    pub(crate) time_of_last_command_position_change_ns: i64,
+    last_cycle_ns: i64,
+    max_cycle_ns: i64,
+}
+
+impl Conductor {
+    /// Aeron's mapping of a failure onto an ON_ERROR code: an Aeron code as is, a full
+    /// disk as STORAGE_SPACE, anything else GENERIC_ERROR.
+    pub(crate) fn error_code_of(error: &Error) -> AeronErrorCode {
+        match error.aeron_code() {
+            Some(code) if code != AeronErrorCode::Unused => code,
+            _ if error.code() == libc::ENOSPC => AeronErrorCode::StorageSpace,
+            _ => AeronErrorCode::GenericError,
+        }
+    }
+
+    /// Records a distinct error and counts it (system counter 15).
+    pub(crate) fn log_error(&mut self, error: &Error) {
+        if let Err(e) = self.error_log.record(self.now_ms, error.code(), &error.to_string()) {
+            // As Aeron's C driver: an error the full log cannot take goes to stderr.
+            eprintln!("unrecordable error {error}: {e}");
+        }
+        self.system.increment(SystemCounterId::Errors);
+    }
+
+    /// Answers a failed command with ON_ERROR and records the error.
+    pub(crate) fn on_command_error(&mut self, correlation_id: i64, error: &Error) {
+        self.proxy.on_error(correlation_id, Self::error_code_of(error), error.message());
+        self.log_error(error);
+    }
+
+    pub(crate) fn flush_proxy_failures(&mut self) {
+        if self.proxy.has_failures() {
+            for error in self.proxy.take_failures() {
+                self.log_error(&error);
+            }
+        }
+    }
+
+    /// Cached clocks (`spec/driver.md` §3 step 1) and the duty-cycle time counters (26, 27).
+    fn track_time(&mut self, now_ns: i64) {
+        self.now_ns = now_ns;
+        if self.last_cycle_ns != 0 {
+            let cycle = now_ns - self.last_cycle_ns;
+            if cycle > self.max_cycle_ns {
+                self.max_cycle_ns = cycle;
+                self.system.set(SystemCounterId::ConductorMaxCycleTime, cycle);
+            }
+            if cycle > self.ctx.conductor_cycle_threshold_ns as i64 {
+                self.system.increment(SystemCounterId::ConductorCycleTimeThresholdExceeded);
+            }
+        }
+        self.last_cycle_ns = now_ns;
+        if now_ns >= self.clock_update_deadline_ns {
+            self.clock_update_deadline_ns = now_ns + CLOCK_UPDATE_INTERVAL_NS;
+            self.now_ms = epoch_ms();
+        }
+    }
+
+    /// Adds `delta` to the bytes-currently-mapped counter (35).
+    pub(crate) fn add_mapped_bytes(&self, delta: i64) {
+        self.system.add(SystemCounterId::BytesCurrentlyMapped, delta);
+    }
+}
+
+/// The conductor agent.
+pub struct DriverConductor {
+    to_driver: ManyToOneRingBuffer,
+    conductor: Conductor,
+}
+
+/// What the conductor is built from (made by `MediaDriver::launch`).
+pub struct ConductorParts {
+    pub ctx: DriverContext,
+    pub to_driver: ManyToOneRingBuffer,
+    pub proxy: ClientProxy,
+    pub counters: CountersManager,
+    pub error_log: DistinctErrorLog,
+    pub system: SystemCounters,
+    pub termination_requested: Arc<AtomicBool>,
+}
+
+impl DriverConductor {
+    pub fn new(parts: ConductorParts) -> Self {
+        let now_ns = nano_time();
+        let ctx = parts.ctx;
+        let session_ids = SessionIdAllocator::new(
+            random_i32(),
+            ctx.publication_reserved_session_id_low,
+            ctx.publication_reserved_session_id_high,
+        );
+        let conductor = Conductor {
+            proxy: parts.proxy,
+            counters: parts.counters,
+            error_log: parts.error_log,
+            system: parts.system,
+            clients: Vec::new(),
+            ipc_publications: Vec::new(),
+            ipc_subscriptions: Vec::new(),
+            end_of_life: VecDeque::new(),
+            session_ids,
+            os_buffer_lengths: OsBufferLengths::probe(),
+            termination_requested: parts.termination_requested,
+            now_ns,
+            now_ms: epoch_ms(),
+            clock_update_deadline_ns: now_ns + CLOCK_UPDATE_INTERVAL_NS,
+            timeout_check_deadline_ns: now_ns + ctx.timer_interval_ns as i64,
+            last_command_consumer_position: parts.to_driver.consumer_position(),
+            time_of_last_command_position_change_ns: now_ns,
+            last_cycle_ns: 0,
+            max_cycle_ns: 0,
+            ctx,
+        };
+        Self { to_driver: parts.to_driver, conductor }
+    }
+}
+
+impl Agent for DriverConductor {
+    /// One duty cycle. Allocation-free when there is nothing to do.
+    fn do_work(&mut self) -> Result<i32> {
+        let c = &mut self.conductor;
+        c.track_time(nano_time());
+        let mut work = 0;
+        if c.now_ns > c.timeout_check_deadline_ns {
+            c.on_timer(&self.to_driver);
+            c.timeout_check_deadline_ns = c.now_ns + c.ctx.timer_interval_ns as i64;
+            work += 1;
+        }
+        let read =
+            self.to_driver.controlled_read(|type_id, body| c.on_command(type_id, body), COMMAND_DRAIN_LIMIT);
+        match read {
+            Ok(n) => work += n as i32,
+            Err(e) => c.log_error(&e.context("reading client commands")),
+        }
+        for publication in &mut c.ipc_publications {
+            work += publication.update_pub_pos_and_lmt();
+        }
+        work += c.free_end_of_life_logs();
+        c.flush_proxy_failures();
+        Ok(work)
+    }
+
+    /// Frees every resource and writes the -1 "shut down" heartbeat clients look for.
+    fn on_close(&mut self) {
+        self.conductor.close_all();
+        self.to_driver.set_consumer_heartbeat_time(-1);
+    }
+
+    fn role_name(&self) -> &str {
+        "driver-conductor"
+    }
+}

@@ -1,0 +1,203 @@
+//! `MediaDriver`: the embeddable driver (`spec/driver.md` §1-2). `init` prepares the
+//! directory, `cnc.dat` (version written last), `loss-report.dat` and the conductor;
+//! `start` runs it on a thread or leaves it to `do_work` (INVOKER / manual main loop);
+//! `close` stops it and deletes the directory when configured. Shaped like `aeronmd.h`
+//! (`aeron_driver_init`, `_start`, `_main_do_work`, `_main_idle_strategy`, `_close`) so
+//! the C API can wrap it.
+#![forbid(unsafe_code)]
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::cnc::{CncConfig, CncFile};
+use crate::concurrent::broadcast::BroadcastTransmitter;
+use crate::concurrent::counters::CountersManager;
+use crate::concurrent::error_log::DistinctErrorLog;
+use crate::concurrent::mapped_file::{Allocation, create_mapped};
+use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
+use crate::driver::conductor::client_proxy::ClientProxy;
+use crate::driver::conductor::{ConductorParts, DriverConductor};
+use crate::driver::context::{DriverContext, ThreadingMode};
+use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
+use crate::driver::system_counters::{
+    AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH, SystemCounterId, SystemCounters,
+    semantic_version_compose,
+};
+use crate::util::agent::{Agent, AgentInvoker, AgentRunner};
+use crate::util::bits::align;
+use crate::util::clock::epoch_ms;
+use crate::util::error::{Error, Result};
+use crate::util::idle_strategy::IdleStrategy;
+
+enum Runner {
+    /// Built, not started.
+    Idle(Box<DriverConductor>),
+    Thread(AgentRunner),
+    Invoker(AgentInvoker),
+    Closed,
+}
+
+/// A media driver in this process.
+pub struct MediaDriver {
+    ctx: DriverContext,
+    runner: Runner,
+    main_idle: IdleStrategy,
+    termination_requested: Arc<AtomicBool>,
+    cnc: CncFile,
+}
+
+impl std::fmt::Debug for MediaDriver {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MediaDriver").field("aeron_dir", &self.ctx.aeron_dir).finish()
+    }
+}
+
+impl MediaDriver {
+    /// `init` then `start(false)`: the driver runs on its own thread unless the threading mode
+    /// is INVOKER, in which case the caller drives it with [`do_work`](Self::do_work).
+    pub fn launch(ctx: DriverContext) -> Result<Self> {
+        let mut driver = Self::init(ctx)?;
+        driver.start(false)?;
+        Ok(driver)
+    }
+
+    /// Creates the driver's files and its conductor; nothing runs yet. Fails if another
+    /// driver is alive in the directory.
+    pub fn init(ctx: DriverContext) -> Result<Self> {
+        ctx.validate()?;
+        if ctx.print_configuration {
+            println!("{ctx:#?}");
+        }
+        directory::prepare(&ctx)?;
+        let now_ms = epoch_ms();
+        let config = CncConfig {
+            to_driver_buffer_length: ctx.to_driver_buffer_length,
+            to_clients_buffer_length: ctx.to_clients_buffer_length,
+            counters_values_buffer_length: ctx.counters_values_buffer_length,
+            error_buffer_length: ctx.error_buffer_length,
+            client_liveness_timeout_ns: ctx.client_liveness_timeout_ns as i64,
+            start_timestamp_ms: now_ms,
+            pid: i64::from(crate::util::sys::pid()),
+            file_page_size: ctx.file_page_size,
+        };
+        let cnc = CncFile::create(&ctx.aeron_dir.join(CNC_FILE), &config)?;
+        let loss_report_length = align(ctx.loss_report_buffer_length, ctx.file_page_size);
+        create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Sparse)
+            .map_err(|e| e.context("create loss report"))?;
+
+        let mut counters = CountersManager::new(
+            cnc.counters_metadata_buffer().clone(),
+            cnc.counters_values_buffer().clone(),
+            (ctx.counters_free_to_reuse_timeout_ns / 1_000_000) as i64,
+        )?;
+        let system = SystemCounters::allocate(&mut counters, now_ms)?;
+        system.set(
+            SystemCounterId::AeronVersion,
+            semantic_version_compose(AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH),
+        );
+        system.set(
+            SystemCounterId::BytesCurrentlyMapped,
+            (cnc.buffer().capacity() + loss_report_length) as i64,
+        );
+        let error_log = DistinctErrorLog::new(cnc.error_log_buffer()?.clone())?;
+        let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer().clone())?;
+        let transmitter = BroadcastTransmitter::new(cnc.to_clients_buffer().clone())?;
+        let termination_requested = Arc::new(AtomicBool::new(false));
+        let conductor = DriverConductor::new(ConductorParts {
+            ctx: ctx.clone(),
+            to_driver,
+            proxy: ClientProxy::new(transmitter),
+            counters,
+            error_log,
+            system,
+            termination_requested: Arc::clone(&termination_requested),
+        });
+        // Everything above is in place before clients may connect: this takes correlation
+        // id 0 (the first client gets 1), writes the heartbeat, then the version (release).
+        cnc.signal_ready(epoch_ms())?;
+
+        let main_idle = match ctx.threading_mode {
+            ThreadingMode::Dedicated | ThreadingMode::SharedNetwork => ctx.conductor_idle_strategy.clone(),
+            ThreadingMode::Shared | ThreadingMode::Invoker => ctx.shared_idle_strategy.clone(),
+        };
+        Ok(Self { ctx, runner: Runner::Idle(Box::new(conductor)), main_idle, termination_requested, cnc })
+    }
+
+    /// Starts the conductor: on its own thread, or — in INVOKER mode or when
+    /// `manual_main_loop` — left for the caller to drive with [`do_work`](Self::do_work).
+    ///
+    /// IPC needs no sender or receiver, so every threading mode runs the conductor alone;
+    /// the mode only chooses its idle strategy (conductor's for DEDICATED and SHARED_NETWORK,
+    /// shared for SHARED).
+    pub fn start(&mut self, manual_main_loop: bool) -> Result<()> {
+        let conductor = match std::mem::replace(&mut self.runner, Runner::Closed) {
+            Runner::Idle(conductor) => conductor,
+            other => {
+                self.runner = other;
+                return Err(Error::illegal_state("media driver already started or closed"));
+            }
+        };
+        if manual_main_loop || self.ctx.threading_mode == ThreadingMode::Invoker {
+            let mut invoker = AgentInvoker::new(conductor);
+            invoker.start()?;
+            self.runner = Runner::Invoker(invoker);
+        } else {
+            let on_error = Arc::new(|e: &Error| eprintln!("driver-conductor: {e}"));
+            let agent: Box<dyn Agent> = conductor;
+            self.runner = Runner::Thread(AgentRunner::start(agent, self.main_idle.clone(), on_error)?);
+        }
+        Ok(())
+    }
+
+    /// One conductor duty cycle (INVOKER mode or manual main loop); 0 otherwise.
+    pub fn do_work(&mut self) -> Result<i32> {
+        match &mut self.runner {
+            Runner::Invoker(invoker) => invoker.invoke(),
+            _ => Ok(0),
+        }
+    }
+
+    /// Idles per the driver's main idle strategy after a `do_work` that did `work_count`.
+    pub fn idle(&mut self, work_count: i32) {
+        self.main_idle.idle(work_count);
+    }
+
+    pub fn context(&self) -> &DriverContext {
+        &self.ctx
+    }
+
+    pub fn aeron_dir(&self) -> &PathBuf {
+        &self.ctx.aeron_dir
+    }
+
+    /// Whether a client's TERMINATE_DRIVER was accepted (the driver keeps running until
+    /// closed; the termination hook, if any, has been called).
+    pub fn termination_requested(&self) -> bool {
+        self.termination_requested.load(Ordering::Acquire)
+    }
+
+    /// Stops the conductor (which frees its resources and writes the -1 heartbeat), then
+    /// deletes the directory if configured. Idempotent.
+    pub fn close(&mut self) -> Result<()> {
+        match std::mem::replace(&mut self.runner, Runner::Closed) {
+            Runner::Closed => return Ok(()),
+            Runner::Thread(mut runner) => runner.close(),
+            Runner::Invoker(mut invoker) => invoker.close(),
+            Runner::Idle(mut conductor) => conductor.on_close(),
+        }
+        self.cnc.flush()?;
+        if self.ctx.dir_delete_on_shutdown {
+            directory::delete_directory(&self.ctx.aeron_dir)?;
+        }
+        Ok(())
+    }
+}
+
+impl Drop for MediaDriver {
+    fn drop(&mut self) {
+        if let Err(e) = self.close() {
+            eprintln!("media driver close: {e}");
+        }
+    }
+}

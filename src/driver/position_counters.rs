@@ -1,0 +1,259 @@
+//! The driver's per-stream and per-client counters (`spec/counters.md` §5-7): keys, labels
+//! and the `Position` handle the conductor reads and writes them through.
+#![forbid(unsafe_code)]
+
+use crate::concurrent::AtomicBuffer;
+use crate::concurrent::counters::CountersManager;
+use crate::concurrent::counters::descriptor::{COUNTER_LENGTH, MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
+use crate::concurrent::counters::type_ids::{
+    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, PUBLISHER_LIMIT_NAME,
+    PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID, SUBSCRIBER_POSITION_NAME,
+    SUBSCRIBER_POSITION_TYPE_ID,
+};
+use crate::util::error::Result;
+
+/// Channel bytes that fit in a stream key after registration id, session, stream and length.
+pub const STREAM_KEY_MAX_CHANNEL_LENGTH: usize = MAX_KEY_LENGTH - 20;
+
+/// One counter's value slot: the driver's handle on a position or timestamp it publishes
+/// or watches. Cloning shares the same slot.
+#[derive(Debug, Clone)]
+pub struct Position {
+    values: AtomicBuffer,
+    counter_id: i32,
+    offset: usize,
+}
+
+impl Position {
+    /// The value of `counter_id` in `values` (the counters values buffer). Ids come from the
+    /// counters manager, which only hands out ids inside the buffer.
+    pub fn new(values: &AtomicBuffer, counter_id: i32) -> Self {
+        Self { values: values.clone(), counter_id, offset: counter_id as usize * COUNTER_LENGTH }
+    }
+
+    #[inline]
+    pub fn counter_id(&self) -> i32 {
+        self.counter_id
+    }
+
+    /// Acquire: pairs with the release store of whoever owns the value (a subscriber's
+    /// position, a client's heartbeat), so what they did before it is visible.
+    #[inline]
+    pub fn get_acquire(&self) -> i64 {
+        self.values.get_i64_acquire(self.offset)
+    }
+
+    /// Relaxed read of a value only this thread writes.
+    #[inline]
+    pub fn get(&self) -> i64 {
+        self.values.get_i64(self.offset)
+    }
+
+    /// Release: readers that see the value also see the log state it describes (e.g. a
+    /// publisher seeing a raised limit also sees the cleaned space behind it).
+    #[inline]
+    pub fn set_release(&self, value: i64) {
+        self.values.put_i64_release(self.offset, value);
+    }
+
+    /// Atomic add, for statistics several agents may bump.
+    #[inline]
+    pub fn add(&self, delta: i64) {
+        self.values.get_and_add_i64_release(self.offset, delta);
+    }
+}
+
+/// The 112-byte stream key (types 1, 2, 3, 4, 5, 9, 10, 12, 13, 17): registration id,
+/// session id, stream id, channel length, channel (first 92 bytes), zero padded. Aeron's C
+/// driver copies the whole fixed-size key, so the padding is part of it.
+pub fn stream_key(
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+) -> [u8; MAX_KEY_LENGTH] {
+    let mut key = [0u8; MAX_KEY_LENGTH];
+    let channel = channel.as_bytes();
+    let length = channel.len().min(STREAM_KEY_MAX_CHANNEL_LENGTH);
+    key[0..8].copy_from_slice(&registration_id.to_le_bytes());
+    key[8..12].copy_from_slice(&session_id.to_le_bytes());
+    key[12..16].copy_from_slice(&stream_id.to_le_bytes());
+    key[16..20].copy_from_slice(&(length as i32).to_le_bytes());
+    key[20..20 + length].copy_from_slice(&channel[..length]);
+    key
+}
+
+/// `"<name>: <registration id> <session id> <stream id> <channel>"` cut to 380 bytes, plus
+/// `" <suffix>"` if any and the label is shorter than 360 bytes. Java's form (no trailing space when there is no suffix), so
+/// AeronStat shows what it shows with Java's driver.
+pub fn stream_label(
+    name: &str,
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    suffix: Option<&str>,
+) -> String {
+    let mut label = truncate_label(format!("{name}: {registration_id} {session_id} {stream_id} {channel}"));
+    // Java appends the suffix only when it surely fits.
+    if let Some(suffix) = suffix {
+        if label.len() < MAX_LABEL_LENGTH - 20 {
+            label.push(' ');
+            label.push_str(suffix);
+        }
+    }
+    truncate_label(label)
+}
+
+fn truncate_label(mut label: String) -> String {
+    if label.len() > MAX_LABEL_LENGTH {
+        let mut end = MAX_LABEL_LENGTH;
+        while !label.is_char_boundary(end) {
+            end -= 1;
+        }
+        label.truncate(end);
+    }
+    label
+}
+
+#[allow(clippy::too_many_arguments)] // the stream key's fields, as Aeron names them
+fn allocate_stream_counter(
+    manager: &mut CountersManager,
+    type_id: i32,
+    name: &str,
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    suffix: Option<&str>,
+    now_ms: i64,
+) -> Result<Position> {
+    let key = stream_key(registration_id, session_id, stream_id, channel);
+    let label = stream_label(name, registration_id, session_id, stream_id, channel, suffix);
+    let counter_id = manager.allocate(type_id, &key, &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, registration_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
+}
+
+/// `pub-lmt` of a publication: the position its publishers may write up to.
+pub fn allocate_publisher_limit(
+    manager: &mut CountersManager,
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    allocate_stream_counter(
+        manager,
+        PUBLISHER_LIMIT_TYPE_ID,
+        PUBLISHER_LIMIT_NAME,
+        registration_id,
+        session_id,
+        stream_id,
+        channel,
+        None,
+        now_ms,
+    )
+}
+
+/// `pub-pos (sampled)`: the producer position as last sampled by the conductor.
+pub fn allocate_publisher_position(
+    manager: &mut CountersManager,
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    allocate_stream_counter(
+        manager,
+        PUBLISHER_POSITION_TYPE_ID,
+        PUBLISHER_POSITION_NAME,
+        registration_id,
+        session_id,
+        stream_id,
+        channel,
+        None,
+        now_ms,
+    )
+}
+
+/// `sub-pos` of one subscription on one image/publication, labelled `@<join position>`.
+pub fn allocate_subscriber_position(
+    manager: &mut CountersManager,
+    subscription_registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    join_position: i64,
+    now_ms: i64,
+) -> Result<Position> {
+    let suffix = format!("@{join_position}");
+    allocate_stream_counter(
+        manager,
+        SUBSCRIBER_POSITION_TYPE_ID,
+        SUBSCRIBER_POSITION_NAME,
+        subscription_registration_id,
+        session_id,
+        stream_id,
+        channel,
+        Some(&suffix),
+        now_ms,
+    )
+}
+
+/// `client-heartbeat: id=<client id>`, key = the client id; registration and owner id are
+/// the client id too.
+pub fn allocate_client_heartbeat(
+    manager: &mut CountersManager,
+    client_id: i64,
+    now_ms: i64,
+) -> Result<Position> {
+    let label = format!("{CLIENT_HEARTBEAT_TIMESTAMP_NAME}: id={client_id}");
+    let counter_id =
+        manager.allocate(CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, &client_id.to_le_bytes(), &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, client_id)?;
+    manager.set_counter_owner_id(counter_id, client_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
+}
+
+/// Frees a counter the conductor allocated. Freeing can only fail for a counter that is
+/// not allocated, which would mean it was freed already; there is nothing more to undo.
+pub fn free_counter(manager: &mut CountersManager, counter_id: i32, now_ms: i64) {
+    let _ = manager.free(counter_id, now_ms);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stream_key_layout() {
+        let key = stream_key(7, -3, 1001, "aeron:ipc");
+        assert_eq!(&key[0..8], &7i64.to_le_bytes());
+        assert_eq!(&key[8..12], &(-3i32).to_le_bytes());
+        assert_eq!(&key[12..16], &1001i32.to_le_bytes());
+        assert_eq!(&key[16..20], &9i32.to_le_bytes());
+        assert_eq!(&key[20..29], b"aeron:ipc");
+        assert!(key[29..].iter().all(|&b| b == 0));
+        let long = "aeron:ipc?alias=".to_string() + &"x".repeat(200);
+        let key = stream_key(1, 2, 3, &long);
+        assert_eq!(&key[16..20], &92i32.to_le_bytes());
+        assert_eq!(&key[20..112], &long.as_bytes()[..92]);
+    }
+
+    #[test]
+    fn stream_labels() {
+        assert_eq!(stream_label("pub-lmt", 5, 77, 10, "aeron:ipc", None), "pub-lmt: 5 77 10 aeron:ipc");
+        assert_eq!(
+            stream_label("sub-pos", 6, 77, 10, "aeron:ipc", Some("@0")),
+            "sub-pos: 6 77 10 aeron:ipc @0"
+        );
+        let long = "x".repeat(500);
+        assert_eq!(stream_label("pub-lmt", 5, 77, 10, &long, None).len(), MAX_LABEL_LENGTH);
+        assert_eq!(stream_label("sub-pos", 5, 77, 10, &long, Some("@0")).len(), MAX_LABEL_LENGTH);
+        let label = stream_label("sub-pos", 5, 77, 10, &"y".repeat(300), Some("@64"));
+        assert!(label.ends_with("y @64"), "{label}");
+    }
+}
