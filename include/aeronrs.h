@@ -190,6 +190,28 @@ aeron_counter_metadata_descriptor_t;
 #define AERON_ENABLE_EXPERIMENTAL_FEATURES_ENV_VAR "AERON_ENABLE_EXPERIMENTAL_FEATURES"
 #define AERON_DRIVER_STREAM_SESSION_LIMIT_ENV_VAR "AERON_DRIVER_STREAM_SESSION_LIMIT"
 
+/* Only pointers to it appear (congestion control suppliers). */
+struct sockaddr_storage;
+
+
+// Conductor, sender and receiver each on their own thread.
+#define AERON_THREADING_MODE_DEDICATED 0
+
+// Conductor on one thread, sender and receiver sharing another.
+#define AERON_THREADING_MODE_SHARED_NETWORK 1
+
+// All agents on one thread.
+#define AERON_THREADING_MODE_SHARED 2
+
+// No driver threads: the application calls `aeron_driver_main_do_work`.
+#define AERON_THREADING_MODE_INVOKER 3
+
+#define AERON_FORCE_FALSE 0
+
+#define AERON_FORCE_TRUE 1
+
+// Decide from the channel (multicast: yes).
+#define AERON_INFER 2
 
 // One producer, one consumer (Agrona `OneToOneRingBuffer`); minimum capacity 16.
 #define AERONRS_RING_BUFFER_ONE_TO_ONE 1
@@ -253,8 +275,28 @@ aeron_counter_metadata_descriptor_t;
 // A mapped `cnc.dat`. Opaque; created by `aeron_cnc_init`, freed by `aeron_cnc_close`.
 typedef struct aeron_cnc_t aeron_cnc_t;
 
+// A congestion control strategy of the driver's (opaque; built by the driver only).
+typedef struct aeron_congestion_control_strategy_t aeron_congestion_control_strategy_t;
+
+// The driver's counters manager (opaque).
+typedef struct aeron_counters_manager_t aeron_counters_manager_t;
+
 // Read access to a set of counters. Opaque; owned by whoever returned it.
 typedef struct aeron_counters_reader_t aeron_counters_reader_t;
+
+// The embedded media driver's settings. Opaque; created by `aeron_driver_context_init`,
+// freed by `aeron_driver_context_close`.
+typedef struct aeron_driver_context_t aeron_driver_context_t;
+
+// An embedded media driver. Opaque; created by `aeron_driver_init`, freed by
+// `aeron_driver_close`.
+typedef struct aeron_driver_t aeron_driver_t;
+
+// A flow control strategy of the driver's (opaque; built by the driver only).
+typedef struct aeron_flow_control_strategy_t aeron_flow_control_strategy_t;
+
+// A UDP channel of the driver's (opaque).
+typedef struct aeron_udp_channel_t aeron_udp_channel_t;
 
 // An open ring buffer. Opaque; created by `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
 // freed by `aeronrs_ring_buffer_close`.
@@ -310,6 +352,50 @@ typedef void (*aeron_counters_reader_foreach_counter_func_t)(int64_t value,
                                                              size_t label_length,
                                                              void *clientd);
 
+// Decides whether a client's TERMINATE_DRIVER with `length` bytes of token at `buffer` may
+// stop the driver; called on the conductor thread with the state given when set.
+typedef bool (*aeron_driver_termination_validator_func_t)(void *state,
+                                                          uint8_t *buffer,
+                                                          int32_t length);
+
+// Called on the conductor thread when a TERMINATE_DRIVER has been accepted.
+typedef void (*aeron_driver_termination_hook_func_t)(void *clientd);
+
+// Called once on the agent's thread before its first duty cycle, with the state given
+// alongside it and the agent's role name.
+typedef void (*aeron_agent_on_start_func_t)(void *state, const char *role_name);
+
+// Selects a flow control strategy (see the module notes).
+typedef int (*aeron_flow_control_strategy_supplier_func_t)(struct aeron_flow_control_strategy_t **strategy,
+                                                           struct aeron_driver_context_t *context,
+                                                           struct aeron_counters_manager_t *counters_manager,
+                                                           const struct aeron_udp_channel_t *channel,
+                                                           int32_t stream_id,
+                                                           int32_t session_id,
+                                                           int64_t registration_id,
+                                                           int32_t initial_term_id,
+                                                           size_t term_length);
+
+// Selects a congestion control strategy (see the module notes).
+typedef int (*aeron_congestion_control_strategy_supplier_func_t)(struct aeron_congestion_control_strategy_t **strategy,
+                                                                 struct aeron_udp_channel_t *channel,
+                                                                 int32_t stream_id,
+                                                                 int32_t session_id,
+                                                                 int64_t registration_id,
+                                                                 int32_t term_length,
+                                                                 int32_t sender_mtu_length,
+                                                                 struct sockaddr_storage *control_address,
+                                                                 struct sockaddr_storage *src_address,
+                                                                 struct aeron_driver_context_t *context,
+                                                                 struct aeron_counters_manager_t *counters_manager);
+
+// Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
+typedef int aeron_threading_mode_t;
+
+// Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
+// `AERON_FORCE_TRUE`, `AERON_INFER`.
+typedef int aeron_inferable_boolean_t;
+
 // Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
 typedef int aeronrs_ring_buffer_kind_t;
 
@@ -330,10 +416,6 @@ typedef aeronrs_ring_buffer_action_t (*aeronrs_ring_buffer_controlled_handler_t)
                                                                                  int32_t msg_type_id,
                                                                                  const uint8_t *buffer,
                                                                                  size_t length);
-
-// Called once on the agent's thread before its first duty cycle, with the state given
-// alongside it and the agent's role name.
-typedef void (*aeron_agent_on_start_func_t)(void *state, const char *role_name);
 
 // One duty cycle: returns the work done (0 = none, so the runner idles).
 typedef int (*aeron_agent_do_work_func_t)(void *state);
@@ -587,6 +669,1550 @@ int aeron_counters_reader_counter_label(struct aeron_counters_reader_t *counters
 int aeron_counters_reader_free_for_reuse_deadline_ms(struct aeron_counters_reader_t *counters_reader,
                                                      int32_t counter_id,
                                                      int64_t *deadline_ms);
+
+// Creates a driver from `context`'s settings (copied: later changes to the context do not
+// affect it): validates them, prepares the Aeron directory (failing if a live driver uses
+// it), and creates `cnc.dat` and `loss-report.dat`. Nothing runs until
+// `aeron_driver_start`. Stores the driver in `*driver`. Returns 0, or -1: EINVAL for NULL
+// arguments or invalid settings (the message names the setting), the error of a file
+// operation, or an error when another driver is active in the directory.
+//
+// # Safety
+// `driver` NULL or valid for a pointer write; `context` NULL or a live context.
+int aeron_driver_init(struct aeron_driver_t **driver, struct aeron_driver_context_t *context);
+
+// Starts the driver: on its own thread, or, when `manual_main_loop` is true, on the
+// calling thread's schedule (call `aeron_driver_main_do_work` and
+// `aeron_driver_main_idle_strategy` in a loop). INVOKER threading mode requires a manual
+// main loop. Returns 0, or -1: EINVAL for NULL or INVOKER without a manual loop, EPERM if
+// already started.
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+int aeron_driver_start(struct aeron_driver_t *driver, bool manual_main_loop);
+
+// One duty cycle of a manually driven driver: returns the work done (0 when idle, or when
+// the driver runs on its own thread), or -1 (EINVAL for NULL, or the cycle's error).
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+int aeron_driver_main_do_work(struct aeron_driver_t *driver);
+
+// Idles with the driver's main idle strategy (the conductor's, or the shared one in
+// SHARED and INVOKER modes) after a duty cycle that did `work_count`. NULL: EINVAL.
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+void aeron_driver_main_idle_strategy(struct aeron_driver_t *driver, int work_count);
+
+// Stops the driver (joining its thread), frees its resources, marks `cnc.dat` as shut down,
+// deletes the directory if configured, and frees the handle. The context stays open.
+// Returns 0, or -1 (EINVAL for NULL; the error of deleting the directory, after which the
+// handle is freed all the same).
+//
+// # Safety
+// `driver` must be NULL or a live driver, not used afterwards.
+int aeron_driver_close(struct aeron_driver_t *driver);
+
+// An agent on-start function (for `aeron_driver_context_set_agent_on_start_function`, with
+// the driver context as `state`) that pins each driver thread to the CPU its
+// `*_cpu_affinity` setting names: the conductor (also when it runs all agents), the sender
+// (also sender and receiver together) and the receiver; -1 leaves a thread alone. A failure
+// is reported on stderr; the thread runs on.
+//
+// # Safety
+// `state` must be NULL or a live driver context not changed while the driver runs;
+// `role_name` NULL or NUL-terminated.
+void aeron_set_thread_affinity_on_start(void *state, const char *role_name);
+
+// Sets the termination validator and the state it is called with. The built-in allow/deny
+// validators (as the getter returns them) select Aeron's `allow`/`deny`; NULL restores
+// `AERON_DRIVER_TERMINATION_VALIDATOR`'s choice as `deny`. Returns 0, or -1 (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` on the conductor thread while
+// a driver made from the context runs.
+int aeron_driver_context_set_driver_termination_validator(struct aeron_driver_context_t *context,
+                                                          aeron_driver_termination_validator_func_t value,
+                                                          void *state);
+
+// Returns the termination validator: the one set, or the built-in allow/deny function
+// `AERON_DRIVER_TERMINATION_VALIDATOR` selects (deny by default, and for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_driver_termination_validator_func_t aeron_driver_context_get_driver_termination_validator(struct aeron_driver_context_t *context);
+
+// Returns the state the termination validator is called with (NULL if none was set).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_driver_termination_validator_state(struct aeron_driver_context_t *context);
+
+// Sets the function called (with `state`) on the conductor thread once a client's
+// TERMINATE_DRIVER is accepted; NULL for none. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` on the conductor thread.
+int aeron_driver_context_set_driver_termination_hook(struct aeron_driver_context_t *context,
+                                                     aeron_driver_termination_hook_func_t value,
+                                                     void *state);
+
+// Returns the termination hook (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_driver_termination_hook_func_t aeron_driver_context_get_driver_termination_hook(struct aeron_driver_context_t *context);
+
+// Returns the state the termination hook is called with (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_driver_termination_hook_state(struct aeron_driver_context_t *context);
+
+// Sets the function each driver agent thread calls (with `state` and its role name) before
+// its first duty cycle, e.g. `aeron_set_thread_affinity_on_start`; NULL for none. In a
+// manual main loop it runs on the thread that calls `aeron_driver_start`. Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` on the driver's threads.
+int aeron_driver_context_set_agent_on_start_function(struct aeron_driver_context_t *context,
+                                                     aeron_agent_on_start_func_t value,
+                                                     void *state);
+
+// Returns the agent on-start function (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_agent_on_start_func_t aeron_driver_context_get_agent_on_start_function(struct aeron_driver_context_t *context);
+
+// Returns the state the agent on-start function is called with (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_agent_on_start_state(struct aeron_driver_context_t *context);
+
+// The supplier of the built-in flow control strategy `name` (`unicast_max`,
+// `multicast_max`, `multicast_min`, `multicast_tagged`, or Aeron's C supplier names), or
+// NULL (EINVAL) for an unknown or NULL name.
+//
+// # Safety
+// `name` must be NULL or NUL-terminated.
+aeron_flow_control_strategy_supplier_func_t aeron_flow_control_strategy_supplier_by_name(const char *name);
+
+// Sets the flow control of multicast channels without an `fc` parameter
+// (`AERON_MULTICAST_FLOWCONTROL_SUPPLIER`; default max). Returns 0, or -1 (EINVAL) for a
+// NULL context or a supplier not from `aeron_flow_control_strategy_supplier_by_name`.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
+                                                            aeron_flow_control_strategy_supplier_func_t value);
+
+// Returns the multicast flow control supplier; NULL (EINVAL) if the configured name is not
+// a built-in strategy.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
+
+// Sets the flow control of unicast channels (`AERON_UNICAST_FLOWCONTROL_SUPPLIER`; default
+// unicast max). Returns 0, or -1 (EINVAL) as the multicast setter.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
+                                                          aeron_flow_control_strategy_supplier_func_t value);
+
+// Returns the unicast flow control supplier; NULL (EINVAL) if the configured name is not a
+// built-in strategy.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
+
+// Sets the congestion control supplier of images (`AERON_CONGESTIONCONTROL_SUPPLIER`;
+// default: static window unless the channel asks for `cc=cubic`). Accepts only a supplier
+// from the getter. Returns 0, or -1 (EINVAL) for a NULL context or another supplier.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_congestioncontrol_supplier(struct aeron_driver_context_t *context,
+                                                        aeron_congestion_control_strategy_supplier_func_t value);
+
+// Returns the congestion control supplier; NULL (EINVAL) if the configured name is unknown.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_congestion_control_strategy_supplier_func_t aeron_driver_context_get_congestioncontrol_supplier(struct aeron_driver_context_t *context);
+
+// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
+// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
+// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names
+// it).
+//
+// # Safety
+// `context` must be NULL or valid for a pointer write.
+int aeron_driver_context_init(struct aeron_driver_context_t **context);
+
+// Frees a context (after `aeron_driver_close` of any driver made from it). Returns 0, or
+// -1 (EINVAL) for NULL.
+//
+// # Safety
+// `context` must be NULL or a live context; strings returned by its getters die with it.
+int aeron_driver_context_close(struct aeron_driver_context_t *context);
+
+// Sets the Aeron directory (`AERON_DIR`; default `/dev/shm/aeron-<user>` on Linux).
+// Returns 0, or -1 (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_dir(struct aeron_driver_context_t *context, const char *value);
+
+// Returns the Aeron directory, owned by the context (valid until it changes or the
+// context closes); NULL for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_dir(struct aeron_driver_context_t *context);
+
+// Sets how the driver's agents map onto threads (`AERON_THREADING_MODE`; default
+// DEDICATED). Returns 0, or -1 (EINVAL) for a NULL context or an unknown mode.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_threading_mode(struct aeron_driver_context_t *context,
+                                            aeron_threading_mode_t mode);
+
+// Returns the threading mode; DEDICATED for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_threading_mode_t aeron_driver_context_get_threading_mode(struct aeron_driver_context_t *context);
+
+// Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
+// for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_conductor_cpu_affinity(struct aeron_driver_context_t *context,
+                                                    int32_t value);
+
+// Returns the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`;
+// -1 for none (default -1); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_conductor_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets the CPU the sender thread is pinned to; -1 for none (default -1)
+// (`AERON_SENDER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_sender_cpu_affinity(struct aeron_driver_context_t *context,
+                                                 int32_t value);
+
+// Returns the CPU the sender thread is pinned to; -1 for none (default -1); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_sender_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets the CPU the receiver thread is pinned to; -1 for none (default -1)
+// (`AERON_RECEIVER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_receiver_cpu_affinity(struct aeron_driver_context_t *context,
+                                                   int32_t value);
+
+// Returns the CPU the receiver thread is pinned to; -1 for none (default -1); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_receiver_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets threads for the conductor's slow tasks, 0 or 1 (default 1)
+// (`AERON_DRIVER_ASYNC_EXECUTOR_THREADS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_async_executor_threads(struct aeron_driver_context_t *context,
+                                                    uint32_t value);
+
+// Returns threads for the conductor's slow tasks, 0 or 1 (default 1); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_async_executor_threads(struct aeron_driver_context_t *context);
+
+// Sets the CPU of the async executor thread; -1 for none (default -1)
+// (`AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_async_executor_cpu_affinity(struct aeron_driver_context_t *context,
+                                                         int32_t value);
+
+// Returns the CPU of the async executor thread; -1 for none (default -1); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_async_executor_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the sender by name (`AERON_SENDER_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sender_idle_strategy(struct aeron_driver_context_t *context,
+                                                  const char *value);
+
+// Returns the idle strategy name of the sender, owned by the context (valid until it changes
+// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sender_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the sender's idle strategy (`AERON_SENDER_IDLE_STRATEGY_INIT_ARGS`;
+// NULL clears them). They apply when the strategy is next selected by name. Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sender_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                            const char *value);
+
+// Returns the init args of the sender's idle strategy, owned by the context; NULL when unset
+// or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sender_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the conductor by name (`AERON_CONDUCTOR_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_conductor_idle_strategy(struct aeron_driver_context_t *context,
+                                                     const char *value);
+
+// Returns the idle strategy name of the conductor, owned by the context (valid until it
+// changes or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_conductor_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the conductor's idle strategy
+// (`AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy
+// is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                               const char *value);
+
+// Returns the init args of the conductor's idle strategy, owned by the context; NULL when
+// unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the receiver by name (`AERON_RECEIVER_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_receiver_idle_strategy(struct aeron_driver_context_t *context,
+                                                    const char *value);
+
+// Returns the idle strategy name of the receiver, owned by the context (valid until it changes
+// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_receiver_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the receiver's idle strategy
+// (`AERON_RECEIVER_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy
+// is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                              const char *value);
+
+// Returns the init args of the receiver's idle strategy, owned by the context; NULL when unset
+// or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the shared sender/receiver thread (SHARED_NETWORK) by name
+// (`AERON_SHAREDNETWORK_IDLE_STRATEGY`; default `backoff`), built with the init args set for
+// it. Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args
+// (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sharednetwork_idle_strategy(struct aeron_driver_context_t *context,
+                                                         const char *value);
+
+// Returns the idle strategy name of the shared sender/receiver thread (SHARED_NETWORK), owned
+// by the context (valid until it changes or the context closes); `aeron_idle_strategy_backoff`
+// for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sharednetwork_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy
+// (`AERON_SHAREDNETWORK_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the
+// strategy is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                                   const char *value);
+
+// Returns the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy,
+// owned by the context; NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the single agent thread (SHARED, INVOKER) by name
+// (`AERON_SHARED_IDLE_STRATEGY`; default `backoff`), built with the init args set for it.
+// Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args (the
+// setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_shared_idle_strategy(struct aeron_driver_context_t *context,
+                                                  const char *value);
+
+// Returns the idle strategy name of the single agent thread (SHARED, INVOKER), owned by the
+// context (valid until it changes or the context closes); `aeron_idle_strategy_backoff` for a
+// NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_shared_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the single agent thread (SHARED, INVOKER)'s idle strategy
+// (`AERON_SHARED_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy is
+// next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                            const char *value);
+
+// Returns the init args of the single agent thread (SHARED, INVOKER)'s idle strategy, owned by
+// the context; NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Sets SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB)
+// (`AERON_SOCKET_SO_RCVBUF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_so_rcvbuf(struct aeron_driver_context_t *context, size_t value);
+
+// Returns SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_socket_so_rcvbuf(struct aeron_driver_context_t *context);
+
+// Sets SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0)
+// (`AERON_SOCKET_SO_SNDBUF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_so_sndbuf(struct aeron_driver_context_t *context, size_t value);
+
+// Returns SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_socket_so_sndbuf(struct aeron_driver_context_t *context);
+
+// Sets IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0)
+// (`AERON_SOCKET_MULTICAST_TTL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_multicast_ttl(struct aeron_driver_context_t *context,
+                                                  uint8_t value);
+
+// Returns IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint8_t aeron_driver_context_get_socket_multicast_ttl(struct aeron_driver_context_t *context);
+
+// Sets how many sends the sender makes per poll for status messages (default 6)
+// (`AERON_SEND_TO_STATUS_POLL_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL or the
+// value does not fit.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_send_to_status_poll_ratio(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns how many sends the sender makes per poll for status messages (default 6); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_send_to_status_poll_ratio(struct aeron_driver_context_t *context);
+
+// Sets the initial receiver window, at least the MTU (default 128 KiB)
+// (`AERON_RCV_INITIAL_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rcv_initial_window_length(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns the initial receiver window, at least the MTU (default 128 KiB); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_rcv_initial_window_length(struct aeron_driver_context_t *context);
+
+// Sets the expected multicast group size that scales NAK delays (default 10)
+// (`AERON_NAK_MULTICAST_GROUP_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL or the
+// value does not fit.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_multicast_group_size(struct aeron_driver_context_t *context,
+                                                      size_t value);
+
+// Returns the expected multicast group size that scales NAK delays (default 10); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_nak_multicast_group_size(struct aeron_driver_context_t *context);
+
+// Sets the longest multicast NAK delay, in ns (default 10 ms)
+// (`AERON_NAK_MULTICAST_MAX_BACKOFF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context,
+                                                          uint64_t value);
+
+// Returns the longest multicast NAK delay, in ns (default 10 ms); Aeron's default for a NULL
+// `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context);
+
+// Sets the unicast NAK delay, in ns (default 100 us) (`AERON_NAK_UNICAST_DELAY`). Returns 0,
+// or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_unicast_delay_ns(struct aeron_driver_context_t *context,
+                                                  uint64_t value);
+
+// Returns the unicast NAK delay, in ns (default 100 us); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_unicast_delay_ns(struct aeron_driver_context_t *context);
+
+// Sets the multiple of the unicast NAK delay before a NAK is repeated (default 100)
+// (`AERON_NAK_UNICAST_RETRY_DELAY_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the multiple of the unicast NAK delay before a NAK is repeated (default 100);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context);
+
+// Sets the most retransmissions in flight per publication (default 16) (`AERON_MAX_RESEND`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_max_resend(struct aeron_driver_context_t *context, uint32_t value);
+
+// Returns the most retransmissions in flight per publication (default 16); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_max_resend(struct aeron_driver_context_t *context);
+
+// Sets the delay before a unicast retransmission, in ns (default 0)
+// (`AERON_RETRANSMIT_UNICAST_DELAY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context,
+                                                         uint64_t value);
+
+// Returns the delay before a unicast retransmission, in ns (default 0); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a retransmitted range ignores further NAKs, in ns (default 10 ms)
+// (`AERON_RETRANSMIT_UNICAST_LINGER`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context,
+                                                          uint64_t value);
+
+// Returns how long a retransmitted range ignores further NAKs, in ns (default 10 ms); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context);
+
+// Sets the default group tag of tagged flow control (default -1)
+// (`AERON_FLOW_CONTROL_GROUP_TAG`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_group_tag(struct aeron_driver_context_t *context,
+                                                    int64_t value);
+
+// Returns the default group tag of tagged flow control (default -1); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_flow_control_group_tag(struct aeron_driver_context_t *context);
+
+// Sets the receivers a tagged flow control group needs before it is live (default 0)
+// (`AERON_FLOW_CONTROL_GROUP_MIN_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_group_min_size(struct aeron_driver_context_t *context,
+                                                         int32_t value);
+
+// Returns the receivers a tagged flow control group needs before it is live (default 0);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_flow_control_group_min_size(struct aeron_driver_context_t *context);
+
+// Sets whether UDP channels connect their sockets by default (default true)
+// (`AERON_DRIVER_CONNECT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_connect_enabled(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether UDP channels connect their sockets by default (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_get_connect_enabled(struct aeron_driver_context_t *context);
+
+// Sets datagrams the receiver reads per system call, 1 to 16 (default 2)
+// (`AERON_RECEIVER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_receiver_io_vector_capacity(struct aeron_driver_context_t *context,
+                                                         uint32_t value);
+
+// Returns datagrams the receiver reads per system call, 1 to 16 (default 2); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_receiver_io_vector_capacity(struct aeron_driver_context_t *context);
+
+// Sets datagrams the sender writes per system call, 1 to 16 (default 2)
+// (`AERON_SENDER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_sender_io_vector_capacity(struct aeron_driver_context_t *context,
+                                                       uint32_t value);
+
+// Returns datagrams the sender writes per system call, 1 to 16 (default 2); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_sender_io_vector_capacity(struct aeron_driver_context_t *context);
+
+// Sets frames a network publication sends per duty cycle, 1 to 16 (default 2)
+// (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`). Returns 0, or -1 (EINVAL) if `context`
+// is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_network_publication_max_messages_per_send(struct aeron_driver_context_t *context,
+                                                                       uint32_t value);
+
+// Returns frames a network publication sends per duty cycle, 1 to 16 (default 2); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_network_publication_max_messages_per_send(struct aeron_driver_context_t *context);
+
+// Sets the MTU of network publications, a multiple of 32 (default 1408) (`AERON_MTU_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_mtu_length(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the MTU of network publications, a multiple of 32 (default 1408); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_mtu_length(struct aeron_driver_context_t *context);
+
+// Sets the MTU (largest fragment) of IPC publications (default 1408) (`AERON_IPC_MTU_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_mtu_length(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the MTU (largest fragment) of IPC publications (default 1408); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_mtu_length(struct aeron_driver_context_t *context);
+
+// Sets how far an IPC publication may run ahead of its slowest subscriber; 0 for half a term
+// (default 0) (`AERON_IPC_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_publication_term_window_length(struct aeron_driver_context_t *context,
+                                                                size_t value);
+
+// Returns how far an IPC publication may run ahead of its slowest subscriber; 0 for half a
+// term (default 0); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_publication_term_window_length(struct aeron_driver_context_t *context);
+
+// Sets how far a network publication may run ahead of its sender; 0 for half a term (default
+// 0) (`AERON_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_term_window_length(struct aeron_driver_context_t *context,
+                                                            size_t value);
+
+// Returns how far a network publication may run ahead of its sender; 0 for half a term
+// (default 0); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_publication_term_window_length(struct aeron_driver_context_t *context);
+
+// Sets whether streams are reliable (gaps are NAKed) by default (default true)
+// (`AERON_RELIABLE_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_reliable_stream(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether streams are reliable (gaps are NAKed) by default (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_reliable_stream(struct aeron_driver_context_t *context);
+
+// Sets whether subscriptions hold publications back by default (default true)
+// (`AERON_TETHER_SUBSCRIPTIONS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_tether_subscriptions(struct aeron_driver_context_t *context,
+                                                  bool value);
+
+// Returns whether subscriptions hold publications back by default (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_tether_subscriptions(struct aeron_driver_context_t *context);
+
+// Sets whether a subscription rejoins a stream after its image went away (default true)
+// (`AERON_REJOIN_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rejoin_stream(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether a subscription rejoins a stream after its image went away (default true);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_rejoin_stream(struct aeron_driver_context_t *context);
+
+// Sets the low end of the session ids the driver never assigns (default -1)
+// (`AERON_PUBLICATION_RESERVED_SESSION_ID_LOW`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_reserved_session_id_low(struct aeron_driver_context_t *context,
+                                                                 int32_t value);
+
+// Returns the low end of the session ids the driver never assigns (default -1); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_publication_reserved_session_id_low(struct aeron_driver_context_t *context);
+
+// Sets the high end of the session ids the driver never assigns (default 1000)
+// (`AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_reserved_session_id_high(struct aeron_driver_context_t *context,
+                                                                  int32_t value);
+
+// Returns the high end of the session ids the driver never assigns (default 1000); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_publication_reserved_session_id_high(struct aeron_driver_context_t *context);
+
+// Sets the most publication sessions one stream may have (default INT32_MAX)
+// (`AERON_DRIVER_STREAM_SESSION_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_stream_session_limit(struct aeron_driver_context_t *context,
+                                                  int32_t value);
+
+// Returns the most publication sessions one stream may have (default INT32_MAX); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_stream_session_limit(struct aeron_driver_context_t *context);
+
+// Sets whether experimental features are enabled (default false)
+// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_enable_experimental_features(struct aeron_driver_context_t *context,
+                                                          bool value);
+
+// Returns whether experimental features are enabled (default false); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_get_enable_experimental_features(struct aeron_driver_context_t *context);
+
+// Sets how many resources the conductor frees per duty cycle (default 10)
+// (`AERON_DRIVER_RESOURCE_FREE_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_resource_free_limit(struct aeron_driver_context_t *context,
+                                                 uint32_t value);
+
+// Returns how many resources the conductor frees per duty cycle (default 10); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_resource_free_limit(struct aeron_driver_context_t *context);
+
+// Sets whether to warn when the Aeron directory already exists at start (default false)
+// (`AERON_DIR_WARN_IF_EXISTS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_warn_if_exists(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether to warn when the Aeron directory already exists at start (default false);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_warn_if_exists(struct aeron_driver_context_t *context);
+
+// Sets whether to delete an existing Aeron directory at start (default false)
+// (`AERON_DIR_DELETE_ON_START`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_delete_on_start(struct aeron_driver_context_t *context,
+                                                 bool value);
+
+// Returns whether to delete an existing Aeron directory at start (default false); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_delete_on_start(struct aeron_driver_context_t *context);
+
+// Sets whether to delete the Aeron directory when the driver closes (default false)
+// (`AERON_DIR_DELETE_ON_SHUTDOWN`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_delete_on_shutdown(struct aeron_driver_context_t *context,
+                                                    bool value);
+
+// Returns whether to delete the Aeron directory when the driver closes (default false);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_delete_on_shutdown(struct aeron_driver_context_t *context);
+
+// Sets the to-driver command ring buffer length, trailer included (default 1 MiB + 768)
+// (`AERON_CONDUCTOR_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_to_conductor_buffer_length(struct aeron_driver_context_t *context,
+                                                        size_t value);
+
+// Returns the to-driver command ring buffer length, trailer included (default 1 MiB + 768);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_to_conductor_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the to-clients broadcast buffer length, trailer included (default 1 MiB + 128)
+// (`AERON_CLIENTS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_to_clients_buffer_length(struct aeron_driver_context_t *context,
+                                                      size_t value);
+
+// Returns the to-clients broadcast buffer length, trailer included (default 1 MiB + 128);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_to_clients_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the counters values buffer length; metadata is 4 times it (default 1 MiB)
+// (`AERON_COUNTERS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_counters_buffer_length(struct aeron_driver_context_t *context,
+                                                    size_t value);
+
+// Returns the counters values buffer length; metadata is 4 times it (default 1 MiB); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_counters_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the distinct error log length (default 1 MiB) (`AERON_ERROR_BUFFER_LENGTH`). Returns 0,
+// or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_error_buffer_length(struct aeron_driver_context_t *context,
+                                                 size_t value);
+
+// Returns the distinct error log length (default 1 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_error_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the `loss-report.dat` length (default 1 MiB) (`AERON_LOSS_REPORT_BUFFER_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_loss_report_buffer_length(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns the `loss-report.dat` length (default 1 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_loss_report_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the term length of network publications, a power of two in [64 KiB, 1 GiB] (default 16
+// MiB) (`AERON_TERM_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_term_buffer_length(struct aeron_driver_context_t *context,
+                                                size_t value);
+
+// Returns the term length of network publications, a power of two in [64 KiB, 1 GiB] (default
+// 16 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_term_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the term length of IPC publications (default 64 MiB) (`AERON_IPC_TERM_BUFFER_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_term_buffer_length(struct aeron_driver_context_t *context,
+                                                    size_t value);
+
+// Returns the term length of IPC publications (default 64 MiB); Aeron's default for a NULL
+// `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_term_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets whether log buffer files are created sparse instead of pre-touched (default false)
+// (`AERON_TERM_BUFFER_SPARSE_FILE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_term_buffer_sparse_file(struct aeron_driver_context_t *context,
+                                                     bool value);
+
+// Returns whether log buffer files are created sparse instead of pre-touched (default false);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_term_buffer_sparse_file(struct aeron_driver_context_t *context);
+
+// Sets whether free space is checked before creating a log buffer (default true)
+// (`AERON_PERFORM_STORAGE_CHECKS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_perform_storage_checks(struct aeron_driver_context_t *context,
+                                                    bool value);
+
+// Returns whether free space is checked before creating a log buffer (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_perform_storage_checks(struct aeron_driver_context_t *context);
+
+// Sets the free space below which the driver warns, in bytes (default 160 MiB)
+// (`AERON_LOW_FILE_STORE_WARNING_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_low_file_store_warning_threshold(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns the free space below which the driver warns, in bytes (default 160 MiB); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_low_file_store_warning_threshold(struct aeron_driver_context_t *context);
+
+// Sets the page size files are rounded to, a power of two (default 4096)
+// (`AERON_FILE_PAGE_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_file_page_size(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the page size files are rounded to, a power of two (default 4096); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_file_page_size(struct aeron_driver_context_t *context);
+
+// Sets whether the driver prints its configuration at start (default false)
+// (`AERON_PRINT_CONFIGURATION`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_print_configuration(struct aeron_driver_context_t *context,
+                                                 bool value);
+
+// Returns whether the driver prints its configuration at start (default false); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_print_configuration(struct aeron_driver_context_t *context);
+
+// Sets whether spy subscriptions count as connected subscribers of network publications
+// (default false) (`AERON_SPIES_SIMULATE_CONNECTION`). Returns 0, or -1 (EINVAL) if `context`
+// is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_spies_simulate_connection(struct aeron_driver_context_t *context,
+                                                       bool value);
+
+// Returns whether spy subscriptions count as connected subscribers of network publications
+// (default false); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_spies_simulate_connection(struct aeron_driver_context_t *context);
+
+// Sets how long a client may go without a keepalive before it is timed out, in ns (default 10
+// s) (`AERON_CLIENT_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_client_liveness_timeout_ns(struct aeron_driver_context_t *context,
+                                                        uint64_t value);
+
+// Returns how long a client may go without a keepalive before it is timed out, in ns (default
+// 10 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_client_liveness_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a closed publication lingers for its subscribers to drain it, in ns (default 5
+// s) (`AERON_PUBLICATION_LINGER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_linger_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns how long a closed publication lingers for its subscribers to drain it, in ns
+// (default 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_linger_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long an image lives without data or heartbeats, in ns (default 10 s)
+// (`AERON_IMAGE_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_image_liveness_timeout_ns(struct aeron_driver_context_t *context,
+                                                       uint64_t value);
+
+// Returns how long an image lives without data or heartbeats, in ns (default 10 s); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_image_liveness_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a claimed but uncommitted frame may block a publication before it is
+// unblocked, in ns (default 15 s) (`AERON_PUBLICATION_UNBLOCK_TIMEOUT`). Returns 0, or -1
+// (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_unblock_timeout_ns(struct aeron_driver_context_t *context,
+                                                            uint64_t value);
+
+// Returns how long a claimed but uncommitted frame may block a publication before it is
+// unblocked, in ns (default 15 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_unblock_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a publication stays connected without status messages, in ns (default 5 s)
+// (`AERON_PUBLICATION_CONNECTION_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_connection_timeout_ns(struct aeron_driver_context_t *context,
+                                                               uint64_t value);
+
+// Returns how long a publication stays connected without status messages, in ns (default 5 s);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_connection_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the interval of the conductor's timer checks, in ns (default 1 s)
+// (`AERON_TIMER_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_timer_interval_ns(struct aeron_driver_context_t *context,
+                                               uint64_t value);
+
+// Returns the interval of the conductor's timer checks, in ns (default 1 s); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_timer_interval_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a freed counter id waits before reuse, in ns (default 1 s)
+// (`AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context,
+                                                               uint64_t value);
+
+// Returns how long a freed counter id waits before reuse, in ns (default 1 s); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long an untethered subscriber may stay a window behind before it is left behind, in
+// ns (default 5 s) (`AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context,
+                                                                uint64_t value);
+
+// Returns how long an untethered subscriber may stay a window behind before it is left behind,
+// in ns (default 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a left-behind untethered subscriber rests before rejoining, in ns (default 10
+// s) (`AERON_UNTETHERED_RESTING_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_untethered_resting_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns how long a left-behind untethered subscriber rests before rejoining, in ns (default
+// 10 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_untethered_resting_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the driver liveness timeout clients apply, in ms (default 10 000)
+// (`AERON_DRIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_driver_timeout_ms(struct aeron_driver_context_t *context,
+                                               uint64_t value);
+
+// Returns the driver liveness timeout clients apply, in ms (default 10 000); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_driver_timeout_ms(struct aeron_driver_context_t *context);
+
+// Sets the longest interval between a receiver's status messages, in ns (default 200 ms)
+// (`AERON_RCV_STATUS_MESSAGE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the longest interval between a receiver's status messages, in ns (default 200 ms);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how often endpoint names are resolved again, in ns (default 1 s)
+// (`AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_re_resolution_check_interval_ns(struct aeron_driver_context_t *context,
+                                                             uint64_t value);
+
+// Returns how often endpoint names are resolved again, in ns (default 1 s); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_re_resolution_check_interval_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a silent receiver stays in min/tagged flow control, in ns (default 5 s)
+// (`AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns how long a silent receiver stays in min/tagged flow control, in ns (default 5 s);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the conductor duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s) (`AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns the conductor duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the sender duty cycle time above which a cycle is counted as exceeding, in ns (default
+// 1 s) (`AERON_DRIVER_SENDER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_sender_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the sender duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_sender_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the receiver duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s) (`AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                             uint64_t value);
+
+// Returns the receiver duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the name resolution time above which a resolution is counted as exceeding, in ns
+// (default 5 s) (`AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_name_resolver_threshold_ns(struct aeron_driver_context_t *context,
+                                                            uint64_t value);
+
+// Returns the name resolution time above which a resolution is counted as exceeding, in ns
+// (default 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_name_resolver_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets whether receivers act as part of a group (`AERON_RECEIVER_GROUP_CONSIDERATION`:
+// `true`, `infer`, else false; default infer). Returns 0, or -1 (EINVAL) for a NULL
+// context or an unknown value.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_group_consideration(struct aeron_driver_context_t *context,
+                                                          aeron_inferable_boolean_t value);
+
+// Returns the receiver group consideration; `AERON_INFER` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_inferable_boolean_t aeron_driver_context_get_receiver_group_consideration(struct aeron_driver_context_t *context);
+
+// Sets the group tag receivers send in status messages (`AERON_RECEIVER_GROUP_TAG`), or
+// none when `is_present` is false. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_group_tag(struct aeron_driver_context_t *context,
+                                                bool is_present,
+                                                int64_t value);
+
+// Whether a receiver group tag is set (false for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+bool aeron_driver_context_get_receiver_group_tag_is_present(struct aeron_driver_context_t *context);
+
+// The receiver group tag, or -1 when none is set (or for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+int64_t aeron_driver_context_get_receiver_group_tag_value(struct aeron_driver_context_t *context);
+
+// Sets the ports the sender binds wildcard (port 0) endpoints from
+// (`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or
+// -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_sender_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                        uint16_t low_port,
+                                                        uint16_t high_port);
+
+// Stores the sender wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
+// (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; the out pointers NULL or valid for writes.
+int aeron_driver_context_get_sender_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                        uint16_t *low_port,
+                                                        uint16_t *high_port);
+
+// Sets the ports the receiver binds wildcard (port 0) endpoints from
+// (`AERON_RECEIVER_WILDCARD_PORT_RANGE`; default 0 0 = any). Returns 0, or -1 (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                          uint16_t low_port,
+                                                          uint16_t high_port);
+
+// Stores the receiver wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
+// (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; the out pointers NULL or valid for writes.
+int aeron_driver_context_get_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                          uint16_t *low_port,
+                                                          uint16_t *high_port);
+
+// Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL
+// clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_name(struct aeron_driver_context_t *context,
+                                           const char *value);
+
+// Returns the resolver name, owned by the context; NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_name(struct aeron_driver_context_t *context);
+
+// Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`;
+// NULL clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_interface(struct aeron_driver_context_t *context,
+                                                const char *value);
+
+// Returns the resolver interface, owned by the context; NULL when unset or for a NULL
+// context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_interface(struct aeron_driver_context_t *context);
+
+// Sets the `host:port` of a neighbour the name resolver joins through
+// (`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context,
+                                                         const char *value);
+
+// Returns the bootstrap neighbour, owned by the context; NULL when unset or for a NULL
+// context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context);
+
+// Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears them).
+// Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_name_resolver_init_args(struct aeron_driver_context_t *context,
+                                                     const char *value);
+
+// Returns the name resolver's init args, owned by the context; NULL when unset or for a
+// NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_name_resolver_init_args(struct aeron_driver_context_t *context);
 
 // The error code of the last failing aeron call on this thread: a positive `errno`, or a
 // negative Aeron code (`-AERON_ERROR_CODE_*`, `AERON_CLIENT_ERROR_*`). 0 if none.
@@ -959,6 +2585,35 @@ int aeron_parse_duration_ns(const char *str, uint64_t *result);
 // # Safety
 // `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
 int aeron_parse_size64(const char *str, uint64_t *result);
+
+// Applies the properties in the text `buffer` (lines of `name=value` or `name: value`,
+// `#`/`!` comments, `\` continuations; an empty value unsets a setting). Returns 0, or -1
+// (EINVAL) for NULL or a malformed line (nothing is applied then).
+//
+// # Safety
+// `buffer` must be NULL or NUL-terminated.
+int aeron_properties_buffer_load(const char *buffer);
+
+// Applies the properties of the file `filename` (a path, or a `file://` URL). Returns 0,
+// or -1: EINVAL for NULL or a malformed line, the `errno` of reading the file.
+//
+// # Safety
+// `filename` must be NULL or NUL-terminated.
+int aeron_properties_file_load(const char *filename);
+
+// Loading properties over HTTP is not supported by aeronrs: returns -1 with
+// `-AERON_ERROR_CODE_NOT_SUPPORTED` (EINVAL for NULL).
+//
+// # Safety
+// `url` must be NULL or NUL-terminated.
+int aeron_properties_http_load(const char *url);
+
+// Applies properties from a `file://` URL or a file path (`http://` URLs are not
+// supported). Returns 0, or -1 as `aeron_properties_file_load`.
+//
+// # Safety
+// `url_or_filename` must be NULL or NUL-terminated.
+int aeron_properties_load(const char *url_or_filename);
 
 // Packs a version into one int: `aeron_semantic_version_compose(0, 2, 0)` is 512, the CnC
 // version of Aeron 1.48.

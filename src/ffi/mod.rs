@@ -11,6 +11,7 @@ use crate::util::error::{AeronErrorCode, Error};
 
 pub mod cnc;
 pub mod counters_reader;
+pub mod driver;
 pub mod error;
 pub mod extras;
 pub mod util;

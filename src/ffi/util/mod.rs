@@ -10,5 +10,6 @@ pub mod error_log;
 pub mod fileutil;
 pub mod idle_strategy;
 pub mod parse;
+pub mod properties;
 pub mod semantic_version;
 pub mod strutil;
