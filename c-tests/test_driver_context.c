@@ -401,8 +401,6 @@ static void suppliers_and_callbacks(void)
     CHECK_FAILS(aeron_driver_context_set_agent_on_start_function(NULL, on_start, NULL), -1, EINVAL);
 
     CHECK_EQ_LL(aeron_driver_context_close(ctx), 0);
-    (void)g_validations;
-    (void)g_hook_calls;
 }
 
 static void environment_and_properties(void)
@@ -516,6 +514,9 @@ static void invoker_driver(void)
     CHECK_EQ_LL(aeron_driver_context_set_dir_delete_on_shutdown(ctx, true), 0);
     on_start_seen_t seen = { 0, { 0 } };
     CHECK_EQ_LL(aeron_driver_context_set_agent_on_start_function(ctx, on_start, &seen), 0);
+    int validator_state = 1;
+    CHECK_EQ_LL(aeron_driver_context_set_driver_termination_validator(ctx, validate_token, &validator_state), 0);
+    CHECK_EQ_LL(aeron_driver_context_set_driver_termination_hook(ctx, termination_hook, NULL), 0);
 
     aeron_driver_t *driver = NULL;
     CHECK_EQ_LL(aeron_driver_init(&driver, ctx), 0);
@@ -534,6 +535,29 @@ static void invoker_driver(void)
         CHECK(work >= 0);
         aeron_driver_main_idle_strategy(driver, work);
     }
+
+    /* A client's TERMINATE_DRIVER (0x0E) reaches the C validator, then the C hook. */
+    aeron_mapped_file_t mapped = { NULL, 0 };
+    CHECK_EQ_LL(aeron_map_existing_file(&mapped, cnc_file), 0);
+    aeronrs_ring_buffer_t *to_driver = NULL;
+    CHECK_EQ_LL(aeronrs_ring_buffer_wrap(
+        &to_driver, AERONRS_RING_BUFFER_MANY_TO_ONE, (uint8_t *)mapped.addr + 128, 1024 * 1024 + 768), 0);
+    uint8_t terminate[24];
+    int64_t client_id = 1, correlation_id = 2;
+    int32_t token_length = 4;
+    memcpy(terminate, &client_id, 8);
+    memcpy(terminate + 8, &correlation_id, 8);
+    memcpy(terminate + 16, &token_length, 4);
+    memcpy(terminate + 20, "tokn", 4);
+    CHECK_EQ_LL(aeronrs_ring_buffer_write(to_driver, 0x0E, terminate, sizeof(terminate)), 1);
+    for (int i = 0; i < 1000 && g_hook_calls == 0; i++)
+    {
+        aeron_driver_main_idle_strategy(driver, aeron_driver_main_do_work(driver));
+    }
+    CHECK_EQ_LL(g_validations, 1);
+    CHECK_EQ_LL(g_hook_calls, 1);
+    CHECK_EQ_LL(aeronrs_ring_buffer_close(to_driver), 0);
+    CHECK_EQ_LL(aeron_unmap(&mapped), 0);
 
     /* The driver's cnc.dat reads as Aeron's. */
     aeron_cnc_t *cnc = NULL;
