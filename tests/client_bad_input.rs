@@ -1,8 +1,12 @@
-//! Bad input seen from our client: a corrupted or truncated `cnc.dat` and out-of-range
-//! channel parameters give clear errors, and nothing hangs. (Malformed and unknown
-//! commands, bad URIs and unknown registrations at the protocol level are checked byte for
-//! byte in `driver_ipc_commands.rs`.)
+//! Bad input: a corrupted or truncated `cnc.dat` and out-of-range channel parameters give
+//! our client clear errors, and nothing hangs; malformed and unknown commands written into a
+//! driver process's to-driver buffer are answered with errors while the driver goes on
+//! serving our client. (Bad URIs and unknown registrations at the protocol level are checked
+//! byte for byte in `driver_ipc_commands.rs`.)
 mod client_support;
+
+#[path = "support/raw_client.rs"]
+mod raw_client;
 
 use std::path::Path;
 use std::time::Duration;
@@ -93,4 +97,38 @@ fn out_of_range_term_length_is_refused(driver: &mut TestDriver) {
     assert!(!aeron.is_closed());
 }
 
-driver_tests!(out_of_range_term_length_is_refused);
+/// Garbage in the to-driver buffer: a too-short ADD_PUBLICATION, an unknown command type and
+/// an ADD_PUBLICATION whose channel length runs past its record. Each gets an ON_ERROR
+/// (correlation id 0: the command could not be read far enough to find its own); then our
+/// client, in this process, still adds a publication and a subscription and exchanges a
+/// message through the driver process.
+fn malformed_and_unknown_commands_are_answered_and_others_served(driver: &mut TestDriver) {
+    let mut raw = raw_client::RawClient::connect(driver.aeron_dir());
+    let mut overlong = vec![0u8; 24];
+    overlong[0..8].copy_from_slice(&raw.client_id.to_le_bytes());
+    overlong[20..24].copy_from_slice(&1000i32.to_le_bytes());
+    for (type_id, body, code) in [(0x01, vec![0u8; 10], 7), (0x77, vec![0u8; 16], 6), (0x01, overlong, 7)] {
+        raw.send_raw(type_id, &body);
+        let (got, message) = raw.expect_error(0);
+        println!("command 0x{type_id:x} of {} bytes: ON_ERROR {got}: {message}", body.len());
+        assert_eq!(got, code, "{message}");
+    }
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let mut subscription = aeron.add_subscription("aeron:ipc", 7).expect("subscription");
+    let publication = aeron.add_publication("aeron:ipc", 7).expect("publication");
+    client_support::wait_until(Duration::from_secs(20), "connected", || publication.is_connected());
+    while publication.offer(b"still serving").unwrap() < 0 {}
+    let mut received = Vec::new();
+    client_support::wait_until(Duration::from_secs(20), "the message", || {
+        subscription.poll(|p: &[u8], _: &aeronrs::client::Header| received.push(p.to_vec()), 10);
+        !received.is_empty()
+    });
+    assert_eq!(received, vec![b"still serving".to_vec()]);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+driver_tests!(
+    out_of_range_term_length_is_refused,
+    malformed_and_unknown_commands_are_answered_and_others_served
+);
