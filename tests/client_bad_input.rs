@@ -99,7 +99,8 @@ fn out_of_range_term_length_is_refused(driver: &mut TestDriver) {
 
 /// Garbage in the to-driver buffer: a too-short ADD_PUBLICATION, an unknown command type and
 /// an ADD_PUBLICATION whose channel length runs past its record. Each gets an ON_ERROR
-/// (correlation id 0: the command could not be read far enough to find its own); then our
+/// (correlation id 0: the command could not be read far enough to find its own), as do
+/// removals of registrations that do not exist (UNKNOWN_PUBLICATION/_SUBSCRIPTION); then our
 /// client, in this process, still adds a publication and a subscription and exchanges a
 /// message through the driver process.
 fn malformed_and_unknown_commands_are_answered_and_others_served(driver: &mut TestDriver) {
@@ -112,6 +113,15 @@ fn malformed_and_unknown_commands_are_answered_and_others_served(driver: &mut Te
         let (got, message) = raw.expect_error(0);
         println!("command 0x{type_id:x} of {} bytes: ON_ERROR {got}: {message}", body.len());
         assert_eq!(got, code, "{message}");
+    }
+    // Removing what was never added: the unknown registration is named.
+    for (correlation_id, code) in
+        [(raw.remove_publication(987_654_321), 3), (raw.remove_subscription(987_654_321), 2)]
+    {
+        let (got, message) = raw.expect_error(correlation_id);
+        println!("remove of an unknown registration: ON_ERROR {got}: {message}");
+        assert_eq!(got, code, "{message}");
+        assert!(message.contains("987654321"), "{message}");
     }
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
