@@ -78,7 +78,22 @@ impl ExclusivePublication {
 
     #[inline]
     pub fn offer(&mut self, message: &[u8]) -> Result<i64> {
-        self.offer_parts(std::slice::from_ref(&message), None)
+        if message.len() > self.core.max_payload_length {
+            return self.offer_parts(std::slice::from_ref(&message), None);
+        }
+        // The common case, one frame: no gather loop, no fragmenting checks.
+        if let Some(code) = self.blocked(message.len()) {
+            return Ok(code);
+        }
+        let tail = self.tail;
+        let outcome = self.appenders[tail.index].append_unfragmented(
+            &self.header,
+            tail.term_id,
+            tail.term_offset,
+            message,
+            None,
+        );
+        Ok(advance(&self.core, &mut self.tail, outcome))
     }
 
     #[inline]

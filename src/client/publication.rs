@@ -51,7 +51,24 @@ impl Publication {
     /// Appends `message`; see the type docs for the result.
     #[inline]
     pub fn offer(&self, message: &[u8]) -> Result<i64> {
-        self.offer_parts(std::slice::from_ref(&message), None)
+        let core = &*self.core;
+        if message.len() > core.max_payload_length {
+            return self.offer_parts(std::slice::from_ref(&message), None);
+        }
+        // The common case, one frame: no gather loop, no fragmenting checks.
+        if core.is_closed() {
+            return Ok(CLOSED);
+        }
+        let limit = core.position_limit();
+        let Some(active) = self.active_term() else {
+            return Ok(ADMIN_ACTION);
+        };
+        if active.position >= limit {
+            return Ok(core.back_pressure_status(active.position, message.len()));
+        }
+        let outcome =
+            self.appenders[active.index].append_unfragmented(&self.header, message, None, active.term_id);
+        Ok(self.new_position(&active, outcome))
     }
 
     /// Appends the concatenation of `parts` as one message (Aeron `offerv`).

@@ -3,6 +3,8 @@
 //! `aeron_header_values_t`).
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::{AtomicI32, Ordering};
+
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::compute_position;
 use crate::protocol::header::{
@@ -10,6 +12,23 @@ use crate::protocol::header::{
     STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET, VERSION_OFFSET,
 };
 use crate::util::bits::align;
+
+/// The 32-byte data header as 4-byte words (`Header::load_words`).
+pub const HEADER_WORDS: usize = DATA_HEADER_LENGTH / 4;
+
+// `load_words` takes version, flags and type from one little-endian word and the reserved
+// value from two.
+const _: () = assert!(
+    VERSION_OFFSET == 4
+        && FLAGS_OFFSET == 5
+        && TYPE_OFFSET == 6
+        && RESERVED_VALUE_OFFSET % 4 == 0
+        && TERM_OFFSET_FIELD_OFFSET % 4 == 0
+        && SESSION_ID_FIELD_OFFSET % 4 == 0
+        && STREAM_ID_FIELD_OFFSET % 4 == 0
+        && TERM_ID_FIELD_OFFSET % 4 == 0
+        && cfg!(target_endian = "little")
+);
 
 /// A copy of one frame's 32-byte header. Readers refill one `Header` per fragment (a few
 /// plain loads from a line already in cache), so handlers get values, not pointers into
@@ -41,15 +60,26 @@ impl Header {
     /// frame length there (which publishes these bytes) and checked the frame fits.
     #[inline]
     pub fn load(&mut self, term: &AtomicBuffer, frame_offset: usize, frame_length: i32) {
+        self.load_words(term.atomic_i32_slice(frame_offset, HEADER_WORDS), frame_length);
+    }
+
+    /// As [`load`](Self::load), from the frame's eight header words (the reader's hot path
+    /// checks their bounds once and reads the type from them too).
+    #[inline]
+    pub fn load_words(&mut self, words: &[AtomicI32], frame_length: i32) {
+        // Relaxed: published by the frame length the caller acquired.
+        let word = |offset: usize| words[offset / 4].load(Ordering::Relaxed);
+        let version_flags_type = word(VERSION_OFFSET) as u32;
         self.frame_length = frame_length;
-        self.version = term.get_u8(frame_offset + VERSION_OFFSET);
-        self.flags = term.get_u8(frame_offset + FLAGS_OFFSET);
-        self.frame_type = term.get_u16(frame_offset + TYPE_OFFSET);
-        self.term_offset = term.get_i32(frame_offset + TERM_OFFSET_FIELD_OFFSET);
-        self.session_id = term.get_i32(frame_offset + SESSION_ID_FIELD_OFFSET);
-        self.stream_id = term.get_i32(frame_offset + STREAM_ID_FIELD_OFFSET);
-        self.term_id = term.get_i32(frame_offset + TERM_ID_FIELD_OFFSET);
-        self.reserved_value = term.get_i64(frame_offset + RESERVED_VALUE_OFFSET);
+        self.version = version_flags_type as u8;
+        self.flags = (version_flags_type >> 8) as u8;
+        self.frame_type = (version_flags_type >> 16) as u16;
+        self.term_offset = word(TERM_OFFSET_FIELD_OFFSET);
+        self.session_id = word(SESSION_ID_FIELD_OFFSET);
+        self.stream_id = word(STREAM_ID_FIELD_OFFSET);
+        self.term_id = word(TERM_ID_FIELD_OFFSET);
+        let reserved_low = word(RESERVED_VALUE_OFFSET) as u32;
+        self.reserved_value = (i64::from(word(RESERVED_VALUE_OFFSET + 4)) << 32) | i64::from(reserved_low);
         self.fragmented_frame_length = 0;
     }
 

@@ -2,11 +2,13 @@
 //! (`spec/log-buffer.md` §6.2 step 4).
 #![forbid(unsafe_code)]
 
+use std::sync::atomic::Ordering;
+
 use crate::concurrent::AtomicBuffer;
-use crate::logbuffer::frame_descriptor::frame_length_ordered;
 use crate::protocol::header::{
-    CURRENT_VERSION, HDR_TYPE_DATA, SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET,
-    TERM_OFFSET_FIELD_OFFSET, UNFRAGMENTED, VERSION_OFFSET,
+    CURRENT_VERSION, FLAGS_OFFSET, FRAME_LENGTH_OFFSET, HDR_TYPE_DATA, RESERVED_VALUE_OFFSET,
+    SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET,
+    TYPE_OFFSET, UNFRAGMENTED, VERSION_OFFSET,
 };
 
 /// The constant part of a publication's frames: its session and stream ids.
@@ -34,34 +36,41 @@ impl HeaderWriter {
     /// stays invisible to readers (length ≤ 0) until the caller stores the positive length.
     #[inline]
     pub fn write(&self, term: &AtomicBuffer, frame_offset: usize, frame_length: i32, term_id: i32) {
+        // The first 24 bytes as six words, bounds- and alignment-checked once: the hot path
+        // of every append.
+        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
         // Release: a claimed (negative) length is what the unblocker keys on; it is ordered
         // after anything this thread wrote before. Readers never read the other header words
-        // until they acquire the positive length stored after them.
-        frame_length_ordered(term, frame_offset, -frame_length);
-        // version (byte 4) | flags (byte 5) | type (bytes 6-7) as one word; nobody reads
-        // these bytes concurrently with this write (see above), so one store is enough.
+        // until they acquire the positive length stored after them, so those are relaxed.
+        words[FRAME_LENGTH_OFFSET / 4].store(-frame_length, Ordering::Release);
+        // version (byte 4) | flags (byte 5) | type (bytes 6-7) as one little-endian word.
         let version_flags_type =
             i32::from(CURRENT_VERSION) | (i32::from(UNFRAGMENTED) << 8) | (i32::from(HDR_TYPE_DATA) << 16);
-        term.put_i32(frame_offset + VERSION_OFFSET, version_flags_type);
-        // Term offset | session id, and stream id | term id, as two little-endian words (as
-        // Java's HeaderWriter): fewer stores on the hot path. Readers load these fields only
-        // after acquiring the positive frame length, so the store width is theirs to choose.
-        term.put_i64(frame_offset + TERM_OFFSET_FIELD_OFFSET, pack(frame_offset as i32, self.session_id));
-        term.put_i64(frame_offset + STREAM_ID_FIELD_OFFSET, pack(self.stream_id, term_id));
+        words[VERSION_OFFSET / 4].store(version_flags_type, Ordering::Relaxed);
+        words[TERM_OFFSET_FIELD_OFFSET / 4].store(frame_offset as i32, Ordering::Relaxed);
+        words[SESSION_ID_FIELD_OFFSET / 4].store(self.session_id, Ordering::Relaxed);
+        words[STREAM_ID_FIELD_OFFSET / 4].store(self.stream_id, Ordering::Relaxed);
+        words[TERM_ID_FIELD_OFFSET / 4].store(term_id, Ordering::Relaxed);
     }
 }
 
-// `pack` writes each pair of fields as one word: they must be adjacent, low field first.
-const _: () = assert!(
-    SESSION_ID_FIELD_OFFSET == TERM_OFFSET_FIELD_OFFSET + 4
-        && TERM_ID_FIELD_OFFSET == STREAM_ID_FIELD_OFFSET + 4
-);
+/// Words of the header `write` stores: everything before the reserved value.
+const HEADER_WORDS: usize = RESERVED_VALUE_OFFSET / 4;
 
-/// Two int32 fields as the little-endian int64 they form in memory (`low` first).
-#[inline]
-fn pack(low: i32, high: i32) -> i64 {
-    (i64::from(high) << 32) | i64::from(low as u32)
-}
+// `write` addresses the fields as 4-byte words; the version, flags and type share one, and
+// the word layout assumes a little-endian host (as the wire format is little-endian).
+const _: () = assert!(
+    FRAME_LENGTH_OFFSET == 0
+        && VERSION_OFFSET == 4
+        && FLAGS_OFFSET == 5
+        && TYPE_OFFSET == 6
+        && TERM_OFFSET_FIELD_OFFSET % 4 == 0
+        && SESSION_ID_FIELD_OFFSET % 4 == 0
+        && STREAM_ID_FIELD_OFFSET % 4 == 0
+        && TERM_ID_FIELD_OFFSET % 4 == 0
+        && RESERVED_VALUE_OFFSET == 24
+        && cfg!(target_endian = "little")
+);
 
 #[cfg(test)]
 mod tests {

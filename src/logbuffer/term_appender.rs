@@ -126,13 +126,20 @@ impl TermAppender {
         supplier: Option<ReservedValueSupplier<'_>>,
         active_term_id: i32,
     ) -> AppendOutcome {
-        self.append_unfragmentedv(
-            header,
-            std::slice::from_ref(&payload),
-            payload.len(),
-            supplier,
-            active_term_id,
-        )
+        // One slice: the hot path of `offer`, without the gather loop of the vectored form.
+        let frame_length = payload.len() + DATA_HEADER_LENGTH;
+        let aligned = aligned_frame_length(frame_length);
+        let raw_tail = self.get_and_add_raw_tail(aligned);
+        let (term_id, term_offset) = split(raw_tail);
+        let resulting = term_offset + aligned as i64;
+        if let Some(outcome) = self.check_claim(header, term_id, term_offset, resulting, active_term_id) {
+            return outcome;
+        }
+        let offset = term_offset as usize;
+        header.write(&self.term, offset, frame_length as i32, term_id);
+        self.term.put_bytes(offset + DATA_HEADER_LENGTH, payload);
+        publish(&self.term, offset, frame_length, supplier);
+        AppendOutcome::Appended { term_id, term_offset: offset as i32, resulting_offset: resulting as i32 }
     }
 
     #[inline]

@@ -4,11 +4,11 @@
 #![forbid(unsafe_code)]
 
 use crate::concurrent::AtomicBuffer;
-use crate::logbuffer::frame_descriptor::{
-    aligned_frame_length, frame_fits, frame_length_volatile, is_padding_frame,
-};
-use crate::logbuffer::header::Header;
-use crate::protocol::header::DATA_HEADER_LENGTH;
+use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_fits, frame_length_volatile};
+use std::sync::atomic::{AtomicI32, Ordering};
+
+use crate::logbuffer::header::{HEADER_WORDS, Header};
+use crate::protocol::header::{DATA_HEADER_LENGTH, HDR_TYPE_PAD, TYPE_OFFSET};
 
 /// Where a read stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -71,10 +71,12 @@ where
         }
         let frame_offset = offset;
         offset += aligned_frame_length(frame_length as usize);
-        if is_padding_frame(term, frame_offset) {
+        // The header's words, checked once for the type test and the copy.
+        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
+        if is_padding_word(&words[TYPE_OFFSET / 4]) {
             continue;
         }
-        header.load(term, frame_offset, frame_length);
+        header.load_words(words, frame_length);
         let payload = term
             .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
         handler(payload, header);
@@ -82,6 +84,16 @@ where
     }
     ReadOutcome { offset: offset.min(capacity), fragments_read }
 }
+
+/// Whether the header word holding the type (bytes 4-7: version, flags, type) says PAD.
+#[inline]
+fn is_padding_word(version_flags_type: &AtomicI32) -> bool {
+    // Relaxed: published by the frame length the caller acquired; type = the high half.
+    (version_flags_type.load(Ordering::Relaxed) as u32 >> 16) as u16 == HDR_TYPE_PAD
+}
+
+// The type is the high half of the little-endian word at byte 4.
+const _: () = assert!(TYPE_OFFSET == 6 && cfg!(target_endian = "little"));
 
 /// Controlled read (Aeron `Image.controlledPoll` over one term). `on_commit(offset)` is
 /// called when the handler returns `Commit`, with the term offset consumed so far, so the
@@ -109,10 +121,11 @@ where
         let frame_offset = offset;
         let aligned = aligned_frame_length(frame_length as usize);
         offset += aligned;
-        if is_padding_frame(term, frame_offset) {
+        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
+        if is_padding_word(&words[TYPE_OFFSET / 4]) {
             continue;
         }
-        header.load(term, frame_offset, frame_length);
+        header.load_words(words, frame_length);
         let payload = term
             .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
         fragments_read += 1;
