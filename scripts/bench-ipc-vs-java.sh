@@ -11,6 +11,9 @@
 #
 # BENCH_NICE=-10 runs both sides at that nice level (root only), to keep other work on a
 # shared machine from preempting the busy-spinning threads.
+# BENCH_DRIVER_IDLE=sleep makes both drivers of the throughput runs sleep 1 ms when idle
+# instead of their default backoff (spin, yield, then park), so the driver thread takes
+# almost no CPU from the publisher and subscriber threads on a small machine.
 #
 # Throughput = messages received per second, averaged over each run's reports after the
 # first two (JIT warm-up, page faults). The table gives the median and the best of the
@@ -100,14 +103,21 @@ percentiles() {
     END { printf "%s %s %s %s\n", p50, p99, p999, max }' "$1"
 }
 
+driver_idle_env=()
+driver_idle_java=()
+if [ "${BENCH_DRIVER_IDLE:-}" = sleep ]; then
+  driver_idle_env=(AERON_SHARED_IDLE_STRATEGY=sleeping AERON_SHARED_IDLE_STRATEGY_INIT_ARGS=1ms)
+  driver_idle_java=(-Daeron.shared.idle.strategy=org.agrona.concurrent.SleepingMillisIdleStrategy)
+fi
+
 throughput_ours() { # <exclusive|concurrent> <log>
   starting "$2" "aeronrs ipc_throughput --$1"
-  "${nice_prefix[@]}" "$throughput_exe" --bench "--$1" --seconds "$run_seconds" | tee "$2" >&2
+  env "${driver_idle_env[@]}" "${nice_prefix[@]}" "$throughput_exe" --bench "--$1" --seconds "$run_seconds" | tee "$2" >&2
 }
 
 throughput_java() { # <class> <log>
   starting "$2" "Java $1"
-  java_for "$shm/aeronrs-bench-java-$$" "io.aeron.samples.$1"
+  java_for "$shm/aeronrs-bench-java-$$" "io.aeron.samples.$1" "${driver_idle_java[@]}"
   # The samples run until SIGINT; JVM start and driver set-up take the first report or two.
   "${nice_prefix[@]}" timeout -s INT "$((run_seconds + 2))" "${java_command[@]}" | tee "$2" >&2 || true
 }
@@ -192,6 +202,7 @@ ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else print
 echo
 echo "IPC, aeronrs vs Java Aeron $aeron_version (samples from aeron-all), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "medians of $repeats run(s) per benchmark; $run_seconds s per throughput run, $pings round trips per latency run"
+echo "throughput drivers idle: ${BENCH_DRIVER_IDLE:-default (backoff)}; nice: ${BENCH_NICE:-0}"
 echo
 printf '%-34s %12s %12s %9s %12s %12s %9s\n' "throughput, 32 B messages" "aeronrs" "Java" "ours/Java" \
   "aeronrs best" "Java best" "ours/Java"
