@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
+use crate::uri::InferableBoolean;
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -129,6 +130,16 @@ pub struct DriverContext {
     /// `AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`: a conductor duty cycle longer than this
     /// counts in system counter 27.
     pub conductor_cycle_threshold_ns: u64,
+    /// `AERON_DRIVER_SENDER_CYCLE_THRESHOLD` (system counter 29).
+    pub sender_cycle_threshold_ns: u64,
+    /// `AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD` (system counter 31).
+    pub receiver_cycle_threshold_ns: u64,
+    /// `AERON_DRIVER_STREAM_SESSION_LIMIT`: most images per stream on a receive endpoint.
+    pub stream_session_limit: usize,
+    /// `AERON_RECEIVER_GROUP_TAG`: group tag sent in status messages, when set.
+    pub receiver_group_tag: Option<i64>,
+    /// `AERON_RECEIVER_GROUP_CONSIDERATION`: `true`, `infer` (default), anything else false.
+    pub receiver_group_consideration: InferableBoolean,
     /// Replaces `termination_validator` when set in code.
     pub termination_validator_fn: Option<TerminationValidatorFn>,
     /// Called when a TERMINATE_DRIVER command is accepted.
@@ -214,6 +225,11 @@ impl Default for DriverContext {
             resource_free_limit: 10,
             udp_channel_incoming_interceptors: None,
             conductor_cycle_threshold_ns: SECOND_NS,
+            sender_cycle_threshold_ns: SECOND_NS,
+            receiver_cycle_threshold_ns: SECOND_NS,
+            stream_session_limit: i32::MAX as usize,
+            receiver_group_tag: None,
+            receiver_group_consideration: InferableBoolean::Infer,
             termination_validator_fn: None,
             termination_hook: None,
             udp_channel_loss_args: None,
@@ -438,6 +454,31 @@ impl DriverContext {
                 "AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD",
                 d.conductor_cycle_threshold_ns,
             )?,
+            sender_cycle_threshold_ns: duration(
+                "AERON_DRIVER_SENDER_CYCLE_THRESHOLD",
+                d.sender_cycle_threshold_ns,
+            )?,
+            receiver_cycle_threshold_ns: duration(
+                "AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD",
+                d.receiver_cycle_threshold_ns,
+            )?,
+            stream_session_limit: env_or(
+                "AERON_DRIVER_STREAM_SESSION_LIMIT",
+                d.stream_session_limit as i64,
+                parse_i64,
+            )
+            .and_then(|v| check_range("AERON_DRIVER_STREAM_SESSION_LIMIT", v, 1, i32::MAX as i64))?
+                as usize,
+            receiver_group_tag: match env("AERON_RECEIVER_GROUP_TAG") {
+                Some(v) => Some(parse_i64("AERON_RECEIVER_GROUP_TAG", &v)?),
+                None => None,
+            },
+            receiver_group_consideration: match env("AERON_RECEIVER_GROUP_CONSIDERATION").as_deref() {
+                None => d.receiver_group_consideration,
+                Some(v) if v.eq_ignore_ascii_case("infer") => InferableBoolean::Infer,
+                Some(v) if v.eq_ignore_ascii_case("true") => InferableBoolean::True,
+                Some(_) => InferableBoolean::False,
+            },
             termination_validator_fn: None,
             termination_hook: None,
             udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),

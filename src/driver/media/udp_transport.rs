@@ -67,6 +67,8 @@ impl UdpTransport {
         reject_multicast("connect address", remote)?;
         self.socket.connect(remote).map_err(|e| Error::io(&e, format_args!("connect {remote}")))?;
         self.connected_addr = Some(remote);
+        // A wildcard bind gets its address from the route to the peer: report that one.
+        self.local_addr = self.socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
         Ok(())
     }
 

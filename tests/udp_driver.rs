@@ -1,0 +1,165 @@
+//! Two drivers in one process, each with its own directory, connected over UDP loopback:
+//! a publication on one, a subscription on the other, driven with raw control-protocol
+//! commands and the log buffers directly. Checks the driver's responses, counters and the
+//! bytes that arrive.
+
+#[path = "support/log_client.rs"]
+mod log_client;
+#[path = "support/raw_client.rs"]
+mod raw_client;
+
+use std::time::{Duration, Instant};
+
+use aeronrs::command::Response;
+use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
+use aeronrs::util::idle_strategy::IdleStrategy;
+use log_client::{BACK_PRESSURED, TestImage, TestPublication};
+use raw_client::{RawClient, wait_until};
+
+fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn context(dir: &std::path::Path, mode: ThreadingMode) -> DriverContext {
+    let sleep = IdleStrategy::Sleep(Duration::from_micros(100));
+    DriverContext {
+        aeron_dir: dir.to_path_buf(),
+        dir_delete_on_shutdown: true,
+        threading_mode: mode,
+        shared_idle_strategy: sleep.clone(),
+        shared_network_idle_strategy: sleep.clone(),
+        conductor_idle_strategy: sleep.clone(),
+        sender_idle_strategy: sleep.clone(),
+        receiver_idle_strategy: sleep,
+        term_buffer_length: 64 * 1024,
+        timer_interval_ns: 50_000_000,
+        ..DriverContext::default()
+    }
+}
+
+struct Pair {
+    _tmp: tempfile::TempDir,
+    pub_driver: MediaDriver,
+    sub_driver: MediaDriver,
+    publisher: RawClient,
+    subscriber: RawClient,
+}
+
+fn pair(mode: ThreadingMode) -> Pair {
+    let tmp = tempfile::tempdir().unwrap();
+    let pub_driver = MediaDriver::launch(context(&tmp.path().join("pub"), mode)).unwrap();
+    let sub_driver = MediaDriver::launch(context(&tmp.path().join("sub"), mode)).unwrap();
+    let publisher = RawClient::connect(&tmp.path().join("pub"));
+    let subscriber = RawClient::connect(&tmp.path().join("sub"));
+    Pair { _tmp: tmp, pub_driver, sub_driver, publisher, subscriber }
+}
+
+/// Publication on the pub driver and subscription on the sub driver; returns both ends
+/// once the image is available.
+fn connect(p: &mut Pair, channel: &str, stream_id: i32) -> (TestPublication, TestImage, i32) {
+    let sub_id = p.subscriber.add_subscription(channel, stream_id);
+    let ready = p.subscriber.expect_correlated(sub_id);
+    let Response::SubscriptionReady(ready) = ready.response() else { panic!("{:?}", ready.response()) };
+    assert!(ready.channel_status_indicator_id >= 0, "UDP subscriptions have a channel status counter");
+    let status_id = ready.channel_status_indicator_id;
+    assert_eq!(p.subscriber.cnc.counter_value(status_id), 1, "rcv-channel ACTIVE");
+    let pub_id = p.publisher.add_publication(channel, stream_id, false);
+    let record = p.publisher.expect_correlated(pub_id);
+    let Response::PublicationReady(ready) = record.response() else { panic!("{:?}", record.response()) };
+    let log_file = ready.log_file_name_str().unwrap().to_string();
+    assert!(log_file.ends_with(&format!("publications/{pub_id}.logbuffer")), "{log_file}");
+    let status_id = ready.channel_status_indicator_id;
+    let label = p.publisher.cnc.counter_label(status_id);
+    assert!(label.starts_with(&format!("snd-channel: {channel} 127.0.0.1:")), "{label}");
+    let publication =
+        TestPublication::map(&log_file, &p.publisher.cnc.counters_values, ready.position_limit_counter_id);
+    let image = p.subscriber.expect(
+        "image",
+        |r| matches!(r, Response::AvailableImage(i) if i.subscription_registration_id == sub_id),
+    );
+    let Response::AvailableImage(image) = image.response() else { unreachable!() };
+    let source = image.source_identity_str().unwrap().to_string();
+    assert!(source.starts_with("127.0.0.1:"), "{source}");
+    let image_log = image.log_file_name_str().unwrap().to_string();
+    assert!(image_log.contains("/images/"), "{image_log}");
+    let image = TestImage::map(&image_log, &p.subscriber.cnc.counters_values, image.subscriber_position_id);
+    wait_until("publication connected", || publication.is_connected());
+    (publication, image, status_id)
+}
+
+fn message(i: u64, length: usize) -> Vec<u8> {
+    let mut m = vec![0u8; length];
+    m[..8.min(length)].copy_from_slice(&i.to_le_bytes()[..8.min(length)]);
+    for (j, b) in m.iter_mut().enumerate().skip(8) {
+        *b = (i as usize + j) as u8;
+    }
+    m
+}
+
+/// Sends `count` messages of `length` and checks each arrives once, intact, in order.
+fn exchange(publication: &TestPublication, image: &mut TestImage, count: u64, length: usize) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut sent = 0u64;
+    let mut checked = 0usize;
+    while checked < count as usize {
+        assert!(Instant::now() < deadline, "sent {sent}, received {checked} of {count}");
+        while sent < count {
+            let result = publication.offer(&message(sent, length));
+            if result < 0 {
+                assert_eq!(result, BACK_PRESSURED);
+                break;
+            }
+            sent += 1;
+        }
+        if image.poll(256) == 0 {
+            std::thread::sleep(Duration::from_micros(200));
+        }
+        let received = image.received.borrow();
+        while checked < received.len() {
+            assert_eq!(received[checked], message(checked as u64, length), "message {checked}");
+            checked += 1;
+        }
+    }
+}
+
+#[test]
+fn messages_cross_between_two_drivers_in_each_threading_mode() {
+    for mode in [ThreadingMode::Shared, ThreadingMode::SharedNetwork, ThreadingMode::Dedicated] {
+        let mut p = pair(mode);
+        let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+        let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+        exchange(&publication, &mut image, 20_000, 64);
+        exchange(&publication, &mut image, 0, 64);
+        let more = 200;
+        let start = image.received.borrow().len();
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut sent = 0;
+        while image.received.borrow().len() < start + more {
+            assert!(Instant::now() < deadline);
+            if sent < more && publication.offer(&message(sent as u64, 5000)) > 0 {
+                sent += 1;
+            }
+            image.poll(64);
+        }
+        let received = image.received.borrow();
+        for (k, m) in received[start..].iter().enumerate() {
+            assert_eq!(m, &message(k as u64, 5000), "fragmented message {k} in {mode:?}");
+        }
+        drop(received);
+        // System counters on both sides saw the traffic.
+        assert!(p.publisher.cnc.system_counter(0) > 20_000 * 64, "bytes sent");
+        assert!(p.subscriber.cnc.system_counter(1) > 20_000 * 64, "bytes received");
+        assert!(p.subscriber.cnc.system_counter(7) > 0, "status messages sent");
+        assert!(p.publisher.cnc.system_counter(8) > 0, "status messages received");
+        assert_eq!(p.subscriber.cnc.system_counter(14), 0, "no invalid packets");
+        eprintln!(
+            "{mode:?}: received {} messages; bytes sent {} SMs {} NAKs {}",
+            image.received.borrow().len(),
+            p.publisher.cnc.system_counter(0),
+            p.subscriber.cnc.system_counter(7),
+            p.subscriber.cnc.system_counter(5)
+        );
+        p.pub_driver.close().unwrap();
+        p.sub_driver.close().unwrap();
+    }
+}
