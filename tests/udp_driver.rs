@@ -46,9 +46,19 @@ struct Pair {
 }
 
 fn pair(mode: ThreadingMode) -> Pair {
+    pair_with_loss(mode, None)
+}
+
+/// A pair whose subscriber driver drops incoming DATA datagrams with `loss_args`.
+fn pair_with_loss(mode: ThreadingMode, loss_args: Option<&str>) -> Pair {
     let tmp = tempfile::tempdir().unwrap();
     let pub_driver = MediaDriver::launch(context(&tmp.path().join("pub"), mode)).unwrap();
-    let sub_driver = MediaDriver::launch(context(&tmp.path().join("sub"), mode)).unwrap();
+    let mut sub_context = context(&tmp.path().join("sub"), mode);
+    if let Some(args) = loss_args {
+        sub_context.udp_channel_incoming_interceptors = Some("loss".to_string());
+        sub_context.udp_channel_loss_args = Some(args.to_string());
+    }
+    let sub_driver = MediaDriver::launch(sub_context).unwrap();
     let publisher = RawClient::connect(&tmp.path().join("pub"));
     let subscriber = RawClient::connect(&tmp.path().join("sub"));
     Pair { _tmp: tmp, pub_driver, sub_driver, publisher, subscriber }
@@ -162,4 +172,41 @@ fn messages_cross_between_two_drivers_in_each_threading_mode() {
         p.pub_driver.close().unwrap();
         p.sub_driver.close().unwrap();
     }
+}
+
+/// System counter ids used below (`spec/counters.md` §8).
+const NAKS_SENT: i32 = 5;
+const NAKS_RECEIVED: i32 = 6;
+const RETRANSMITS_SENT: i32 = 11;
+const RETRANSMITTED_BYTES: i32 = 36;
+
+#[test]
+fn ten_percent_data_loss_is_recovered_in_order() {
+    let mut p = pair_with_loss(ThreadingMode::SharedNetwork, Some("rate=0.1|seed=17|recv-msg-mask=0x2"));
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    exchange(&publication, &mut image, 50_000, 64);
+    let naks_sent = p.subscriber.cnc.system_counter(NAKS_SENT);
+    let naks_received = p.publisher.cnc.system_counter(NAKS_RECEIVED);
+    let retransmits = p.publisher.cnc.system_counter(RETRANSMITS_SENT);
+    eprintln!(
+        "10% loss: NAKs sent {naks_sent}, received {naks_received}, retransmits {retransmits}, retransmitted bytes {}",
+        p.publisher.cnc.system_counter(RETRANSMITTED_BYTES)
+    );
+    assert!(naks_sent > 0 && naks_received > 0 && retransmits > 0);
+    assert!(p.publisher.cnc.system_counter(RETRANSMITTED_BYTES) > 0);
+}
+
+#[test]
+fn frames_dropped_again_and_again_still_arrive_once() {
+    // Half of all DATA datagrams vanish, retransmissions included: many frames are lost
+    // several times before they get through.
+    let mut p = pair_with_loss(ThreadingMode::Shared, Some("rate=0.5|seed=3|recv-msg-mask=0x2"));
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    exchange(&publication, &mut image, 5_000, 200);
+    let naks_sent = p.subscriber.cnc.system_counter(NAKS_SENT);
+    let retransmits = p.publisher.cnc.system_counter(RETRANSMITS_SENT);
+    eprintln!("50% loss: NAKs sent {naks_sent}, retransmits {retransmits}");
+    assert!(retransmits > 0 && naks_sent >= retransmits);
 }
