@@ -65,8 +65,8 @@ fn pair_with_loss(mode: ThreadingMode, loss_args: Option<&str>) -> Pair {
 }
 
 /// Publication on the pub driver and subscription on the sub driver; returns both ends
-/// once the image is available.
-fn connect(p: &mut Pair, channel: &str, stream_id: i32) -> (TestPublication, TestImage, i32) {
+/// once the image is available, and the subscription's registration id.
+fn connect(p: &mut Pair, channel: &str, stream_id: i32) -> (TestPublication, TestImage, i64) {
     let sub_id = p.subscriber.add_subscription(channel, stream_id);
     let ready = p.subscriber.expect_correlated(sub_id);
     let Response::SubscriptionReady(ready) = ready.response() else { panic!("{:?}", ready.response()) };
@@ -94,7 +94,7 @@ fn connect(p: &mut Pair, channel: &str, stream_id: i32) -> (TestPublication, Tes
     assert!(image_log.contains("/images/"), "{image_log}");
     let image = TestImage::map(&image_log, &p.subscriber.cnc.counters_values, image.subscriber_position_id);
     wait_until("publication connected", || publication.is_connected());
-    (publication, image, status_id)
+    (publication, image, sub_id)
 }
 
 fn message(i: u64, length: usize) -> Vec<u8> {
@@ -209,4 +209,148 @@ fn frames_dropped_again_and_again_still_arrive_once() {
     let retransmits = p.publisher.cnc.system_counter(RETRANSMITS_SENT);
     eprintln!("50% loss: NAKs sent {naks_sent}, retransmits {retransmits}");
     assert!(retransmits > 0 && naks_sent >= retransmits);
+}
+
+/// The image a subscription got (ON_AVAILABLE_IMAGE), mapped.
+fn image_for(client: &mut RawClient, subscription_id: i64) -> (TestImage, i64) {
+    let record = client.expect(
+        "image",
+        |r| matches!(r, Response::AvailableImage(i) if i.subscription_registration_id == subscription_id),
+    );
+    let Response::AvailableImage(i) = record.response() else { unreachable!() };
+    let image =
+        TestImage::map(i.log_file_name_str().unwrap(), &client.cnc.counters_values, i.subscriber_position_id);
+    (image, i.correlation_id)
+}
+
+/// Offers `count` messages numbered from `first`, polling `images` meanwhile; each image
+/// must see contiguous messages.
+fn send_and_poll(
+    publication: &TestPublication,
+    images: &mut [&mut TestImage],
+    first: u64,
+    count: u64,
+    length: usize,
+) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut next = first;
+    let targets: Vec<usize> = images.iter().map(|i| i.received.borrow().len() + count as usize).collect();
+    loop {
+        assert!(Instant::now() < deadline, "sent up to {next}");
+        if next < first + count && publication.offer(&message(next, length)) > 0 {
+            next += 1;
+            continue;
+        }
+        let mut done = next == first + count;
+        for (image, target) in images.iter_mut().zip(&targets) {
+            image.poll(256);
+            done &= image.received.borrow().len() >= *target;
+        }
+        if done {
+            break;
+        }
+        std::thread::sleep(Duration::from_micros(100));
+    }
+}
+
+fn assert_contiguous(image: &TestImage, length: usize) -> u64 {
+    let received = image.received.borrow();
+    let first = u64::from_le_bytes(received[0][..8].try_into().unwrap());
+    for (k, m) in received.iter().enumerate() {
+        assert_eq!(m, &message(first + k as u64, length), "message {k} after {first}");
+    }
+    first
+}
+
+#[test]
+fn late_joiner_and_leaver_on_a_shared_image() {
+    let mut p = pair(ThreadingMode::Shared);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut first_image, first_sub) = connect(&mut p, &channel, 1001);
+    send_and_poll(&publication, &mut [&mut first_image], 0, 5000, 100);
+
+    // A second subscription joins late: same image, starting where the first one is.
+    let late_id = p.subscriber.add_subscription(&channel, 1001);
+    let (mut late_image, _) = image_for(&mut p.subscriber, late_id);
+    assert_eq!(late_image.position(), first_image.position(), "joins at the slowest subscriber");
+    send_and_poll(&publication, &mut [&mut first_image, &mut late_image], 5000, 5000, 100);
+    assert_eq!(assert_contiguous(&late_image, 100), 5000, "the late joiner starts with the next message");
+
+    // The first subscription leaves; the late one carries on alone.
+    let remove = p.subscriber.remove_subscription(first_sub);
+    p.subscriber.expect_correlated(remove);
+    send_and_poll(&publication, &mut [&mut late_image], 10_000, 5000, 100);
+    assert_eq!(assert_contiguous(&late_image, 100), 5000);
+    assert_eq!(late_image.received.borrow().len(), 10_000);
+    assert!(publication.is_connected());
+    assert_eq!(assert_contiguous(&first_image, 100), 0);
+}
+
+#[test]
+fn closing_the_publication_ends_the_stream_at_the_subscriber() {
+    let mut p = pair(ThreadingMode::SharedNetwork);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    send_and_poll(&publication, &mut [&mut image], 0, 3000, 64);
+    let end = publication.position();
+    let registration_id = publication.log.metadata().get_i64(256);
+    let remove = p.publisher.remove_publication(registration_id);
+    p.publisher.expect_correlated(remove);
+    wait_until("end of stream at the subscriber", || {
+        image.poll(64);
+        aeronrs::logbuffer::descriptor::end_of_stream_position(image.log.metadata()) == end
+    });
+    assert!(image.is_end_of_stream());
+    assert_eq!(image.received.borrow().len(), 3000);
+    p.subscriber.expect("unavailable image", |r| matches!(r, Response::UnavailableImage(_)));
+    assert!(p.publisher.cnc.system_counter(9) > 0, "heartbeats (with EOS) sent");
+}
+
+#[test]
+fn a_slow_subscriber_back_pressures_the_publisher_without_loss() {
+    let mut p = pair(ThreadingMode::Dedicated);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    // 512-byte frames fill the 32 KiB receiver window exactly, so the sender runs right into
+    // its limit (Aeron counts a flow-control limit only when the window is used up).
+    const LENGTH: usize = 480;
+    // Nothing is read: the publisher runs into the window and is held back.
+    let mut sent = 0u64;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(Instant::now() < deadline);
+        let result = publication.offer(&message(sent, LENGTH));
+        if result == BACK_PRESSURED {
+            break;
+        }
+        assert!(result > 0, "{result}");
+        sent += 1;
+    }
+    let window = 32 * 1024 + 64 * 1024 / 2;
+    assert!(publication.position() <= window as i64 + 1024, "held within receiver window + term window");
+    // A trickle of reading lets everything through, in order, with back pressure all along.
+    let mut back_pressured = 1u64;
+    let total = sent + 2000;
+    while image.received.borrow().len() < total as usize {
+        assert!(Instant::now() < deadline, "received {}", image.received.borrow().len());
+        while sent < total {
+            match publication.offer(&message(sent, LENGTH)) {
+                BACK_PRESSURED => {
+                    back_pressured += 1;
+                    break;
+                }
+                r => {
+                    assert!(r > 0);
+                    sent += 1;
+                }
+            }
+        }
+        image.poll(4);
+        std::thread::sleep(Duration::from_micros(200));
+    }
+    assert_eq!(assert_contiguous(&image, LENGTH), 0);
+    assert!(back_pressured > 1);
+    let bpe = p.publisher.cnc.system_counter(18);
+    eprintln!("slow subscriber: {back_pressured} back-pressured offers, sender flow control limits {bpe}");
+    assert!(bpe > 0, "sender flow-control limits counted");
 }

@@ -95,3 +95,94 @@ fn a_million_small_and_a_thousand_large_messages_in_each_threading_mode() {
         report("large", &run, elapsed);
     }
 }
+
+#[test]
+fn data_loss_at_the_receiver_is_recovered_between_processes() {
+    // 10% of DATA datagrams dropped, then half of them (so frames are lost again and again).
+    for (rate, count) in [("0.1", 200_000u64), ("0.5", 20_000)] {
+        let mut run = run_config(ThreadingMode::SharedNetwork, count, 64);
+        run.receiver.loss_args = Some(format!("rate={rate}|seed=11|recv-msg-mask=0x2"));
+        let (sender_counters, receiver_counters, elapsed) = transfer(&run);
+        eprintln!(
+            "loss {rate}: {count} messages in {elapsed:.2?}; receiver {receiver_counters}; sender {sender_counters}"
+        );
+        assert!(field(&receiver_counters, "naks_sent") > 0, "{receiver_counters}");
+        assert!(field(&sender_counters, "naks_received") > 0, "{sender_counters}");
+        assert!(field(&sender_counters, "retransmits") > 0, "{sender_counters}");
+        assert_eq!(field(&receiver_counters, "invalid"), 0);
+    }
+}
+
+/// Asks the sender for its status until `connected=<expected>`.
+fn wait_for_connected(sender: &mut Proc, expected: bool, timeout: Duration) -> String {
+    let deadline = Instant::now() + timeout;
+    loop {
+        sender.tell("status");
+        let line = sender.expect("STATUS", SHORT);
+        if line.contains(&format!("connected={expected}")) {
+            return line;
+        }
+        assert!(Instant::now() < deadline, "sender still {line} after {timeout:?}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn killed_receiver_times_out_and_a_restarted_one_gets_the_image_back() {
+    let mut run = run_config(ThreadingMode::Dedicated, 0, 64);
+    run.sender.connection_timeout_ms = 1000;
+    run.receiver.count = 20_000;
+    let mut receiver = Proc::spawn(ENTRY, &run.receiver);
+    receiver.expect("READY", SHORT);
+    let mut sender = Proc::spawn(ENTRY, &run.sender);
+    sender.expect("READY", SHORT);
+    receiver.expect("FIRST 0", SHORT);
+    receiver.expect("DONE", LONG);
+
+    // The receiver's process dies: no more status messages, so the sender's connection
+    // times out and the publication is no longer connected.
+    receiver.kill();
+    let killed = Instant::now();
+    wait_for_connected(&mut sender, false, Duration::from_secs(20));
+    eprintln!("sender saw the receiver gone after {:.2?}", killed.elapsed());
+
+    // A new receiver driver on the same endpoint: the stream comes back, at the sender's
+    // position (a late join), every message from there intact and in order.
+    let mut restarted = Proc::spawn(ENTRY, &run.receiver);
+    restarted.expect("READY", SHORT);
+    let image = restarted.expect("IMAGE", SHORT);
+    let first = restarted.expect("FIRST", SHORT);
+    let first: u64 = first["FIRST ".len()..].trim().parse().unwrap();
+    assert!(first >= 20_000, "the restarted receiver joins where the sender is: {first}");
+    restarted.expect("DONE", LONG);
+    wait_for_connected(&mut sender, true, SHORT);
+    eprintln!("restarted receiver: {image}, first message {first}");
+    sender.tell("stop");
+    sender.expect("SENT", SHORT);
+    for p in [&mut sender, &mut restarted] {
+        p.tell("exit");
+        p.expect("EXITED", SHORT);
+        p.wait_success(SHORT);
+    }
+}
+
+#[test]
+fn end_of_stream_reaches_the_receiving_process() {
+    let mut run = run_config(ThreadingMode::Shared, 10_000, 200);
+    run.receiver.count = 0;
+    let mut receiver = Proc::spawn(ENTRY, &run.receiver);
+    receiver.expect("READY", SHORT);
+    let mut sender = Proc::spawn(ENTRY, &run.sender);
+    sender.expect("READY", SHORT);
+    sender.expect("SENT 10000", LONG);
+    sender.tell("close");
+    sender.expect("CLOSED", SHORT);
+    receiver.expect("EOS 10000", LONG);
+    receiver.tell("unavailable");
+    receiver.expect("UNAVAILABLE", SHORT);
+    for p in [&mut sender, &mut receiver] {
+        p.tell("exit");
+        p.expect("EXITED", SHORT);
+        p.wait_success(SHORT);
+    }
+}

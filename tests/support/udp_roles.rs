@@ -218,7 +218,8 @@ fn run_sender(config: &RoleConfig) {
     let (mut sent, mut back_pressured, mut not_connected) = (0u64, 0u64, 0u64);
     let mut stop = false;
     while !stop && (config.count == 0 || sent < config.count) {
-        match publication.offer(&message(sent, config.length)) {
+        let result = publication.offer(&message(sent, config.length));
+        match result {
             BACK_PRESSURED => {
                 back_pressured += 1;
                 std::thread::yield_now();
@@ -229,7 +230,7 @@ fn run_sender(config: &RoleConfig) {
             }
             _ => sent += 1,
         }
-        if sent % 1024 == 0 || back_pressured % 1024 == 1 {
+        if result < 0 || sent % 1024 == 0 {
             keepalive.tick(&client);
             match commands.try_recv() {
                 Ok(line) if line == "stop" => stop = true,
