@@ -16,6 +16,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
+use crate::driver::agent_config::with_on_start;
 use crate::driver::agent_proxy::command_queue;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
@@ -180,11 +181,14 @@ impl MediaDriver {
             }
         };
         let Agents { conductor, sender, receiver } = agents;
+        // The on-start hook runs once per agent thread, as Aeron calls it per agent runner.
+        let on_start = self.ctx.agents.on_start.clone();
+        let hooked = |agent: Box<dyn Agent>| with_on_start(agent, on_start.clone());
         let all = |c: Box<DriverConductor>, s: Box<Sender>, r: Box<Receiver>| -> Box<dyn Agent> {
             Box::new(CompositeAgent::new(vec![s, r, c]))
         };
         if manual_main_loop || self.ctx.threading_mode == ThreadingMode::Invoker {
-            let mut invoker = AgentInvoker::new(all(conductor, sender, receiver));
+            let mut invoker = AgentInvoker::new(hooked(all(conductor, sender, receiver)));
             invoker.start()?;
             self.runner = Runner::Invoker(invoker);
             return Ok(());
@@ -196,17 +200,17 @@ impl MediaDriver {
         match ctx.threading_mode {
             ThreadingMode::Dedicated => {
                 runners.push(AgentRunner::start(
-                    sender,
+                    hooked(sender),
                     ctx.sender_idle_strategy.clone(),
                     on_error("sender"),
                 )?);
                 runners.push(AgentRunner::start(
-                    receiver,
+                    hooked(receiver),
                     ctx.receiver_idle_strategy.clone(),
                     on_error("receiver"),
                 )?);
                 runners.push(AgentRunner::start(
-                    conductor,
+                    hooked(conductor),
                     self.main_idle.clone(),
                     on_error("driver-conductor"),
                 )?);
@@ -214,19 +218,19 @@ impl MediaDriver {
             ThreadingMode::SharedNetwork => {
                 let network: Box<dyn Agent> = Box::new(CompositeAgent::new(vec![sender, receiver]));
                 runners.push(AgentRunner::start(
-                    network,
+                    hooked(network),
                     ctx.shared_network_idle_strategy.clone(),
                     on_error("sender-receiver"),
                 )?);
                 runners.push(AgentRunner::start(
-                    conductor,
+                    hooked(conductor),
                     self.main_idle.clone(),
                     on_error("driver-conductor"),
                 )?);
             }
             ThreadingMode::Shared | ThreadingMode::Invoker => {
                 runners.push(AgentRunner::start(
-                    all(conductor, sender, receiver),
+                    hooked(all(conductor, sender, receiver)),
                     self.main_idle.clone(),
                     on_error("shared"),
                 )?);

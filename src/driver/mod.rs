@@ -1,6 +1,7 @@
 //! Layer 5: the media driver (`spec/driver.md`).
 #![forbid(unsafe_code)]
 
+pub mod agent_config;
 pub mod agent_proxy;
 pub mod conductor;
 pub mod congestion;
@@ -12,6 +13,7 @@ pub mod image_status;
 pub mod loss;
 pub mod media;
 pub mod media_driver;
+pub mod network_config;
 pub mod network_publication;
 pub mod position_counters;
 pub mod publication_image;

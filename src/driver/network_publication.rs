@@ -36,8 +36,6 @@ use crate::util::error::Result;
 pub const SETUP_TIMEOUT_NS: i64 = 100_000_000;
 /// An idle publication heartbeats this often (Aeron: 100 ms).
 pub const HEARTBEAT_TIMEOUT_NS: i64 = 100_000_000;
-/// Upper bound of datagrams per duty cycle and publication (Aeron's sendmmsg batch).
-pub const MAX_MESSAGES_PER_SEND: usize = 2;
 
 /// What the conductor and the sender tell each other about a publication. Each flag has
 /// one writer except `is_connected`, which both set (as Aeron does): a benign race, as the
@@ -84,6 +82,10 @@ pub struct NetworkPublicationConfig {
     /// `response-correlation-id` (−1 none): SETUP asks for a response setup.
     pub response_correlation_id: i64,
     pub connection_timeout_ns: i64,
+    /// Datagrams per duty cycle at most (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`).
+    pub max_messages_per_send: usize,
+    /// Where data goes when the transport is not connected to it.
+    pub destination: SocketAddr,
 }
 
 /// The positions the sender keeps in counters.
@@ -99,6 +101,8 @@ pub struct SenderPositions {
 struct TermSender {
     terms: [AtomicBuffer; log::PARTITION_COUNT],
     transport: Arc<UdpTransport>,
+    /// `None` when the transport is connected to the endpoint.
+    destination: Option<SocketAddr>,
     snd_pos: Position,
     initial_term_id: i32,
     position_bits_to_shift: u32,
@@ -111,7 +115,10 @@ impl TermSender {
     /// Sends one datagram; counts a short send. Returns whether all of it went.
     #[inline]
     fn send(&self, datagram: &[u8]) -> Result<bool> {
-        let sent = self.transport.send(datagram)?;
+        let sent = match self.destination {
+            None => self.transport.send(datagram)?,
+            Some(destination) => self.transport.send_to(datagram, destination)?,
+        };
         if sent < datagram.len() {
             self.counters.increment(SystemCounterId::ShortSends);
             return Ok(false);
@@ -128,8 +135,11 @@ impl TermSender {
             return Ok(());
         }
         let term = &self.terms[log::index_by_position(resend_position, self.position_bits_to_shift)];
-        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| {
-            self.transport.send(d)
+        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| match self
+            .destination
+        {
+            None => self.transport.send(d),
+            Some(destination) => self.transport.send_to(d, destination),
         })?;
         if outcome.short_send {
             self.counters.increment(SystemCounterId::ShortSends);
@@ -178,9 +188,11 @@ impl NetworkPublication {
         now_ns: i64,
     ) -> Self {
         let term_length = log.term_length();
+        let destination = transport.connected_addr().is_none().then_some(config.destination);
         let term_sender = TermSender {
             terms: log.terms().clone(),
             transport,
+            destination,
             snd_pos: positions.snd_pos,
             initial_term_id: config.initial_term_id,
             position_bits_to_shift: log::position_bits_to_shift(term_length),
@@ -203,7 +215,7 @@ impl NetworkPublication {
             has_initial_connection: false,
             is_setup_elicited: false,
             track_sender_limits: false,
-            current_messages_per_send: MAX_MESSAGES_PER_SEND,
+            current_messages_per_send: config.max_messages_per_send.max(1),
             term_length_mask: term_length as i64 - 1,
             config,
         }
@@ -373,7 +385,7 @@ impl NetworkPublication {
             self.time_of_last_data_or_heartbeat_ns = now_ns;
             self.track_sender_limits = true;
             if datagrams == self.current_messages_per_send {
-                self.current_messages_per_send = MAX_MESSAGES_PER_SEND;
+                self.current_messages_per_send = self.config.max_messages_per_send.max(1);
             }
             // Release: the conductor and spies reading snd-pos see a position that was sent.
             sender.snd_pos.set_release(highest_position);

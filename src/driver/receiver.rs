@@ -20,9 +20,6 @@ use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
 use crate::util::error::Result;
 
-/// Datagrams read per endpoint per poll (Aeron `AERON_RECEIVER_IO_VECTOR_CAPACITY`).
-const MESSAGES_PER_POLL: usize = 2;
-
 pub struct Receiver {
     commands: CommandQueue<ReceiverCommand>,
     to_conductor: Proxy<ConductorCommand>,
@@ -43,12 +40,13 @@ impl Receiver {
         let tracker = DutyCycleTracker::new(
             counters.position(SystemCounterId::ReceiverMaxCycleTime).clone(),
             counters.position(SystemCounterId::ReceiverCycleTimeThresholdExceeded).clone(),
-            ctx.receiver_cycle_threshold_ns,
+            ctx.agents.receiver_cycle_threshold_ns,
         );
         Self {
             commands,
             to_conductor,
-            poller: TransportPoller::new(MESSAGES_PER_POLL, interceptors),
+            // Datagrams read per endpoint per poll (`AERON_RECEIVER_IO_VECTOR_CAPACITY`).
+            poller: TransportPoller::new(ctx.network.receiver_io_vector_capacity as usize, interceptors),
             buffer: vec![0u8; RECEIVE_BUFFER_LENGTH],
             counters,
             tracker,

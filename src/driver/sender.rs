@@ -49,7 +49,7 @@ impl Sender {
         let tracker = DutyCycleTracker::new(
             counters.position(SystemCounterId::SenderMaxCycleTime).clone(),
             counters.position(SystemCounterId::SenderCycleTimeThresholdExceeded).clone(),
-            ctx.sender_cycle_threshold_ns,
+            ctx.agents.sender_cycle_threshold_ns,
         );
         Self {
             commands,

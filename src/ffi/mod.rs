@@ -9,8 +9,12 @@ use std::ffi::{CString, c_char, c_int};
 
 use crate::util::error::{AeronErrorCode, Error};
 
+pub mod cnc;
+pub mod counters_reader;
+pub mod driver;
 pub mod error;
 pub mod extras;
+pub mod util;
 pub mod version;
 
 /// Maximum length of the message `aeron_errmsg()` returns (Aeron's C buffer is 8 KiB).
@@ -81,6 +85,30 @@ impl FailureValue for i64 {
     }
 }
 
+impl FailureValue for u8 {
+    fn failure() -> Self {
+        0
+    }
+}
+
+impl FailureValue for u32 {
+    fn failure() -> Self {
+        0
+    }
+}
+
+impl FailureValue for u64 {
+    fn failure() -> Self {
+        0
+    }
+}
+
+impl FailureValue for usize {
+    fn failure() -> Self {
+        0
+    }
+}
+
 impl FailureValue for bool {
     fn failure() -> Self {
         false
@@ -89,6 +117,13 @@ impl FailureValue for bool {
 
 impl FailureValue for () {
     fn failure() -> Self {}
+}
+
+/// Nullable function pointers (`Option<extern "C" fn>`) fail as NULL.
+impl<T> FailureValue for Option<T> {
+    fn failure() -> Self {
+        None
+    }
 }
 
 impl<T> FailureValue for *mut T {

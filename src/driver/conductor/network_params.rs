@@ -39,8 +39,12 @@ impl NetworkSubscriptionParams {
             common,
             congestion_control,
             nak_delay_ns: uri.nak_delay_ns().map_err(invalid)?,
-            group: uri.group().map_err(invalid)?.unwrap_or(ctx.receiver_group_consideration),
-            group_tag: uri.group_tag().map_err(invalid)?.or(ctx.receiver_group_tag),
+            group: uri.group().map_err(invalid)?.unwrap_or(match ctx.network.receiver_group_consideration {
+                crate::driver::network_config::InferableBoolean::ForceTrue => InferableBoolean::True,
+                crate::driver::network_config::InferableBoolean::ForceFalse => InferableBoolean::False,
+                crate::driver::network_config::InferableBoolean::Infer => InferableBoolean::Infer,
+            }),
+            group_tag: uri.group_tag().map_err(invalid)?.or(ctx.network.receiver_group_tag),
             initial_window_length: channel.receiver_window_length.unwrap_or(ctx.rcv_initial_window_length),
             untethered_window_limit_timeout_ns: uri
                 .untethered_window_limit_timeout_ns()

@@ -292,6 +292,8 @@ impl Conductor {
             spies_simulate_connection: params.spies_simulate_connection,
             response_correlation_id: params.response_correlation_id,
             connection_timeout_ns: self.ctx.publication_connection_timeout_ns as i64,
+            max_messages_per_send: self.ctx.network.network_publication_max_messages_per_send as usize,
+            destination: udp.remote_data,
         };
         let retransmit_handler = RetransmitHandler::new(
             self.ctx.retransmit_unicast_delay_ns,

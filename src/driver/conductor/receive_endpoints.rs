@@ -83,7 +83,7 @@ impl Conductor {
             buffers,
             receiver_id,
             params.group_tag,
-            self.ctx.stream_session_limit,
+            usize::try_from(self.ctx.stream_session_limit).unwrap_or(usize::MAX),
         )?;
         let bound = format_source_identity(&endpoint.local_addr());
         let status = allocate_channel_status(

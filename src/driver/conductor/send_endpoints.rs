@@ -72,7 +72,8 @@ impl Conductor {
             so_sndbuf: socket_sndbuf_length,
             so_rcvbuf: channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
         };
-        let endpoint = SendChannelEndpoint::open(registration_id, channel, buffers)?;
+        let endpoint =
+            SendChannelEndpoint::open(registration_id, channel, buffers, self.ctx.network.connect_enabled)?;
         let bound = format_source_identity(&endpoint.local_addr());
         let status = allocate_channel_status(
             &mut self.counters,

@@ -39,11 +39,14 @@ impl AsRef<UdpTransport> for SendChannelEndpoint {
 }
 
 impl SendChannelEndpoint {
-    /// Binds the channel's local address and connects to its endpoint.
-    pub fn open(id: i64, channel: &UdpChannel, buffers: SocketBuffers) -> Result<Self> {
+    /// Binds the channel's local address and, when `connect` (`AERON_DRIVER_CONNECT`),
+    /// connects to its endpoint.
+    pub fn open(id: i64, channel: &UdpChannel, buffers: SocketBuffers, connect: bool) -> Result<Self> {
         let mut transport = UdpTransport::bind(channel.local_data, buffers)
             .map_err(|e| e.context(format_args!("uri={}", channel.original_uri)))?;
-        transport.connect(channel.remote_data)?;
+        if connect {
+            transport.connect(channel.remote_data)?;
+        }
         Ok(Self { id, transport: Arc::new(transport) })
     }
 

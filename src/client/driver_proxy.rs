@@ -1,0 +1,137 @@
+//! `DriverProxy`: writes this client's commands into the driver's to-driver ring buffer
+//! (`spec/control-protocol.md` §1, §5).
+#![forbid(unsafe_code)]
+
+use crate::command::{
+    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, SubscriptionMessage,
+};
+use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
+use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
+
+/// Claim attempts (with a yield between them) before a full ring buffer is reported, as the
+/// C client does: a driver that keeps up drains it within a few of its duty cycles.
+const CLAIM_ATTEMPTS: usize = 1000;
+
+/// The client's writer of driver commands. Every command that expects an answer takes a
+/// fresh correlation id from the ring buffer's shared counter and returns it.
+pub struct DriverProxy {
+    to_driver: ManyToOneRingBuffer,
+    client_id: i64,
+}
+
+impl DriverProxy {
+    pub fn new(to_driver: ManyToOneRingBuffer, client_id: i64) -> Self {
+        Self { to_driver, client_id }
+    }
+
+    /// A fresh id from the counter the driver and all clients share.
+    pub fn next_correlation_id(&self) -> i64 {
+        self.to_driver.next_correlation_id()
+    }
+
+    /// The driver's heartbeat in the ring buffer trailer (epoch ms; −1 after a clean
+    /// shutdown; 0 before the driver started).
+    pub fn driver_heartbeat_ms(&self) -> i64 {
+        self.to_driver.consumer_heartbeat_time()
+    }
+
+    pub fn add_publication(&self, channel: &str, stream_id: i32, exclusive: bool) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = PublicationMessage {
+            correlated: self.correlated(correlation_id),
+            stream_id,
+            channel: channel.as_bytes(),
+        };
+        let command = if exclusive {
+            Command::AddExclusivePublication(message)
+        } else {
+            Command::AddPublication(message)
+        };
+        self.write(&command)?;
+        Ok(correlation_id)
+    }
+
+    pub fn remove_publication(&self, registration_id: i64) -> Result<i64> {
+        let (correlation_id, message) = self.remove_message(registration_id);
+        self.write(&Command::RemovePublication(message))?;
+        Ok(correlation_id)
+    }
+
+    pub fn add_subscription(&self, channel: &str, stream_id: i32) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = SubscriptionMessage {
+            correlated: self.correlated(correlation_id),
+            // Ignored by the driver; Java sends −1.
+            registration_correlation_id: -1,
+            stream_id,
+            channel: channel.as_bytes(),
+        };
+        self.write(&Command::AddSubscription(message))?;
+        Ok(correlation_id)
+    }
+
+    pub fn remove_subscription(&self, registration_id: i64) -> Result<i64> {
+        let (correlation_id, message) = self.remove_message(registration_id);
+        self.write(&Command::RemoveSubscription(message))?;
+        Ok(correlation_id)
+    }
+
+    pub fn add_counter(&self, type_id: i32, key: &[u8], label: &str) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = CounterMessage {
+            correlated: self.correlated(correlation_id),
+            type_id,
+            key,
+            label: label.as_bytes(),
+        };
+        self.write(&Command::AddCounter(message))?;
+        Ok(correlation_id)
+    }
+
+    pub fn remove_counter(&self, registration_id: i64) -> Result<i64> {
+        let (correlation_id, message) = self.remove_message(registration_id);
+        self.write(&Command::RemoveCounter(message))?;
+        Ok(correlation_id)
+    }
+
+    /// Tells the driver this client is going away, so it frees the client's resources now
+    /// instead of after the liveness timeout (Java sends correlation id −1).
+    pub fn client_close(&self) -> Result<()> {
+        self.write(&Command::ClientClose(self.correlated(-1)))
+    }
+
+    fn correlated(&self, correlation_id: i64) -> CorrelatedMessage {
+        CorrelatedMessage::new(self.client_id, correlation_id)
+    }
+
+    fn remove_message(&self, registration_id: i64) -> (i64, RemoveMessage) {
+        let correlation_id = self.next_correlation_id();
+        (correlation_id, RemoveMessage { correlated: self.correlated(correlation_id), registration_id })
+    }
+
+    /// Claims a record, encodes the command in place and commits it; a command the ring
+    /// buffer rejects (too long) is an error naming it.
+    fn write(&self, command: &Command<'_>) -> Result<()> {
+        let length = command.encoded_length();
+        let type_id = command.type_id();
+        for attempt in 0..CLAIM_ATTEMPTS {
+            if let Some(index) = self.to_driver.try_claim(type_id, length)? {
+                let encoded = command.encode(self.to_driver.buffer().claimed_slice_mut(index, length));
+                return match encoded {
+                    Ok(_) => self.to_driver.commit(index),
+                    Err(e) => {
+                        self.to_driver.abort(index)?;
+                        Err(e)
+                    }
+                };
+            }
+            if attempt + 1 < CLAIM_ATTEMPTS {
+                std::thread::yield_now();
+            }
+        }
+        Err(Error::with_code(
+            CLIENT_ERROR_BUFFER_FULL,
+            format!("could not write {} command: to-driver ring buffer full", command.name()),
+        ))
+    }
+}

@@ -1,0 +1,297 @@
+//! `Image`: one publisher's stream as seen by one subscription — the mapped log, read from
+//! the subscriber position counter (`spec/log-buffer.md` §8; Aeron `aeron_image_t`,
+//! `Image`).
+#![forbid(unsafe_code)]
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use crate::client::counter::counter_value_view;
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::descriptor::{
+    active_transport_count, end_of_stream_position, index_by_position, initial_term_id, mtu_length,
+    position_bits_to_shift,
+};
+use crate::logbuffer::frame_descriptor::{
+    aligned_frame_length, frame_length_volatile, frame_term_id, is_padding_frame,
+};
+use crate::logbuffer::term_reader::{controlled_read, read};
+use crate::logbuffer::{ControlledPollAction, Header, LogBuffers};
+use crate::protocol::header::FRAME_ALIGNMENT;
+use crate::util::error::{Error, Result};
+
+/// What the driver said about an image (ON_AVAILABLE_IMAGE).
+#[derive(Debug, Clone)]
+pub(crate) struct ImageInfo {
+    pub correlation_id: i64,
+    pub subscription_registration_id: i64,
+    pub session_id: i32,
+    pub stream_id: i32,
+    pub subscriber_position_id: i32,
+    pub source_identity: String,
+}
+
+/// A stream from one publisher (one session id) on a subscription. Shared as
+/// `Arc<Image>`; the mapping lives until the last holder drops it. Polling is meant for one
+/// thread at a time (the subscription's poller); everything else may be called anywhere.
+pub struct Image {
+    info: ImageInfo,
+    log: LogBuffers,
+    subscriber_position: AtomicBuffer,
+    initial_term_id: i32,
+    position_bits_to_shift: u32,
+    term_length_mask: i64,
+    join_position: i64,
+    is_closed: AtomicBool,
+    final_position: AtomicI64,
+    is_eos: AtomicBool,
+}
+
+impl Image {
+    pub(crate) fn map(
+        info: ImageInfo,
+        log_file: &Path,
+        counters_values: &AtomicBuffer,
+        pre_touch: bool,
+    ) -> Result<Self> {
+        let log = LogBuffers::map_existing(log_file)?;
+        if pre_touch {
+            crate::client::publication_core::pre_touch_terms(&log);
+        }
+        let subscriber_position = counter_value_view(counters_values, info.subscriber_position_id)
+            .map_err(|e| e.context("subscriber position counter"))?;
+        let term_length = log.term_length();
+        // Acquire: the driver set the join position before announcing the image.
+        let join_position = subscriber_position.get_i64_acquire(0);
+        Ok(Self {
+            initial_term_id: initial_term_id(log.metadata()),
+            position_bits_to_shift: position_bits_to_shift(term_length),
+            term_length_mask: term_length as i64 - 1,
+            join_position,
+            final_position: AtomicI64::new(join_position),
+            is_closed: AtomicBool::new(false),
+            is_eos: AtomicBool::new(false),
+            subscriber_position,
+            info,
+            log,
+        })
+    }
+
+    /// Delivers up to `fragment_limit` fragments from one term to `handler(payload,
+    /// header)` and moves the subscriber position past them. Returns the number delivered;
+    /// 0 once closed.
+    #[inline]
+    pub fn poll<F>(&self, handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header),
+    {
+        if self.is_closed() {
+            return 0;
+        }
+        // Only this poller writes the counter, so a plain read of our own last store is fine.
+        let position = self.subscriber_position.get_i64(0);
+        let term_offset = (position & self.term_length_mask) as usize;
+        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let outcome = read(term, term_offset, fragment_limit, &mut header, handler);
+        if outcome.offset > term_offset {
+            let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
+            // Release: the driver (and publishers through it) may reuse the space only after
+            // seeing the reads above completed.
+            self.subscriber_position.put_i64_release(0, new_position);
+        }
+        outcome.fragments_read
+    }
+
+    /// As [`poll`](Self::poll), with the handler choosing per fragment to ABORT (leave it
+    /// for next time), BREAK, COMMIT (store the position now) or CONTINUE.
+    pub fn controlled_poll<F>(&self, handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    {
+        if self.is_closed() {
+            return 0;
+        }
+        let position = self.subscriber_position.get_i64(0);
+        let term_offset = (position & self.term_length_mask) as usize;
+        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let counter = &self.subscriber_position;
+        let outcome = controlled_read(term, term_offset, fragment_limit, &mut header, handler, |offset| {
+            counter.put_i64_release(0, position.wrapping_add((offset - term_offset) as i64));
+        });
+        let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
+        if new_position > counter.get_i64(0) {
+            counter.put_i64_release(0, new_position);
+        }
+        outcome.fragments_read
+    }
+
+    /// Hands `handler(block, session_id, term_id)` the run of complete frames (headers
+    /// included, at most `block_length_limit` bytes, within one term) at the subscriber
+    /// position, then moves past it. Returns the bytes consumed.
+    pub fn block_poll<F>(&self, mut handler: F, block_length_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], i32, i32),
+    {
+        if self.is_closed() {
+            return 0;
+        }
+        let position = self.subscriber_position.get_i64(0);
+        let term_offset = (position & self.term_length_mask) as usize;
+        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let limit_offset = term_offset.saturating_add(block_length_limit).min(term.capacity());
+        let end = scan_block(term, term_offset, limit_offset);
+        let length = end - term_offset;
+        if length > 0 {
+            let term_id = frame_term_id(term, term_offset);
+            handler(term.published_slice(term_offset, length), self.info.session_id, term_id);
+            self.subscriber_position.put_i64_release(0, position.wrapping_add(length as i64));
+        }
+        length
+    }
+
+    /// The subscriber position: how far this subscription has consumed the stream.
+    pub fn position(&self) -> i64 {
+        if self.is_closed() {
+            return self.final_position.load(Ordering::Acquire);
+        }
+        self.subscriber_position.get_i64_acquire(0)
+    }
+
+    /// Moves the subscriber position within the current term (e.g. to skip ahead);
+    /// `position` must be frame aligned and not behind the start of the current term nor
+    /// past its end.
+    pub fn set_position(&self, position: i64) -> Result<()> {
+        if self.is_closed() {
+            return Err(Error::illegal_state(format!("image {} is closed", self.info.correlation_id)));
+        }
+        let current = self.subscriber_position.get_i64(0);
+        let term_begin = current & !self.term_length_mask;
+        let limit = term_begin.saturating_add(self.term_length_mask + 1);
+        if position < term_begin || position > limit || position % FRAME_ALIGNMENT as i64 != 0 {
+            return Err(Error::invalid_argument(format!(
+                "position {position} must be frame aligned and within [{term_begin}, {limit}]"
+            )));
+        }
+        self.subscriber_position.put_i64_release(0, position);
+        Ok(())
+    }
+
+    /// Whether the publisher ended the stream and this subscriber consumed all of it.
+    pub fn is_end_of_stream(&self) -> bool {
+        if self.is_closed() {
+            return self.is_eos.load(Ordering::Acquire);
+        }
+        self.subscriber_position.get_i64_acquire(0) >= end_of_stream_position(self.log.metadata())
+    }
+
+    /// The stream position at which the publisher ended it (`i64::MAX` while it goes on).
+    pub fn end_of_stream_position(&self) -> i64 {
+        end_of_stream_position(self.log.metadata())
+    }
+
+    /// Live sender connections of a network image (0 for IPC).
+    pub fn active_transport_count(&self) -> i32 {
+        active_transport_count(self.log.metadata())
+    }
+
+    pub fn is_closed(&self) -> bool {
+        // Acquire: pairs with close()'s release, which follows the final-position store.
+        self.is_closed.load(Ordering::Acquire)
+    }
+
+    /// Called by the conductor when the driver withdraws the image: no more reads or
+    /// position stores; the position and end-of-stream verdict are frozen.
+    pub(crate) fn close(&self) {
+        if self.is_closed() {
+            return;
+        }
+        let position = self.subscriber_position.get_i64_acquire(0);
+        self.final_position.store(position, Ordering::Relaxed);
+        self.is_eos.store(position >= end_of_stream_position(self.log.metadata()), Ordering::Relaxed);
+        // Release: publishes the two frozen values above.
+        self.is_closed.store(true, Ordering::Release);
+    }
+
+    pub fn correlation_id(&self) -> i64 {
+        self.info.correlation_id
+    }
+
+    pub fn subscription_registration_id(&self) -> i64 {
+        self.info.subscription_registration_id
+    }
+
+    pub fn session_id(&self) -> i32 {
+        self.info.session_id
+    }
+
+    pub fn stream_id(&self) -> i32 {
+        self.info.stream_id
+    }
+
+    pub fn subscriber_position_id(&self) -> i32 {
+        self.info.subscriber_position_id
+    }
+
+    /// `aeron:ipc` for IPC, else the sender's `address:port`.
+    pub fn source_identity(&self) -> &str {
+        &self.info.source_identity
+    }
+
+    pub fn join_position(&self) -> i64 {
+        self.join_position
+    }
+
+    pub fn initial_term_id(&self) -> i32 {
+        self.initial_term_id
+    }
+
+    pub fn term_buffer_length(&self) -> usize {
+        self.log.term_length()
+    }
+
+    pub fn position_bits_to_shift(&self) -> u32 {
+        self.position_bits_to_shift
+    }
+
+    pub fn mtu_length(&self) -> i32 {
+        mtu_length(self.log.metadata())
+    }
+}
+
+/// End offset of the complete frames from `offset` up to `limit_offset` in one term:
+/// stops at an unpublished frame, before a frame that would pass the limit, and at padding
+/// (skipping it only when it is the first frame, so the next call moves on).
+fn scan_block(term: &AtomicBuffer, offset: usize, limit_offset: usize) -> usize {
+    let mut end = offset;
+    while end < limit_offset {
+        let frame_length = frame_length_volatile(term, end);
+        if frame_length <= 0 {
+            break;
+        }
+        let aligned = aligned_frame_length(frame_length as usize);
+        if is_padding_frame(term, end) {
+            if end == offset {
+                end += aligned;
+            }
+            break;
+        }
+        if end + aligned > limit_offset {
+            break;
+        }
+        end += aligned;
+    }
+    end.min(term.capacity())
+}
+
+impl std::fmt::Debug for Image {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Image")
+            .field("correlation_id", &self.info.correlation_id)
+            .field("session_id", &self.info.session_id)
+            .field("source_identity", &self.info.source_identity)
+            .field("is_closed", &self.is_closed())
+            .finish()
+    }
+}

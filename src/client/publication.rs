@@ -1,0 +1,261 @@
+//! `Publication`: a concurrent publication — any number of threads (and processes sharing
+//! the same driver publication) append to one log with a get-and-add on the term tail
+//! (`spec/log-buffer.md` §6.2-6.3; Aeron `aeron_publication_t`, `ConcurrentPublication`).
+#![forbid(unsafe_code)]
+
+use std::sync::Arc;
+
+use crate::client::conductor_handle::ConductorHandle;
+use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
+use crate::logbuffer::descriptor::{
+    PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
+    rotate_log, term_id, term_offset,
+};
+use crate::logbuffer::term_appender::ReservedValueSupplier;
+use crate::logbuffer::{AppendOutcome, BufferClaim, HeaderWriter, TermAppender};
+use crate::util::error::Result;
+
+/// A thread-safe publication. `offer`/`try_claim` return the new stream position (≥ 0) or
+/// one of the negative codes in [`crate::client::publication_core`]; an `Err` means the
+/// call itself was wrong (message too long). Dropping it (or [`close`](Self::close))
+/// removes it from the driver.
+pub struct Publication {
+    core: Arc<PublicationCore>,
+    appenders: [TermAppender; PARTITION_COUNT],
+    header: HeaderWriter,
+    client: Arc<ConductorHandle>,
+}
+
+/// Where the active term stands, as one consistent snapshot of the metadata.
+struct ActiveTerm {
+    term_count: i32,
+    index: usize,
+    term_id: i32,
+    term_begin_position: i64,
+    position: i64,
+}
+
+impl Publication {
+    pub(crate) fn new(core: Arc<PublicationCore>, client: Arc<ConductorHandle>) -> Result<Self> {
+        let metadata = core.log.metadata();
+        let terms = core.log.terms();
+        let appenders = [
+            TermAppender::new(terms[0].clone(), metadata.clone(), 0)?,
+            TermAppender::new(terms[1].clone(), metadata.clone(), 1)?,
+            TermAppender::new(terms[2].clone(), metadata.clone(), 2)?,
+        ];
+        let header = HeaderWriter::new(core.info.session_id, core.info.stream_id);
+        Ok(Self { core, appenders, header, client })
+    }
+
+    /// Appends `message`; see the type docs for the result.
+    #[inline]
+    pub fn offer(&self, message: &[u8]) -> Result<i64> {
+        self.offer_parts(std::slice::from_ref(&message), None)
+    }
+
+    /// Appends the concatenation of `parts` as one message (Aeron `offerv`).
+    #[inline]
+    pub fn offerv(&self, parts: &[&[u8]]) -> Result<i64> {
+        self.offer_parts(parts, None)
+    }
+
+    /// As [`offerv`](Self::offerv), setting each frame's reserved value from
+    /// `supplier(frame bytes)` just before the frame is published.
+    pub fn offer_with_reserved_value(
+        &self,
+        parts: &[&[u8]],
+        supplier: &mut dyn FnMut(&[u8]) -> i64,
+    ) -> Result<i64> {
+        self.offer_parts(parts, Some(supplier))
+    }
+
+    #[inline]
+    fn offer_parts(&self, parts: &[&[u8]], supplier: Option<ReservedValueSupplier<'_>>) -> Result<i64> {
+        let core = &*self.core;
+        let length: usize = parts.iter().map(|p| p.len()).sum();
+        core.check_message_length(length)?;
+        if core.is_closed() {
+            return Ok(CLOSED);
+        }
+        let limit = core.position_limit();
+        let Some(active) = self.active_term() else {
+            return Ok(ADMIN_ACTION);
+        };
+        if active.position >= limit {
+            return Ok(core.back_pressure_status(active.position, length));
+        }
+        let outcome = self.appenders[active.index].appendv(
+            &self.header,
+            parts,
+            core.max_payload_length,
+            supplier,
+            active.term_id,
+        )?;
+        Ok(self.new_position(&active, outcome))
+    }
+
+    /// Claims a frame for `length` bytes (at most the max payload length) to be written in
+    /// place. Returns the new position and the claim, or a negative code and `None`. The
+    /// claim must be committed or aborted promptly: readers wait at it until then.
+    pub fn try_claim(&self, length: usize) -> Result<(i64, Option<BufferClaim<'_>>)> {
+        let core = &*self.core;
+        core.check_payload_length(length)?;
+        if core.is_closed() {
+            return Ok((CLOSED, None));
+        }
+        let limit = core.position_limit();
+        let Some(active) = self.active_term() else {
+            return Ok((ADMIN_ACTION, None));
+        };
+        if active.position >= limit {
+            return Ok((core.back_pressure_status(active.position, length), None));
+        }
+        let (outcome, claim) = self.appenders[active.index].claim(&self.header, length, active.term_id);
+        Ok((self.new_position(&active, outcome), claim))
+    }
+
+    /// Reads the active term; `None` while a rotation is half done (ADMIN_ACTION).
+    #[inline]
+    fn active_term(&self) -> Option<ActiveTerm> {
+        let core = &*self.core;
+        // Acquire: a publisher that rotated stored the new count with release after
+        // resetting that partition's tail, so the tail read next belongs to this count.
+        let term_count = active_term_count(core.log.metadata());
+        let index = index_by_term_count(i64::from(term_count));
+        let raw_tail = self.appenders[index].raw_tail_volatile();
+        let term_id = term_id(raw_tail);
+        if compute_term_count(term_id, core.initial_term_id) != term_count {
+            return None;
+        }
+        let term_begin_position =
+            compute_term_begin_position(term_id, core.position_bits_to_shift, core.initial_term_id);
+        let position = term_begin_position + i64::from(term_offset(raw_tail, core.term_length));
+        Some(ActiveTerm { term_count, index, term_id, term_begin_position, position })
+    }
+
+    /// Turns an append outcome into the new position, rotating the log when the term
+    /// filled up (the caller retries on ADMIN_ACTION and lands in the next term).
+    #[inline]
+    fn new_position(&self, active: &ActiveTerm, outcome: AppendOutcome) -> i64 {
+        match outcome {
+            AppendOutcome::Appended { resulting_offset, .. } => {
+                active.term_begin_position + i64::from(resulting_offset)
+            }
+            AppendOutcome::Tripped { .. } | AppendOutcome::Failed { .. } => {
+                let core = &*self.core;
+                if active.term_begin_position + core.term_length as i64 >= core.max_possible_position {
+                    return MAX_POSITION_EXCEEDED;
+                }
+                rotate_log(core.log.metadata(), active.term_count, active.term_id);
+                ADMIN_ACTION
+            }
+        }
+    }
+
+    /// The position the next message would start at; CLOSED once closed.
+    pub fn position(&self) -> i64 {
+        if self.core.is_closed() {
+            return CLOSED;
+        }
+        match self.active_term() {
+            Some(active) => active.position,
+            None => ADMIN_ACTION,
+        }
+    }
+
+    /// The limit the driver set for this publication (CLOSED once closed).
+    pub fn position_limit(&self) -> i64 {
+        if self.core.is_closed() { CLOSED } else { self.core.position_limit() }
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.core.is_connected()
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.core.is_closed()
+    }
+
+    /// The send channel endpoint status (`CHANNEL_STATUS_*`, or the counter's value).
+    pub fn channel_status(&self) -> i64 {
+        self.core.channel_status()
+    }
+
+    pub fn channel(&self) -> &str {
+        &self.core.info.channel
+    }
+
+    pub fn stream_id(&self) -> i32 {
+        self.core.info.stream_id
+    }
+
+    pub fn session_id(&self) -> i32 {
+        self.core.info.session_id
+    }
+
+    pub fn registration_id(&self) -> i64 {
+        self.core.info.registration_id
+    }
+
+    pub fn original_registration_id(&self) -> i64 {
+        self.core.info.original_registration_id
+    }
+
+    pub fn initial_term_id(&self) -> i32 {
+        self.core.initial_term_id
+    }
+
+    pub fn term_buffer_length(&self) -> usize {
+        self.core.term_length
+    }
+
+    pub fn position_bits_to_shift(&self) -> u32 {
+        self.core.position_bits_to_shift
+    }
+
+    pub fn max_message_length(&self) -> usize {
+        self.core.max_message_length
+    }
+
+    pub fn max_payload_length(&self) -> usize {
+        self.core.max_payload_length
+    }
+
+    pub fn max_possible_position(&self) -> i64 {
+        self.core.max_possible_position
+    }
+
+    pub fn position_limit_counter_id(&self) -> i32 {
+        self.core.info.position_limit_id
+    }
+
+    pub fn channel_status_indicator_id(&self) -> i32 {
+        self.core.info.channel_status_id
+    }
+
+    /// Stops this handle and asks the driver to release it (asynchronously; errors go to
+    /// the client's error handler). Idempotent; also done on drop.
+    pub fn close(&self) {
+        if self.core.close() {
+            self.client.release_publication(self.core.info.registration_id);
+        }
+    }
+}
+
+impl Drop for Publication {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Publication {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Publication")
+            .field("channel", &self.core.info.channel)
+            .field("stream_id", &self.core.info.stream_id)
+            .field("session_id", &self.core.info.session_id)
+            .field("registration_id", &self.core.info.registration_id)
+            .finish()
+    }
+}

@@ -1,0 +1,276 @@
+//! `Subscription`: polls the images of one channel and stream (Aeron
+//! `aeron_subscription_t`, `Subscription`).
+//!
+//! The conductor owns the image list and publishes every change as a new immutable
+//! snapshot plus a version bump. `poll` costs one atomic load when nothing changed; it
+//! picks up a new snapshot (a brief lock, only after a change) at its start. Images are
+//! `Arc`s, so an image the conductor removed stays mapped until the poller drops it.
+#![forbid(unsafe_code)]
+
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crate::client::conductor_handle::ConductorHandle;
+use crate::client::context::ImageHandler;
+use crate::client::counter::counter_value_view;
+use crate::client::image::Image;
+use crate::client::publication_core::{CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_NO_ID_ALLOCATED};
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::{ControlledPollAction, Header};
+
+/// An immutable image list.
+pub(crate) type ImageList = Arc<[Arc<Image>]>;
+
+/// The part of a subscription the conductor shares with its user handle.
+pub(crate) struct SubscriptionState {
+    pub registration_id: i64,
+    pub channel: String,
+    pub stream_id: i32,
+    pub on_available_image: Option<ImageHandler>,
+    pub on_unavailable_image: Option<ImageHandler>,
+    channel_status_id: AtomicI32,
+    counters_values: AtomicBuffer,
+    is_closed: AtomicBool,
+    images_version: AtomicU64,
+    images: Mutex<ImageList>,
+}
+
+impl SubscriptionState {
+    pub fn new(
+        registration_id: i64,
+        channel: &str,
+        stream_id: i32,
+        counters_values: AtomicBuffer,
+        on_available_image: Option<ImageHandler>,
+        on_unavailable_image: Option<ImageHandler>,
+    ) -> Self {
+        Self {
+            registration_id,
+            channel: channel.to_string(),
+            stream_id,
+            on_available_image,
+            on_unavailable_image,
+            channel_status_id: AtomicI32::new(-1),
+            counters_values,
+            is_closed: AtomicBool::new(false),
+            images_version: AtomicU64::new(0),
+            images: Mutex::new(Arc::from(Vec::new())),
+        }
+    }
+
+    pub fn set_channel_status_id(&self, id: i32) {
+        self.channel_status_id.store(id, Ordering::Release);
+    }
+
+    /// The current snapshot.
+    pub fn images(&self) -> ImageList {
+        self.images.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Conductor: adds an image unless one with its correlation id is there already.
+    pub fn add_image(&self, image: Arc<Image>) -> bool {
+        let mut images = self.images.lock().unwrap_or_else(PoisonError::into_inner);
+        if images.iter().any(|i| i.correlation_id() == image.correlation_id()) {
+            return false;
+        }
+        let mut list = images.to_vec();
+        list.push(image);
+        *images = Arc::from(list);
+        // Release, after the store under the lock: a poller that sees the new version and
+        // then takes the lock finds at least this snapshot.
+        self.images_version.fetch_add(1, Ordering::Release);
+        true
+    }
+
+    /// Conductor: removes and returns the image with `correlation_id`.
+    pub fn remove_image(&self, correlation_id: i64) -> Option<Arc<Image>> {
+        let mut images = self.images.lock().unwrap_or_else(PoisonError::into_inner);
+        let position = images.iter().position(|i| i.correlation_id() == correlation_id)?;
+        let mut list = images.to_vec();
+        let removed = list.remove(position);
+        *images = Arc::from(list);
+        self.images_version.fetch_add(1, Ordering::Release);
+        Some(removed)
+    }
+
+    /// Conductor: closes the subscription and returns the images it had, all closed.
+    pub fn close(&self) -> Vec<Arc<Image>> {
+        self.is_closed.store(true, Ordering::Release);
+        let mut images = self.images.lock().unwrap_or_else(PoisonError::into_inner);
+        let removed = images.to_vec();
+        *images = Arc::from(Vec::new());
+        self.images_version.fetch_add(1, Ordering::Release);
+        drop(images);
+        removed.iter().for_each(|image| image.close());
+        removed
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.is_closed.load(Ordering::Acquire)
+    }
+}
+
+/// A subscription. Polling takes `&mut self` (one poller at a time, as in Aeron); queries
+/// take `&self`. Dropping it (or [`close`](Self::close)) removes it from the driver.
+pub struct Subscription {
+    state: Arc<SubscriptionState>,
+    images: ImageList,
+    images_version: u64,
+    round_robin_index: usize,
+    client: Arc<ConductorHandle>,
+}
+
+impl Subscription {
+    pub(crate) fn new(state: Arc<SubscriptionState>, client: Arc<ConductorHandle>) -> Self {
+        Self { state, images: Arc::from(Vec::new()), images_version: 0, round_robin_index: 0, client }
+    }
+
+    /// Takes the conductor's latest image list if it changed since the last call.
+    #[inline]
+    fn refresh_images(&mut self) {
+        // Acquire: pairs with the conductor's release increment after it stored the list.
+        let version = self.state.images_version.load(Ordering::Acquire);
+        if version != self.images_version {
+            self.images = self.state.images();
+            self.images_version = version;
+        }
+    }
+
+    /// Polls the images in turn (starting one further each call, for fairness) for up to
+    /// `fragment_limit` fragments in total; returns how many were delivered.
+    pub fn poll<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header),
+    {
+        self.refresh_images();
+        let count = self.images.len();
+        if count == 0 {
+            return 0;
+        }
+        let start = self.next_start(count);
+        let mut fragments = 0;
+        for i in (start..count).chain(0..start) {
+            if fragments >= fragment_limit {
+                break;
+            }
+            fragments += self.images[i].poll(&mut handler, fragment_limit - fragments);
+        }
+        fragments
+    }
+
+    /// Controlled poll over the images in turn; see [`Image::controlled_poll`].
+    pub fn controlled_poll<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    {
+        self.refresh_images();
+        let count = self.images.len();
+        if count == 0 {
+            return 0;
+        }
+        let start = self.next_start(count);
+        let mut fragments = 0;
+        for i in (start..count).chain(0..start) {
+            if fragments >= fragment_limit {
+                break;
+            }
+            fragments += self.images[i].controlled_poll(&mut handler, fragment_limit - fragments);
+        }
+        fragments
+    }
+
+    /// Block poll of every image; see [`Image::block_poll`]. Returns the bytes consumed.
+    pub fn block_poll<F>(&mut self, mut handler: F, block_length_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], i32, i32),
+    {
+        self.refresh_images();
+        self.images.iter().map(|image| image.block_poll(&mut handler, block_length_limit)).sum()
+    }
+
+    #[inline]
+    fn next_start(&mut self, count: usize) -> usize {
+        let start = if self.round_robin_index >= count { 0 } else { self.round_robin_index };
+        self.round_robin_index = start + 1;
+        start
+    }
+
+    /// The image of the publisher with `session_id`, if connected.
+    pub fn image_by_session_id(&self, session_id: i32) -> Option<Arc<Image>> {
+        self.state.images().iter().find(|i| i.session_id() == session_id).cloned()
+    }
+
+    /// The image at `index` in the current list.
+    pub fn image_at_index(&self, index: usize) -> Option<Arc<Image>> {
+        self.state.images().get(index).cloned()
+    }
+
+    /// A snapshot of the current images.
+    pub fn images(&self) -> Vec<Arc<Image>> {
+        self.state.images().to_vec()
+    }
+
+    pub fn image_count(&self) -> usize {
+        self.state.images().len()
+    }
+
+    /// Whether any publisher is connected (an image is present and open).
+    pub fn is_connected(&self) -> bool {
+        self.state.images().iter().any(|i| !i.is_closed())
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.state.is_closed()
+    }
+
+    /// The receive channel endpoint status (`CHANNEL_STATUS_*`, or the counter's value).
+    pub fn channel_status(&self) -> i64 {
+        if self.state.is_closed() {
+            return CHANNEL_STATUS_NO_ID_ALLOCATED;
+        }
+        match self.state.channel_status_id.load(Ordering::Acquire) {
+            id if id < 0 => CHANNEL_STATUS_ACTIVE,
+            id => counter_value_view(&self.state.counters_values, id)
+                .map(|c| c.get_i64_acquire(0))
+                .unwrap_or(CHANNEL_STATUS_NO_ID_ALLOCATED),
+        }
+    }
+
+    pub fn channel_status_indicator_id(&self) -> i32 {
+        self.state.channel_status_id.load(Ordering::Acquire)
+    }
+
+    pub fn channel(&self) -> &str {
+        &self.state.channel
+    }
+
+    pub fn stream_id(&self) -> i32 {
+        self.state.stream_id
+    }
+
+    pub fn registration_id(&self) -> i64 {
+        self.state.registration_id
+    }
+
+    /// Closes the subscription (its images become unavailable) and asks the driver to
+    /// remove it. Idempotent; also done on drop.
+    pub fn close(&self) {
+        self.client.release_subscription(self.state.registration_id);
+    }
+}
+
+impl Drop for Subscription {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+impl std::fmt::Debug for Subscription {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Subscription")
+            .field("channel", &self.state.channel)
+            .field("stream_id", &self.state.stream_id)
+            .field("registration_id", &self.state.registration_id)
+            .finish()
+    }
+}
