@@ -19,6 +19,7 @@ mod driver_proxy;
 pub mod exclusive_publication;
 mod heartbeat;
 pub mod image;
+pub mod local_socket_addresses;
 pub mod publication;
 pub mod publication_core;
 pub mod subscription;
