@@ -7,6 +7,7 @@ pub mod data_packet_dispatcher;
 pub mod interface_address;
 pub mod loss_injection;
 pub mod receive_channel_endpoint;
+pub mod receiver_harness;
 pub mod send_channel_endpoint;
 pub mod socket_address;
 pub mod transport_poller;
