@@ -509,3 +509,7 @@ impl NetworkPublication {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "network_publication_tests.rs"]
+mod tests;

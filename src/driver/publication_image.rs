@@ -349,3 +349,7 @@ fn send_counted(
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "publication_image_tests.rs"]
+mod tests;

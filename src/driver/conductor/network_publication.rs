@@ -339,3 +339,109 @@ impl NetworkPublicationEntry {
         self.spies.free_all(counters, now_ms);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concurrent::AtomicBuffer;
+    use crate::driver::context::DriverContext;
+
+    const TERM: usize = 65536;
+    const MS: i64 = 1_000_000;
+
+    fn entry(values: &AtomicBuffer) -> NetworkPublicationEntry {
+        let ctx = DriverContext { term_buffer_length: TERM, ..DriverContext::default() };
+        let mut params = PublicationParams::for_network(&ctx, 1001, |_| None, |_| None).unwrap();
+        params.linger_timeout_ns = 1_000 * MS as u64;
+        let log = LogBuffers::alloc(TERM, 4096).unwrap();
+        log::initialise_tails(log.metadata(), 100, 100, 0).unwrap();
+        let identity = NetworkPublicationIdentity {
+            registration_id: 2,
+            session_id: 7,
+            stream_id: 1001,
+            endpoint_id: 2,
+            channel: "aeron:udp?endpoint=127.0.0.1:20121".to_string(),
+            is_exclusive: false,
+            initial_term_id: 100,
+        };
+        let counters = NetworkPublicationCounters {
+            pub_pos: Position::new(values, 0),
+            pub_lmt: Position::new(values, 1),
+            snd_pos: Position::new(values, 2),
+            snd_lmt: Position::new(values, 3),
+            snd_bpe: Position::new(values, 4),
+        };
+        let status = Arc::new(NetworkPublicationStatus::default());
+        NetworkPublicationEntry::new(
+            identity,
+            params,
+            log,
+            "x".to_string(),
+            counters,
+            status,
+            15_000 * MS as u64,
+            0,
+        )
+    }
+
+    #[test]
+    fn publisher_limit_follows_the_sender_while_receivers_are_connected() {
+        let values = AtomicBuffer::alloc(8 * 128);
+        let mut p = entry(&values);
+        assert_eq!(p.update_pub_pos_and_lmt(), 0, "not connected: the limit stays at 0");
+        assert_eq!(values.get_i64(128), 0);
+        p.status.has_required_receivers.store(true, Ordering::Release);
+        assert_eq!(p.update_pub_pos_and_lmt(), 1);
+        assert_eq!(values.get_i64(128), TERM as i64 / 2, "snd-pos + term window");
+        values.put_i64(2 * 128, 4096);
+        p.log.metadata().put_i64(0, log::pack_tail(100, 4096));
+        p.update_pub_pos_and_lmt();
+        assert_eq!((values.get_i64(0), values.get_i64(128)), (4096, 4096 + TERM as i64 / 2));
+        // Receivers gone: the limit is pulled back to what was sent.
+        p.status.has_required_receivers.store(false, Ordering::Release);
+        p.update_pub_pos_and_lmt();
+        assert_eq!(values.get_i64(128), 4096);
+    }
+
+    #[test]
+    fn closing_drains_to_end_of_stream_then_lingers_then_cleans_up() {
+        let values = AtomicBuffer::alloc(8 * 128);
+        let mut p = entry(&values);
+        p.log.metadata().put_i64(0, log::pack_tail(100, 1024));
+        p.decref(10 * MS);
+        assert_eq!(p.state, PublicationState::Draining);
+        assert_eq!(log::end_of_stream_position(p.log.metadata()), 1024);
+        assert_eq!(values.get_i64(128), 1024, "limit at the producer position");
+        assert!(!p.status.is_end_of_stream.load(Ordering::Acquire), "not all sent yet");
+        let unblocked = Position::new(&values, 7);
+        let mut events = Vec::new();
+        p.status.has_receivers.store(true, Ordering::Release);
+        p.on_time_event(20 * MS, &unblocked, |_, e| events.push(e));
+        assert_eq!(p.state, PublicationState::Draining, "receivers still taking data");
+        values.put_i64(2 * 128, 1024);
+        p.on_time_event(30 * MS, &unblocked, |_, e| events.push(e));
+        assert!(p.status.is_end_of_stream.load(Ordering::Acquire), "all sent: EOS heartbeats");
+        assert_eq!(p.state, PublicationState::Linger);
+        p.on_time_event(500 * MS, &unblocked, |_, e| events.push(e));
+        assert!(events.is_empty(), "lingering for the 1 s linger timeout");
+        p.on_time_event(1_031 * MS, &unblocked, |_, e| events.push(e));
+        assert_eq!(
+            (p.state, events.as_slice()),
+            (PublicationState::Done, &[NetworkPublicationEvent::Cleanup][..])
+        );
+    }
+
+    #[test]
+    fn an_eos_status_message_ends_the_linger_early() {
+        let values = AtomicBuffer::alloc(8 * 128);
+        let mut p = entry(&values);
+        p.decref(0);
+        let unblocked = Position::new(&values, 7);
+        p.on_time_event(MS, &unblocked, |_, _| {});
+        assert_eq!(p.state, PublicationState::Linger);
+        p.status.has_received_unicast_eos.store(true, Ordering::Release);
+        let mut events = Vec::new();
+        p.on_time_event(2 * MS, &unblocked, |_, e| events.push(e));
+        assert_eq!(events, vec![NetworkPublicationEvent::Cleanup]);
+    }
+}

@@ -317,3 +317,7 @@ impl ImageEntry {
         self.subscribers.free_all(counters, now_ms);
     }
 }
+
+#[cfg(test)]
+#[path = "publication_image_tests.rs"]
+mod tests;
