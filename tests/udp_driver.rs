@@ -354,3 +354,93 @@ fn a_slow_subscriber_back_pressures_the_publisher_without_loss() {
     eprintln!("slow subscriber: {back_pressured} back-pressured offers, sender flow control limits {bpe}");
     assert!(bpe > 0, "sender flow-control limits counted");
 }
+
+/// The value of the counter with this label prefix, if one is allocated.
+fn counter_by_label(client: &RawClient, prefix: &str) -> Option<(i32, i64)> {
+    (0..500)
+        .take_while(|&id| client.cnc.counter_state(id) != 0)
+        .find(|&id| client.cnc.counter_state(id) == 1 && client.cnc.counter_label(id).starts_with(prefix))
+        .map(|id| (id, client.cnc.counter_value(id)))
+}
+
+#[test]
+fn cubic_congestion_control_measures_rtt_and_grows_the_window() {
+    let tmp = tempfile::tempdir().unwrap();
+    let pub_driver = MediaDriver::launch(context(&tmp.path().join("pub"), ThreadingMode::Shared)).unwrap();
+    let mut sub_context = context(&tmp.path().join("sub"), ThreadingMode::Shared);
+    sub_context.cubic_measure_rtt = true;
+    sub_context.cubic_initial_rtt_ns = 10_000_000;
+    let sub_driver = MediaDriver::launch(sub_context).unwrap();
+    let mut p = Pair {
+        publisher: RawClient::connect(&tmp.path().join("pub")),
+        subscriber: RawClient::connect(&tmp.path().join("sub")),
+        _tmp: tmp,
+        pub_driver,
+        sub_driver,
+    };
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}|cc=cubic", free_port());
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    let (window_id, initial_window) =
+        counter_by_label(&p.subscriber, "rcv-cc-cubic-wnd").expect("window counter");
+    assert_eq!(p.subscriber.cnc.counter_type_id(window_id), 10);
+    assert_eq!(initial_window, 14080, "10 x MTU, as udp-rttm.pcap");
+    exchange(&publication, &mut image, 20_000, 100);
+    wait_until("an RTT sample", || {
+        counter_by_label(&p.subscriber, "rcv-cc-cubic-rtt").is_some_and(|(_, v)| v > 0)
+    });
+    let (_, rtt) = counter_by_label(&p.subscriber, "rcv-cc-cubic-rtt").unwrap();
+    let (_, window) = counter_by_label(&p.subscriber, "rcv-cc-cubic-wnd").unwrap();
+    eprintln!("cubic: rtt {rtt} ns, window {window}");
+    assert!(rtt > 0 && rtt < 1_000_000_000);
+    assert!(window >= 1408 && window <= 32768);
+}
+
+#[test]
+fn a_spy_reads_the_local_network_publication() {
+    let mut p = pair(ThreadingMode::Shared);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let spy_id = p.publisher.add_subscription(&format!("aeron-spy:{channel}"), 1001);
+    let ready = p.publisher.expect_correlated(spy_id);
+    assert!(
+        matches!(ready.response(), Response::SubscriptionReady(r) if r.channel_status_indicator_id == -1)
+    );
+    let (publication, mut image, _) = connect(&mut p, &channel, 1001);
+    let record = p.publisher.expect(
+        "spy image",
+        |r| matches!(r, Response::AvailableImage(i) if i.subscription_registration_id == spy_id),
+    );
+    let Response::AvailableImage(spy) = record.response() else { unreachable!() };
+    assert_eq!(spy.source_identity_str().unwrap(), "aeron:ipc");
+    assert!(spy.log_file_name_str().unwrap().contains("/publications/"), "a spy maps the publication's log");
+    let mut spy = TestImage::map(
+        spy.log_file_name_str().unwrap(),
+        &p.publisher.cnc.counters_values,
+        spy.subscriber_position_id,
+    );
+    send_and_poll(&publication, &mut [&mut image, &mut spy], 0, 5000, 200);
+    assert_eq!(assert_contiguous(&spy, 200), 0);
+    assert_eq!(spy.received.borrow().len(), 5000);
+}
+
+#[test]
+fn several_streams_share_one_endpoint_each_way() {
+    let mut p = pair(ThreadingMode::SharedNetwork);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (first_pub, mut first_image, _) = connect(&mut p, &channel, 1001);
+    let (second_pub, mut second_image, _) = connect(&mut p, &channel, 1002);
+    // One send endpoint and one receive endpoint: the status counters are shared.
+    let statuses = |c: &RawClient, prefix: &str| {
+        (0..200)
+            .take_while(|&id| c.cnc.counter_state(id) != 0)
+            .filter(|&id| c.cnc.counter_state(id) == 1 && c.cnc.counter_label(id).starts_with(prefix))
+            .count()
+    };
+    assert_eq!(statuses(&p.publisher, "snd-channel"), 1);
+    assert_eq!(statuses(&p.subscriber, "rcv-channel"), 1);
+    for k in 0..3 {
+        send_and_poll(&first_pub, &mut [&mut first_image], k * 1000, 1000, 64);
+        send_and_poll(&second_pub, &mut [&mut second_image], k * 1000, 1000, 128);
+    }
+    assert_eq!((assert_contiguous(&first_image, 64), first_image.received.borrow().len()), (0, 3000));
+    assert_eq!((assert_contiguous(&second_image, 128), second_image.received.borrow().len()), (0, 3000));
+}
