@@ -444,3 +444,25 @@ fn several_streams_share_one_endpoint_each_way() {
     assert_eq!((assert_contiguous(&first_image, 64), first_image.received.borrow().len()), (0, 3000));
     assert_eq!((assert_contiguous(&second_image, 128), second_image.received.borrow().len()), (0, 3000));
 }
+
+#[test]
+fn a_resubscription_reuses_the_endpoint_and_an_unused_one_closes() {
+    let mut p = pair(ThreadingMode::Shared);
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let (publication, mut image, sub_id) = connect(&mut p, &channel, 1001);
+    send_and_poll(&publication, &mut [&mut image], 0, 100, 64);
+    // Removed and at once added again: the bound socket is reused, no "address in use".
+    let remove = p.subscriber.remove_subscription(sub_id);
+    p.subscriber.expect_correlated(remove);
+    let again = p.subscriber.add_subscription(&channel, 1001);
+    let ready = p.subscriber.expect_correlated(again);
+    let Response::SubscriptionReady(ready) = ready.response() else { panic!("{:?}", ready.response()) };
+    let status_id = ready.channel_status_indicator_id;
+    let (mut image, _) = image_for(&mut p.subscriber, again);
+    send_and_poll(&publication, &mut [&mut image], 100, 100, 64);
+    assert_eq!(assert_contiguous(&image, 64), 100, "the new image starts where the stream is");
+    // Without subscriptions and images the endpoint closes and its counters are freed.
+    let remove = p.subscriber.remove_subscription(again);
+    p.subscriber.expect_correlated(remove);
+    wait_until("receive endpoint closed", || p.subscriber.cnc.counter_state(status_id) == -1);
+}

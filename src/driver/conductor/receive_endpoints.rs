@@ -42,6 +42,9 @@ pub struct ReceiveEndpointEntry {
     pub stream_refs: Vec<StreamRef>,
     pub image_ref_count: i32,
     pub closing: bool,
+    /// Since when nothing uses it; it closes a timer interval later unless reused, so a
+    /// subscription removed and added again keeps the bound port.
+    pub unused_since_ns: Option<i64>,
 }
 
 impl Conductor {
@@ -70,6 +73,7 @@ impl Conductor {
             .iter()
             .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
         if let Some(index) = existing {
+            self.receive_endpoints[index].unused_since_ns = None;
             return Ok(index);
         }
         let buffers = SocketBuffers {
@@ -121,6 +125,7 @@ impl Conductor {
             stream_refs: Vec::new(),
             image_ref_count: 0,
             closing: false,
+            unused_since_ns: None,
         });
         Ok(self.receive_endpoints.len() - 1)
     }
@@ -171,14 +176,29 @@ impl Conductor {
         self.try_close_receive_endpoint(endpoint_id);
     }
 
-    /// Closes the endpoint once nothing uses it.
+    /// Marks the endpoint unused once no subscription and no image needs it.
     pub(crate) fn try_close_receive_endpoint(&mut self, endpoint_id: i64) {
         let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
+        let now_ns = self.now_ns;
         let endpoint = &mut self.receive_endpoints[index];
         if !endpoint.closing && endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0 {
-            endpoint.closing = true;
-            endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
-            self.receiver_proxy.send(ReceiverCommand::RemoveEndpoint { endpoint_id });
+            endpoint.unused_since_ns.get_or_insert(now_ns);
+        }
+    }
+
+    /// Timer: closes receive endpoints unused for a whole timer interval (and still unused).
+    pub(crate) fn close_unused_receive_endpoints(&mut self) {
+        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        for endpoint in &mut self.receive_endpoints {
+            let unused = endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0;
+            if !unused {
+                endpoint.unused_since_ns = None;
+            }
+            if !endpoint.closing && unused && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
+                endpoint.closing = true;
+                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
+                self.receiver_proxy.send(ReceiverCommand::RemoveEndpoint { endpoint_id: endpoint.id });
+            }
         }
     }
 

@@ -35,6 +35,9 @@ pub struct SendEndpointEntry {
     pub socket_sndbuf_length: usize,
     /// The sender was told to drop it; it is not shared any more.
     pub closing: bool,
+    /// Since when no publication uses it; it closes a timer interval later unless reused,
+    /// so a channel removed and added again keeps its socket (and fixed port).
+    pub unused_since_ns: Option<i64>,
 }
 
 impl Conductor {
@@ -51,6 +54,7 @@ impl Conductor {
             .iter()
             .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
         if let Some(index) = existing {
+            self.send_endpoints[index].unused_since_ns = None;
             let endpoint = &self.send_endpoints[index];
             if channel.socket_sndbuf_length != 0
                 && channel.socket_sndbuf_length != endpoint.socket_sndbuf_length
@@ -112,6 +116,7 @@ impl Conductor {
             local_sockaddr,
             socket_sndbuf_length,
             closing: false,
+            unused_since_ns: None,
         });
         Ok(self.send_endpoints.len() - 1)
     }
@@ -137,15 +142,26 @@ impl Conductor {
         self.send_endpoints.iter().position(|e| e.id == id)
     }
 
-    /// One publication fewer on the endpoint; the last one closes it.
+    /// One publication fewer on the endpoint; after the last one it becomes unused.
     pub(crate) fn release_send_endpoint(&mut self, id: i64) {
         let Some(index) = self.send_endpoint_index(id) else { return };
+        let now_ns = self.now_ns;
         let endpoint = &mut self.send_endpoints[index];
         endpoint.ref_count -= 1;
         if endpoint.ref_count <= 0 && !endpoint.closing {
-            endpoint.closing = true;
-            endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
-            self.sender_proxy.send(SenderCommand::RemoveEndpoint { endpoint_id: id });
+            endpoint.unused_since_ns.get_or_insert(now_ns);
+        }
+    }
+
+    /// Timer: closes send endpoints unused for a whole timer interval.
+    pub(crate) fn close_unused_send_endpoints(&mut self) {
+        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        for endpoint in &mut self.send_endpoints {
+            if !endpoint.closing && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
+                endpoint.closing = true;
+                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
+                self.sender_proxy.send(SenderCommand::RemoveEndpoint { endpoint_id: endpoint.id });
+            }
         }
     }
 

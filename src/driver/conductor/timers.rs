@@ -16,6 +16,8 @@ impl Conductor {
         self.check_ipc_publications();
         self.check_network_publications();
         self.check_images();
+        self.close_unused_send_endpoints();
+        self.close_unused_receive_endpoints();
         self.check_for_blocked_commands(to_driver);
     }
 
