@@ -392,7 +392,7 @@ fn cubic_congestion_control_measures_rtt_and_grows_the_window() {
     let (_, window) = counter_by_label(&p.subscriber, "rcv-cc-cubic-wnd").unwrap();
     eprintln!("cubic: rtt {rtt} ns, window {window}");
     assert!(rtt > 0 && rtt < 1_000_000_000);
-    assert!(window >= 1408 && window <= 32768);
+    assert!((1408..=32768).contains(&window));
 }
 
 #[test]
