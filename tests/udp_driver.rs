@@ -466,3 +466,25 @@ fn a_resubscription_reuses_the_endpoint_and_an_unused_one_closes() {
     p.subscriber.expect_correlated(remove);
     wait_until("receive endpoint closed", || p.subscriber.cnc.counter_state(status_id) == -1);
 }
+
+#[test]
+fn spies_simulate_a_connection_without_any_receiver() {
+    let mut p = pair(ThreadingMode::Shared);
+    // Nobody listens on this endpoint; with ssc=true a spy alone makes it connected.
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{}|ssc=true", free_port());
+    let spy_id = p.publisher.add_subscription(&format!("aeron-spy:{channel}"), 1001);
+    p.publisher.expect_correlated(spy_id);
+    let pub_id = p.publisher.add_publication(&channel, 1001, false);
+    let record = p.publisher.expect_correlated(pub_id);
+    let Response::PublicationReady(ready) = record.response() else { panic!("{:?}", record.response()) };
+    let publication = TestPublication::map(
+        ready.log_file_name_str().unwrap(),
+        &p.publisher.cnc.counters_values,
+        ready.position_limit_counter_id,
+    );
+    let (mut spy, _) = image_for(&mut p.publisher, spy_id);
+    wait_until("connected through the spy", || publication.is_connected());
+    send_and_poll(&publication, &mut [&mut spy], 0, 20_000, 100);
+    assert_eq!(assert_contiguous(&spy, 100), 0);
+    assert_eq!(spy.received.borrow().len(), 20_000, "the spy paces the publication; nothing is lost");
+}

@@ -70,6 +70,22 @@ impl Conductor {
     /// The receiver saw a SETUP for a subscribed stream: build the image, or tell the
     /// receiver it will not come.
     pub(crate) fn on_create_image(&mut self, request: CreateImageRequest, correlation_id: i64) {
+        let wanted = self
+            .receive_endpoint_index(request.endpoint_id)
+            .is_some_and(|i| !self.receive_endpoints[i].closing)
+            && self
+                .network_subscriptions
+                .iter()
+                .any(|l| l.matches(request.endpoint_id, request.stream_id, request.session_id));
+        if !wanted {
+            // The subscription went away meanwhile: nothing to build, nothing to report.
+            self.receiver_proxy.send(ReceiverCommand::RemoveInitInProgress {
+                endpoint_id: request.endpoint_id,
+                session_id: request.session_id,
+                stream_id: request.stream_id,
+            });
+            return;
+        }
         if let Err(e) = self.create_image(&request, correlation_id) {
             self.log_error(
                 &e.context(format_args!("stream_id={} session_id={}", request.stream_id, request.session_id)),
