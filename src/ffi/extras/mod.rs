@@ -1,1 +1,3 @@
 //! `aeronrs_*` functions: what aeronrs offers beyond Aeron's C API.
+
+pub mod mapped_bus;
