@@ -77,6 +77,7 @@ static void config_init_sets_defaults(void)
     CHECK_EQ_LL(config.record_mode, AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH);
     CHECK_EQ_LL(config.segment_length, 64 * 1024 * 1024);
     CHECK_EQ_LL(config.rollback_timeout_ns, 2000000000LL);
+    CHECK(config.prefault);
     CHECK_EQ_LL(aeronrs_mapped_bus_config_init(NULL), -1);
     CHECK_EQ_LL(aeron_errcode(), EINVAL);
 }

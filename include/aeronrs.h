@@ -55,6 +55,9 @@ typedef struct aeronrs_mapped_bus_config_t {
   uint32_t record_size;
   // How long a reader waits for an allocated record's commit before rolling it back.
   int64_t rollback_timeout_ns;
+  // Map each segment's pages when opening it, so reads and writes do not page-fault on
+  // the way (opening and roll-over take longer instead).
+  bool prefault;
 } aeronrs_mapped_bus_config_t;
 
 // Where a record is: segment index (file `<name>` is 0, `<name>.<n>` is n) and byte offset.
@@ -87,7 +90,7 @@ int aeron_errcode(void);
 const char *aeron_errmsg(void);
 
 // Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
-// rollback timeout.
+// rollback timeout, prefaulted segments.
 //
 // Returns 0, or -1 if `config` is NULL.
 //

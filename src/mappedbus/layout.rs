@@ -134,20 +134,25 @@ impl SegmentLayout {
         self.fits(offset, self.stride(0))
     }
 
+    /// `raw` as an offset when it is a `limit` writers can have made, bar the grid check.
+    #[inline]
+    pub fn limit_in_range(&self, raw: i64) -> Option<usize> {
+        let max = self.capacity + MAX_LIMIT_OVERSHOOT_SEGMENTS * self.capacity;
+        usize::try_from(raw).ok().filter(|l| (DATA_OFFSET..=max).contains(l))
+    }
+
     /// Checks a raw `limit` word and returns it as an offset (0, a segment nobody has
     /// initialised yet, reads as the start of data).
     pub fn validate_limit(&self, raw: i64, path: &Path) -> Result<usize> {
         if raw == 0 {
             return Ok(DATA_OFFSET);
         }
-        let max = self.capacity + MAX_LIMIT_OVERSHOOT_SEGMENTS * self.capacity;
-        let limit =
-            usize::try_from(raw).ok().filter(|l| (DATA_OFFSET..=max).contains(l)).ok_or_else(|| {
-                not_a_bus_file(
-                    path,
-                    format_args!("limit {raw} is outside the file (data starts at {DATA_OFFSET})"),
-                )
-            })?;
+        let limit = self.limit_in_range(raw).ok_or_else(|| {
+            not_a_bus_file(
+                path,
+                format_args!("limit {raw} is outside the file (data starts at {DATA_OFFSET})"),
+            )
+        })?;
         let step = match self.mode {
             RecordMode::FixedSize { record_size } => HEADER_LENGTH + record_size,
             RecordMode::VariableLength => RECORD_ALIGNMENT,

@@ -118,6 +118,10 @@ pub struct MappedBusConfig {
     pub record_mode: RecordMode,
     /// How long a reader waits for an allocated record's commit before rolling it back.
     pub rollback_timeout: Duration,
+    /// Map all of a segment's pages when opening it (`MAP_POPULATE`), so reads and writes
+    /// do not take a page fault each time they reach a new page; opening (and rolling over)
+    /// then takes longer and the segment's memory is used at once. Default true.
+    pub prefault: bool,
 }
 
 impl MappedBusConfig {
@@ -127,6 +131,7 @@ impl MappedBusConfig {
             segment_length,
             record_mode: RecordMode::FixedSize { record_size },
             rollback_timeout: DEFAULT_ROLLBACK_TIMEOUT,
+            prefault: true,
         }
     }
 
@@ -136,11 +141,17 @@ impl MappedBusConfig {
             segment_length,
             record_mode: RecordMode::VariableLength,
             rollback_timeout: DEFAULT_ROLLBACK_TIMEOUT,
+            prefault: true,
         }
     }
 
     pub fn with_rollback_timeout(mut self, timeout: Duration) -> Self {
         self.rollback_timeout = timeout;
+        self
+    }
+
+    pub fn with_prefault(mut self, prefault: bool) -> Self {
+        self.prefault = prefault;
         self
     }
 

@@ -15,10 +15,13 @@ use super::{MappedBusConfig, Position};
 use crate::util::clock::nano_time;
 use crate::util::error::{Error, Result};
 
-/// A record still uncommitted after this many polls makes the reader look at `limit` (is it
-/// allocated at all?) and, if so, start the rollback clock. Until then polling reads only
-/// the status word, which keeps the writer's `limit` cache line out of the reader's way.
-const POLLS_BEFORE_LIMIT_CHECK: u32 = 64;
+/// Polls of an uncommitted status before the reader starts looking at the clock: a writer
+/// is usually mid-record, and the poll then costs one load of the status word.
+const POLLS_BEFORE_CLOCK: u32 = 64;
+/// How often a waiting reader looks at `limit` to learn whether the record it waits on is
+/// allocated at all (the rollback clock starts only then). Rare, so the reader keeps out of
+/// the cache line every writer's fetch-and-add needs.
+const LIMIT_PROBE_INTERVAL_NS: i64 = 1_000_000;
 /// Skipped records and segment moves one `poll` works through before returning `None`, so
 /// a long run of rolled-back space cannot stall the caller.
 const MAX_STEPS_PER_POLL: usize = 4096;
@@ -70,11 +73,15 @@ enum Step {
 pub struct MappedBusReader {
     base: PathBuf,
     layout: SegmentLayout,
+    prefault: bool,
     segment: Segment,
     offset: usize,
     recovered_at: Position,
     rollback_timeout_ns: i64,
     not_set_polls: u32,
+    /// When to look at `limit` next, while waiting on a record not known to be allocated.
+    next_limit_probe: Option<i64>,
+    /// Since when the record waited on is known to be allocated (the rollback clock).
     pending_since: Option<i64>,
     /// Variable-length mode, after rolling back a header nobody wrote: the writer died
     /// between allocation and header, so its length is unknown. Its space is all zeros up
@@ -91,7 +98,7 @@ impl MappedBusReader {
         let layout = config.layout()?;
         let segments = segment::list_segments(&base)?;
         let newest_index = segments.last().copied().unwrap_or(0);
-        let newest = Segment::open_or_create(&base, newest_index, layout)?;
+        let newest = Segment::open_or_create(&base, newest_index, layout, config.prefault)?;
         let end = newest.limit()?.min(layout.capacity());
         let recovered_at = Position { segment: newest_index, offset: end as u64 };
         let (segment, offset) = match start {
@@ -118,11 +125,13 @@ impl MappedBusReader {
         Ok(Self {
             base,
             layout,
+            prefault: config.prefault,
             segment,
             offset,
             recovered_at,
             rollback_timeout_ns: i64::try_from(config.rollback_timeout.as_nanos()).unwrap_or(i64::MAX),
             not_set_polls: 0,
+            next_limit_probe: None,
             pending_since: None,
             filling: false,
         })
@@ -253,17 +262,29 @@ impl MappedBusReader {
     }
 
     /// Whether the uncommitted record at `offset` has waited out the rollback timeout. The
-    /// clock starts only once `limit` shows the record is allocated at all.
+    /// clock starts once `limit` shows the record is allocated, so a record is never rolled
+    /// back before it has been allocated for the whole timeout (at most one probe interval
+    /// more).
     fn rollback_due(&mut self, offset: usize) -> Result<bool> {
-        if let Some(since) = self.pending_since {
-            return Ok(nano_time() - since >= self.rollback_timeout_ns);
+        if self.not_set_polls < POLLS_BEFORE_CLOCK {
+            self.not_set_polls += 1;
+            return Ok(false);
         }
-        self.not_set_polls += 1;
-        if self.not_set_polls >= POLLS_BEFORE_LIMIT_CHECK {
-            self.not_set_polls = 0;
-            if self.segment.limit()? > offset {
-                self.pending_since = Some(nano_time());
+        let now = nano_time();
+        if let Some(since) = self.pending_since {
+            return Ok(now - since >= self.rollback_timeout_ns);
+        }
+        let interval = LIMIT_PROBE_INTERVAL_NS.min(self.rollback_timeout_ns);
+        match self.next_limit_probe {
+            Some(due) if now >= due => {
+                if self.segment.limit()? > offset {
+                    self.pending_since = Some(now);
+                } else {
+                    self.next_limit_probe = Some(now + interval);
+                }
             }
+            Some(_) => {}
+            None => self.next_limit_probe = Some(now + interval),
         }
         Ok(false)
     }
@@ -275,13 +296,15 @@ impl MappedBusReader {
 
     fn reset_wait(&mut self) {
         self.not_set_polls = 0;
+        self.next_limit_probe = None;
         self.pending_since = None;
     }
 
     /// No record can start at the current offset: continue at the start of the next
     /// segment, creating it if no writer has yet (harmless: writers use it as it is).
     fn next_segment(&mut self) -> Result<Step> {
-        self.segment = Segment::open_or_create(&self.base, self.segment.index() + 1, self.layout)?;
+        self.segment =
+            Segment::open_or_create(&self.base, self.segment.index() + 1, self.layout, self.prefault)?;
         self.filling = false;
         self.advance(DATA_OFFSET);
         Ok(Step::Moved)

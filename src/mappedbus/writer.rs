@@ -33,6 +33,7 @@ pub enum WriteOutcome {
 pub struct MappedBusWriter {
     base: PathBuf,
     layout: SegmentLayout,
+    prefault: bool,
     segment: Segment,
     /// Segments left behind by roll-over whose pages `flush` has not written yet.
     retired_unflushed: Vec<Segment>,
@@ -48,12 +49,20 @@ impl MappedBusWriter {
         let base = path.as_ref().to_path_buf();
         let layout = config.layout()?;
         let newest = segment::list_segments(&base)?.last().copied().unwrap_or(0);
-        let segment = Self::first_segment_with_room(&base, newest, layout)?;
-        Ok(Self { base, layout, segment, retired_unflushed: Vec::new(), moved_since_flush: true })
+        let segment = Self::first_segment_with_room(&base, newest, layout, config.prefault)?;
+        Ok(Self {
+            base,
+            layout,
+            prefault: config.prefault,
+            segment,
+            retired_unflushed: Vec::new(),
+            moved_since_flush: true,
+        })
     }
 
     /// Writes a byte message: the metadata is its length. In fixed-size mode the payload may
     /// be shorter than the record size; the rest of the record stays as it was (zeros).
+    #[inline]
     pub fn write(&mut self, payload: &[u8]) -> Result<WriteOutcome> {
         let mut claim = self.try_claim(payload.len())?;
         claim.body_mut().copy_from_slice(payload);
@@ -62,13 +71,10 @@ impl MappedBusWriter {
 
     /// Writes a typed message (fixed-size mode only): the metadata is `message_type` and the
     /// body, at most the record size, is copied to the start of the record.
+    #[inline]
     pub fn write_typed(&mut self, message_type: i32, body: &[u8]) -> Result<WriteOutcome> {
         if body.len() > self.layout.max_payload_length() {
-            return Err(Error::invalid_argument(format!(
-                "typed message body of {} bytes exceeds the record size {}",
-                body.len(),
-                self.layout.max_payload_length()
-            )));
+            return Err(self.too_long_error(body.len()));
         }
         let mut claim = self.try_claim_typed(message_type)?;
         claim.body_mut()[..body.len()].copy_from_slice(body);
@@ -77,18 +83,17 @@ impl MappedBusWriter {
 
     /// Allocates a byte-message record of `length` payload bytes for the caller to fill in
     /// place. Readers see it only after [`Claim::commit`]; a dropped claim is rolled back.
+    #[inline]
     pub fn try_claim(&mut self, length: usize) -> Result<Claim<'_>> {
         if length > self.layout.max_payload_length() {
-            return Err(Error::invalid_argument(format!(
-                "message of {length} bytes exceeds the largest record of this bus ({} bytes)",
-                self.layout.max_payload_length()
-            )));
+            return Err(self.too_long_error(length));
         }
         // In range: max_payload_length <= i32::MAX.
         self.claim(length as i32, length)
     }
 
     /// Allocates a typed record (fixed-size mode only) whose whole body the caller fills.
+    #[inline]
     pub fn try_claim_typed(&mut self, message_type: i32) -> Result<Claim<'_>> {
         match self.layout.mode() {
             RecordMode::FixedSize { record_size } => self.claim(message_type, record_size),
@@ -98,6 +103,7 @@ impl MappedBusWriter {
         }
     }
 
+    #[inline]
     fn claim(&mut self, metadata: i32, body_length: usize) -> Result<Claim<'_>> {
         let stride = self.layout.stride(body_length);
         let mode = self.layout.mode();
@@ -134,25 +140,51 @@ impl MappedBusWriter {
                 done: false,
             });
         }
-        Err(Error::illegal_state(format!(
+        Err(self.claims_lost_error())
+    }
+
+    #[cold]
+    fn too_long_error(&self, length: usize) -> Error {
+        Error::invalid_argument(format!(
+            "message of {length} bytes exceeds the largest record of this bus ({} bytes)",
+            self.layout.max_payload_length()
+        ))
+    }
+
+    #[cold]
+    fn claims_lost_error(&self) -> Error {
+        Error::illegal_state(format!(
             "{}: readers rolled back {MAX_CLAIM_ATTEMPTS} allocations in a row",
             self.segment.path().display()
-        )))
+        ))
     }
 
     /// Reserves `stride` bytes and returns their offset in the (possibly new) current segment.
+    #[inline]
     fn allocate(&mut self, stride: usize) -> Result<usize> {
+        let raw = self.segment.buffer().get_and_add_i64(LIMIT_OFFSET, stride as i64);
+        // Opening validated `limit` and only fetch-and-adds of whole records changed it
+        // since, so a range check suffices here (the grid check divides).
+        match self.layout.limit_in_range(raw) {
+            Some(offset) if self.layout.fits(offset, stride) => Ok(offset),
+            _ => self.allocate_past_end(raw, stride),
+        }
+    }
+
+    /// The allocation at `raw` did not fit (or `limit` was corrupt): move on to the next
+    /// segment with room and allocate there.
+    #[cold]
+    #[inline(never)]
+    fn allocate_past_end(&mut self, mut raw: i64, stride: usize) -> Result<usize> {
         loop {
-            let buffer = self.segment.buffer();
-            let raw = buffer.get_and_add_i64(LIMIT_OFFSET, stride as i64);
-            if raw == 0 {
-                // Opening initialised it to the start of data; only an outside hand resets it.
-                return Err(Error::illegal_state(format!(
-                    "{}: limit was reset to 0",
-                    self.segment.path().display()
-                )));
-            }
-            let offset = self.layout.validate_limit(raw, self.segment.path())?;
+            let Some(offset) = self.layout.limit_in_range(raw) else {
+                return Err(super::layout::not_a_bus_file(
+                    self.segment.path(),
+                    format_args!(
+                        "limit {raw} is outside the file (changed by something other than a writer)"
+                    ),
+                ));
+            };
             if self.layout.fits(offset, stride) {
                 return Ok(offset);
             }
@@ -161,19 +193,34 @@ impl MappedBusWriter {
             // it so readers move on at once; if it dies first, readers roll the space back
             // after the timeout instead. Fixed-size readers need no mark (see layout).
             if self.layout.mode() == RecordMode::VariableLength && self.layout.has_room_at(offset) {
-                buffer.compare_and_set_i64(offset, 0, variable_header(STATUS_END_OF_SEGMENT, 0));
+                self.segment.buffer().compare_and_set_i64(
+                    offset,
+                    0,
+                    variable_header(STATUS_END_OF_SEGMENT, 0),
+                );
             }
-            let next = Self::first_segment_with_room(&self.base, self.segment.index() + 1, self.layout)?;
+            let next = Self::first_segment_with_room(
+                &self.base,
+                self.segment.index() + 1,
+                self.layout,
+                self.prefault,
+            )?;
             let full = std::mem::replace(&mut self.segment, next);
             self.retired_unflushed.push(full);
             self.moved_since_flush = true;
+            raw = self.segment.buffer().get_and_add_i64(LIMIT_OFFSET, stride as i64);
         }
     }
 
     /// Segment `index` or the first after it that a record can still start in.
-    fn first_segment_with_room(base: &Path, mut index: u64, layout: SegmentLayout) -> Result<Segment> {
+    fn first_segment_with_room(
+        base: &Path,
+        mut index: u64,
+        layout: SegmentLayout,
+        prefault: bool,
+    ) -> Result<Segment> {
         loop {
-            let segment = Segment::open_or_create(base, index, layout)?;
+            let segment = Segment::open_or_create(base, index, layout, prefault)?;
             if layout.has_room_at(segment.limit()?) {
                 return Ok(segment);
             }
@@ -241,6 +288,7 @@ impl Claim<'_> {
     }
 
     /// The record's body, for the caller to fill.
+    #[inline]
     pub fn body_mut(&mut self) -> &mut [u8] {
         // The allocation made this range ours alone until the status says otherwise:
         // readers read a body only after seeing it committed.
@@ -249,6 +297,7 @@ impl Claim<'_> {
 
     /// Publishes the record. SeqCst CAS, so it releases the body and metadata written
     /// before it; it fails only when a reader rolled the record back first.
+    #[inline]
     pub fn commit(mut self) -> Result<WriteOutcome> {
         self.done = true;
         let committed = match self.mode {

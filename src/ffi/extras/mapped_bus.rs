@@ -53,6 +53,9 @@ pub struct aeronrs_mapped_bus_config_t {
     pub record_size: u32,
     /// How long a reader waits for an allocated record's commit before rolling it back.
     pub rollback_timeout_ns: i64,
+    /// Map each segment's pages when opening it, so reads and writes do not page-fault on
+    /// the way (opening and roll-over take longer instead).
+    pub prefault: bool,
 }
 
 /// A committed record handed out by `aeronrs_mapped_bus_reader_poll`.
@@ -142,7 +145,12 @@ unsafe fn config_arg(config: *const aeronrs_mapped_bus_config_t) -> Result<Mappe
     let timeout = u64::try_from(config.rollback_timeout_ns).map_err(|_| {
         Error::invalid_argument(format!("rollback_timeout_ns {} is negative", config.rollback_timeout_ns))
     })?;
-    Ok(MappedBusConfig { segment_length, record_mode, rollback_timeout: Duration::from_nanos(timeout) })
+    Ok(MappedBusConfig {
+        segment_length,
+        record_mode,
+        rollback_timeout: Duration::from_nanos(timeout),
+        prefault: config.prefault,
+    })
 }
 
 /// # Safety
@@ -173,7 +181,7 @@ unsafe fn write_outcome(outcome: WriteOutcome, out: *mut aeronrs_mapped_bus_posi
 }
 
 /// Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
-/// rollback timeout.
+/// rollback timeout, prefaulted segments.
 ///
 /// Returns 0, or -1 if `config` is NULL.
 ///
@@ -188,6 +196,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_config_init(config: *mut aeronrs_map
             record_mode: AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH,
             record_size: 0,
             rollback_timeout_ns: DEFAULT_ROLLBACK_TIMEOUT.as_nanos() as i64,
+            prefault: true,
         };
         // SAFETY: non-null and writable per the contract.
         unsafe { *config = defaults };
