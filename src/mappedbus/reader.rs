@@ -137,8 +137,9 @@ impl MappedBusReader {
         })
     }
 
-    /// The next committed record, or `None` when there is none yet. Records rolled back
-    /// (by a writer, another reader, or this one after the timeout) are skipped.
+    /// The next committed record, or `None` when there is none yet (or when this call
+    /// skipped a long run of rolled-back space: poll again). Records rolled back (by a
+    /// writer, another reader, or this one after the timeout) are skipped.
     pub fn poll(&mut self) -> Result<Option<Record<'_>>> {
         for _ in 0..MAX_STEPS_PER_POLL {
             match self.step()? {
@@ -312,5 +313,49 @@ impl MappedBusReader {
 
     fn corrupt(&self, offset: usize, what: std::fmt::Arguments<'_>) -> Error {
         not_a_bus_file(self.segment.path(), format_args!("record at offset {offset}: {what}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mappedbus::{MappedBusWriter, WriteOutcome};
+    use std::time::Duration;
+
+    #[test]
+    fn waiting_at_the_end_never_rolls_back_what_is_not_allocated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bus");
+        for config in [MappedBusConfig::fixed_size(4096, 8), MappedBusConfig::variable_length(4096)] {
+            let config = config.with_rollback_timeout(Duration::ZERO).with_prefault(false);
+            let _ = std::fs::remove_file(&path);
+            let mut reader = MappedBusReader::open(&path, &config, StartAt::Replay).unwrap();
+            // Far more polls than it takes to start the clock and probe `limit`.
+            for _ in 0..10 * POLLS_BEFORE_CLOCK {
+                assert!(reader.poll().unwrap().is_none());
+            }
+            assert_eq!(reader.position(), Position { segment: 0, offset: 8 });
+            let mut writer = MappedBusWriter::open(&path, &config).unwrap();
+            assert!(matches!(writer.write(b"late").unwrap(), WriteOutcome::Committed(_)));
+            let record = reader.poll().unwrap().expect("the record written after the wait");
+            assert_eq!(record.payload(), Some(&b"late"[..]));
+        }
+    }
+
+    #[test]
+    fn a_pending_record_is_rolled_back_only_after_it_is_seen_allocated() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bus");
+        let config = MappedBusConfig::fixed_size(4096, 8).with_rollback_timeout(Duration::from_secs(3600));
+        let mut writer = MappedBusWriter::open(&path, &config).unwrap();
+        let mut reader = MappedBusReader::open(&path, &config, StartAt::Replay).unwrap();
+        let claim = writer.try_claim(1).unwrap();
+        for _ in 0..10 * POLLS_BEFORE_CLOCK {
+            assert!(reader.poll().unwrap().is_none());
+        }
+        assert_eq!(reader.position().offset, 8, "an hour has not passed");
+        drop(claim); // the writer gives it up: skipped at once
+        assert!(reader.poll().unwrap().is_none());
+        assert_eq!(reader.position().offset, 24);
     }
 }

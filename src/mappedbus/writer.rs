@@ -352,3 +352,23 @@ impl Drop for Claim<'_> {
         self.roll_back();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_lost_allocation_is_covered_by_one_rolled_back_record_after_the_filled_words() {
+        let buffer = AtomicBuffer::alloc(128);
+        // A reader filled the header word at 16 and the word after it.
+        buffer.put_i64(16, variable_header(STATUS_ROLLBACK, 0));
+        buffer.put_i64(24, variable_header(STATUS_ROLLBACK, 0));
+        release_lost_allocation(&buffer, 16, 48);
+        assert_eq!(buffer.get_i64(32), variable_header(STATUS_ROLLBACK, 24), "32 + 8 + 24 = 64, the end");
+        assert_eq!(buffer.get_i64(40), 0);
+        assert_eq!(buffer.get_i64(64), 0, "nothing written past the allocation");
+        // A one-word allocation has nothing after its header.
+        release_lost_allocation(&buffer, 80, 8);
+        assert_eq!(buffer.get_i64(88), 0);
+    }
+}
