@@ -8,7 +8,8 @@
 //! - One-way latency: the writer sends at a steady rate with a monotonic timestamp in the
 //!   message; the reader records `now - timestamp` (both threads share one clock).
 //!
-//! `cargo bench --bench mapped_bus`; `AERONRS_BENCH_MESSAGES` sets the throughput run's
+//! `cargo bench --bench mapped_bus`; `AERONRS_BENCH_ONLY=throughput|latency` runs one
+//! half; `AERONRS_BENCH_MESSAGES` sets the throughput run's
 //! message count (default 50 million 12-byte messages, 1 GB of records; the 64-byte runs
 //! use at most 20 million, 1.4 GB), `AERONRS_BENCH_DIR` the folder (default /dev/shm when
 //! present: the page cache is what a bus on disk writes to as well).
@@ -189,19 +190,26 @@ fn main() {
         println!("mapped_bus bench: quick check done (run with cargo bench for figures)");
         return;
     }
+    let only = std::env::var("AERONRS_BENCH_ONLY").ok();
+    let only = only.as_deref();
     println!("mapped bus, one writer thread and one reader thread");
     for shape in [Shape::Typed12, Shape::Bytes64Variable, Shape::Bytes64Fixed] {
-        let messages = if matches!(shape, Shape::Typed12) { messages } else { messages.min(20_000_000) };
-        throughput(shape, messages.min(5_000_000), SEGMENT_LENGTH); // warm-up: page cache, CPU frequency
-        let mut rates: Vec<f64> = (0..RUNS).map(|_| throughput(shape, messages, SEGMENT_LENGTH)).collect();
-        rates.sort_by(|a, b| a.total_cmp(b));
+        if only != Some("latency") {
+            let messages = if matches!(shape, Shape::Typed12) { messages } else { messages.min(20_000_000) };
+            throughput(shape, messages.min(5_000_000), SEGMENT_LENGTH); // warm-up: page cache, CPU frequency
+            let mut rates: Vec<f64> = (0..RUNS).map(|_| throughput(shape, messages, SEGMENT_LENGTH)).collect();
+            rates.sort_by(|a, b| a.total_cmp(b));
+            println!(
+                "{:<38} {messages} msgs x {RUNS}: best {:.2} M msgs/s, median {:.2} M msgs/s",
+                shape.name(),
+                rates[RUNS - 1] / 1e6,
+                rates[RUNS / 2] / 1e6,
+            );
+        }
+        if only == Some("throughput") {
+            continue;
+        }
         let h = latency(shape);
-        println!(
-            "{:<38} {messages} msgs x {RUNS}: best {:.2} M msgs/s, median {:.2} M msgs/s",
-            shape.name(),
-            rates[RUNS - 1] / 1e6,
-            rates[RUNS / 2] / 1e6,
-        );
         println!(
             "{:<38} one-way latency at {}k msgs/s (ns): p50 {} p90 {} p99 {} p99.9 {} p99.99 {} max {}",
             "",
