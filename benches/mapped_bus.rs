@@ -197,7 +197,8 @@ fn main() {
         if only != Some("latency") {
             let messages = if matches!(shape, Shape::Typed12) { messages } else { messages.min(20_000_000) };
             throughput(shape, messages.min(5_000_000), SEGMENT_LENGTH); // warm-up: page cache, CPU frequency
-            let mut rates: Vec<f64> = (0..RUNS).map(|_| throughput(shape, messages, SEGMENT_LENGTH)).collect();
+            let mut rates: Vec<f64> =
+                (0..RUNS).map(|_| throughput(shape, messages, SEGMENT_LENGTH)).collect();
             rates.sort_by(|a, b| a.total_cmp(b));
             println!(
                 "{:<38} {messages} msgs x {RUNS}: best {:.2} M msgs/s, median {:.2} M msgs/s",
