@@ -42,8 +42,9 @@
 //!   unknown, but its whole space is still zeros. The reader rolls the word back to
 //!   `status 2, length 0` (an 8-byte rolled-back record) and does the same, without waiting
 //!   again, to each following zero word below `limit` until it meets a header. A writer that
-//!   was merely that slow finds its header CAS failing and allocates again, or (if its header
-//!   was in place but not committed) sees its commit fail and reports the rollback.
+//!   was merely that slow finds its header CAS failing, marks the rest of its lost space as
+//!   one rolled-back record and allocates again; or, if its header was in place but not
+//!   committed, sees its commit fail and reports the rollback.
 //! - The one writer whose allocation straddles the segment end writes status 3 at its offset
 //!   (when 8 bytes remain) before moving on; readers move on when they meet it. If that writer
 //!   dies first, the timeout rolls its space back like any other.
@@ -62,9 +63,12 @@
 //! - **Readers** read the status with acquire ordering; a committed record is returned, a
 //!   rolled-back one skipped. A record uncommitted for longer than the rollback timeout
 //!   (default 2 s, monotonic clock) is rolled back by CAS from 0 to 2 and skipped; if the CAS
-//!   fails the writer committed meanwhile and the record is read. A later reader sees status
-//!   2 and skips it at once. When no record can start at its offset, a reader continues at
-//!   the start of the next segment, creating the file if no writer has yet.
+//!   fails the writer committed meanwhile and the record is read. The clock starts once the
+//!   reader has seen `limit` beyond the record (it looks every millisecond while waiting, not
+//!   on every poll, to stay out of the cache line writers allocate from), so nothing is rolled
+//!   back before it was allocated for the whole timeout. A later reader sees status 2 and
+//!   skips it at once. When no record can start at its offset, a reader continues at the
+//!   start of the next segment, creating the file if no writer has yet.
 //!
 //! # Durability
 //!
@@ -74,7 +78,9 @@
 //! pages of the segments this writer used since its last flush (`msync`), and `fsync`s the
 //! folder after the writer moved to another segment file; once it returns, everything
 //! committed in those segments before the call is on disk (to the extent the device honours
-//! flushes). A record committed during the flush may or may not be included.
+//! flushes). A record committed during the flush may or may not be included. Rollback marks
+//! that readers write are not flushed: after a power loss such a record may read as
+//! uncommitted again, and readers roll it back again after the timeout.
 //!
 //! # Bad input
 //!
