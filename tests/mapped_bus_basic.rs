@@ -269,3 +269,29 @@ fn files_that_are_not_bus_files_give_clear_errors_and_stay_untouched() {
     let mut reader = MappedBusReader::open(&past_end, &variable, StartAt::Replay).unwrap();
     assert!(reader.poll().unwrap_err().message().contains("length -8"));
 }
+
+#[test]
+fn writers_racing_to_create_the_bus_agree_on_it() {
+    const WRITERS: usize = 8;
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bus");
+    let config = MappedBusConfig::fixed_size(4096, 12);
+    let barrier = std::sync::Barrier::new(WRITERS);
+    let mut offsets: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..WRITERS)
+            .map(|i| {
+                let (path, config, barrier) = (&path, &config, &barrier);
+                s.spawn(move || {
+                    barrier.wait();
+                    let mut writer = MappedBusWriter::open(path, config).unwrap();
+                    committed(writer.write(&[i as u8]).unwrap()).offset
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    offsets.sort_unstable();
+    let expected: Vec<u64> = (0..WRITERS as u64).map(|k| 8 + 20 * k).collect();
+    assert_eq!(offsets, expected, "one limit initialisation, no record lost or doubled");
+    assert_eq!(read_i64(&path, 0), 8 + 20 * WRITERS as i64);
+}
