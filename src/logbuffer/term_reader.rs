@@ -61,31 +61,23 @@ pub fn read<F>(
 where
     F: FnMut(&[u8], &Header),
 {
-    let capacity = term.capacity();
-    let mut offset = term_offset;
-    let mut fragments_read = 0;
-    while fragments_read < fragments_limit && offset < capacity {
-        let frame_length = frame_length_volatile(term, offset);
-        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
-            break;
-        }
-        let frame_offset = offset;
-        offset += aligned_frame_length(frame_length as usize);
-        if is_padding_frame(term, frame_offset) {
-            continue;
-        }
-        header.load(term, frame_offset, frame_length);
-        let payload = term
-            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
-        handler(payload, header);
-        fragments_read += 1;
-    }
-    ReadOutcome { offset: offset.min(capacity), fragments_read }
+    controlled_read(
+        term,
+        term_offset,
+        fragments_limit,
+        header,
+        |payload, header| {
+            handler(payload, header);
+            ControlledPollAction::Continue
+        },
+        |_| {},
+    )
 }
 
 /// Controlled read (Aeron `Image.controlledPoll` over one term). `on_commit(offset)` is
 /// called when the handler returns `Commit`, with the term offset consumed so far, so the
 /// caller can store the subscriber position at once. ABORT leaves the fragment unconsumed.
+#[inline]
 pub fn controlled_read<F, C>(
     term: &AtomicBuffer,
     term_offset: usize,
