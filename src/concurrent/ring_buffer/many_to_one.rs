@@ -11,7 +11,8 @@ use super::descriptor::{
 use super::ring::{Ring, Words, ring_buffer_delegates, ring_buffer_kind};
 use crate::util::error::Result;
 
-/// Many producers, one consumer. See [`RingBuffer`] for the operations.
+/// Many producers, one consumer. See [`RingBuffer`] for the operations. The data capacity
+/// is a power of two of at least 8 bytes (one record header).
 ///
 /// A claim that must wrap but finds no room at the start of the buffer follows Java: the
 /// tail still advances over a padding record to the end and the claim reports "full" (C

@@ -12,7 +12,8 @@ use crate::util::error::Result;
 
 /// One producer thread, one consumer thread (possibly in different processes). See
 /// [`RingBuffer`] for the operations; calling the producer operations from two threads at
-/// once corrupts the buffer.
+/// once corrupts the buffer. The data capacity is a power of two of at least 16 bytes (a
+/// record header plus the pre-zeroed header after it).
 ///
 /// A claim that must wrap but finds no room at the start of the buffer follows Java: the
 /// tail advances over a padding record to the end and the claim reports "full". (Aeron's C
