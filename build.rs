@@ -16,14 +16,23 @@ fn main() {
 
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/ffi");
+    // Hand-written parts of the header, appended after the includes in this order.
+    let hand_written = ["include/aeronrs_packed.h.in", "include/aeronrs_driver_env.h.in"];
+    for part in hand_written {
+        println!("cargo:rerun-if-changed={part}");
+    }
 
     let mut config =
         cbindgen::Config::from_file(crate_dir.join("cbindgen.toml")).expect("read cbindgen.toml");
     config.after_includes = Some(format!(
         "{}\n#define AERONRS_VERSION \"{version}\"\n#define AERONRS_VERSION_MAJOR {major}\n#define AERONRS_VERSION_MINOR {minor}\n#define AERONRS_VERSION_PATCH {patch}\n{}",
         config.after_includes.clone().unwrap_or_default(),
-        std::fs::read_to_string(crate_dir.join("include/aeronrs_packed.h.in"))
-            .expect("read include/aeronrs_packed.h.in"),
+        hand_written
+            .iter()
+            .map(|part| std::fs::read_to_string(crate_dir.join(part))
+                .unwrap_or_else(|e| panic!("read {part}: {e}")))
+            .collect::<Vec<_>>()
+            .join("\n"),
     ));
 
     let bindings = cbindgen::Builder::new()

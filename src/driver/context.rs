@@ -7,6 +7,8 @@
 use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
+use crate::driver::agent_config::AgentConfig;
+use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
@@ -73,6 +75,8 @@ pub struct DriverContext {
     pub receiver_idle_strategy: IdleStrategy,
     pub shared_network_idle_strategy: IdleStrategy,
     pub shared_idle_strategy: IdleStrategy,
+    /// Idle strategy names, CPU affinities, cycle thresholds, on-start hook.
+    pub agents: AgentConfig,
     /// To-driver ring buffer total length (capacity + 768-byte trailer).
     pub to_driver_buffer_length: usize,
     /// To-clients broadcast buffer total length (capacity + 128-byte trailer).
@@ -103,6 +107,8 @@ pub struct DriverContext {
     pub socket_so_rcvbuf: usize,
     pub socket_so_sndbuf: usize,
     pub socket_multicast_ttl: u8,
+    /// Flow control groups, name resolution, wildcard ports, socket batching.
+    pub network: NetworkConfig,
     pub rcv_initial_window_length: usize,
     pub status_message_timeout_ns: u64,
     pub send_to_status_poll_ratio: u32,
@@ -122,6 +128,10 @@ pub struct DriverContext {
     pub max_resend: u32,
     pub publication_reserved_session_id_low: i32,
     pub publication_reserved_session_id_high: i32,
+    /// `AERON_DRIVER_STREAM_SESSION_LIMIT`: most sessions (publications) per stream.
+    pub stream_session_limit: i32,
+    /// `AERON_ENABLE_EXPERIMENTAL_FEATURES`.
+    pub enable_experimental_features: bool,
     pub termination_validator: TerminationValidator,
     pub resource_free_limit: u32,
     /// `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` (loss injection for tests).
@@ -163,6 +173,7 @@ impl Default for DriverContext {
             receiver_idle_strategy: IdleStrategy::default(),
             shared_network_idle_strategy: IdleStrategy::default(),
             shared_idle_strategy: IdleStrategy::default(),
+            agents: AgentConfig::default(),
             to_driver_buffer_length: (MIB + 768) as usize,
             to_clients_buffer_length: (MIB + 128) as usize,
             counters_values_buffer_length: MIB as usize,
@@ -191,6 +202,7 @@ impl Default for DriverContext {
             socket_so_rcvbuf: 128 * 1024,
             socket_so_sndbuf: 0,
             socket_multicast_ttl: 0,
+            network: NetworkConfig::default(),
             rcv_initial_window_length: 128 * 1024,
             status_message_timeout_ns: 200 * MS_NS,
             send_to_status_poll_ratio: 6,
@@ -210,6 +222,8 @@ impl Default for DriverContext {
             max_resend: 16,
             publication_reserved_session_id_low: -1,
             publication_reserved_session_id_high: 1000,
+            stream_session_limit: i32::MAX,
+            enable_experimental_features: false,
             termination_validator: TerminationValidator::Deny,
             resource_free_limit: 10,
             udp_channel_incoming_interceptors: None,
@@ -276,6 +290,7 @@ impl DriverContext {
                 &d.shared_network_idle_strategy,
             )?,
             shared_idle_strategy: idle("AERON_SHARED_IDLE_STRATEGY", &d.shared_idle_strategy)?,
+            agents: AgentConfig::from_env()?,
             to_driver_buffer_length: min_size("AERON_CONDUCTOR_BUFFER_LENGTH", d.to_driver_buffer_length)?,
             to_clients_buffer_length: min_size("AERON_CLIENTS_BUFFER_LENGTH", d.to_clients_buffer_length)?,
             counters_values_buffer_length: min_size(
@@ -349,6 +364,7 @@ impl DriverContext {
             )
             .and_then(|v| check_range("AERON_SOCKET_MULTICAST_TTL", v, 0, 255))?
                 as u8,
+            network: NetworkConfig::from_env()?,
             rcv_initial_window_length: size("AERON_RCV_INITIAL_WINDOW_LENGTH", d.rcv_initial_window_length)?,
             status_message_timeout_ns: duration(
                 "AERON_RCV_STATUS_MESSAGE_TIMEOUT",
@@ -416,6 +432,17 @@ impl DriverContext {
             .and_then(|v| {
                 check_range("AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH", v, i32::MIN as i64, i32::MAX as i64)
             })? as i32,
+            stream_session_limit: env_or(
+                "AERON_DRIVER_STREAM_SESSION_LIMIT",
+                i64::from(d.stream_session_limit),
+                parse_i64,
+            )
+            .and_then(|v| check_range("AERON_DRIVER_STREAM_SESSION_LIMIT", v, 1, i64::from(i32::MAX)))?
+                as i32,
+            enable_experimental_features: flag(
+                "AERON_ENABLE_EXPERIMENTAL_FEATURES",
+                d.enable_experimental_features,
+            )?,
             termination_validator: match env("AERON_DRIVER_TERMINATION_VALIDATOR").as_deref() {
                 Some(v) if v.eq_ignore_ascii_case("allow") => TerminationValidator::Allow,
                 Some(v) if v.eq_ignore_ascii_case("deny") => TerminationValidator::Deny,

@@ -16,6 +16,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
+use crate::driver::agent_config::with_on_start;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
 use crate::driver::context::{DriverContext, ThreadingMode};
@@ -138,14 +139,14 @@ impl MediaDriver {
                 return Err(Error::illegal_state("media driver already started or closed"));
             }
         };
+        let conductor = with_on_start(conductor, self.ctx.agents.on_start.clone());
         if manual_main_loop || self.ctx.threading_mode == ThreadingMode::Invoker {
             let mut invoker = AgentInvoker::new(conductor);
             invoker.start()?;
             self.runner = Runner::Invoker(invoker);
         } else {
             let on_error = Arc::new(|e: &Error| eprintln!("driver-conductor: {e}"));
-            let agent: Box<dyn Agent> = conductor;
-            self.runner = Runner::Thread(AgentRunner::start(agent, self.main_idle.clone(), on_error)?);
+            self.runner = Runner::Thread(AgentRunner::start(conductor, self.main_idle.clone(), on_error)?);
         }
         Ok(())
     }

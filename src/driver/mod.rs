@@ -1,6 +1,7 @@
 //! Layer 5: the media driver (`spec/driver.md`).
 #![forbid(unsafe_code)]
 
+pub mod agent_config;
 pub mod conductor;
 pub mod congestion;
 pub mod context;
@@ -9,6 +10,7 @@ pub mod flow_control;
 pub mod loss;
 pub mod media;
 pub mod media_driver;
+pub mod network_config;
 pub mod position_counters;
 pub mod system_counters;
 pub mod termination;

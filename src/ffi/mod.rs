@@ -9,8 +9,12 @@ use std::ffi::{CString, c_char, c_int};
 
 use crate::util::error::{AeronErrorCode, Error};
 
+pub mod cnc;
+pub mod counters_reader;
+pub mod driver;
 pub mod error;
 pub mod extras;
+pub mod util;
 pub mod version;
 
 /// Maximum length of the message `aeron_errmsg()` returns (Aeron's C buffer is 8 KiB).

@@ -170,22 +170,31 @@ impl IdleStrategy {
     pub fn from_name(name: &str, init_args: Option<&str>) -> Result<Self> {
         let simple = name.trim().rsplit('.').next().unwrap_or("").to_ascii_lowercase();
         match simple.as_str() {
-            "noop" | "noopidlestrategy" => Ok(Self::Noop),
-            "spin" | "busyspin" | "busyspinidlestrategy" => Ok(Self::BusySpin),
-            "yield" | "yieldingidlestrategy" => Ok(Self::Yield),
-            "sleeping" | "sleep-ns" | "sleepingidlestrategy" | "sleepingmillisidlestrategy" => {
+            "noop" | "noopidlestrategy" | "aeron_idle_strategy_noop" => Ok(Self::Noop),
+            "spin" | "busyspin" | "busyspinidlestrategy" | "aeron_idle_strategy_busy_spinning" => {
+                Ok(Self::BusySpin)
+            }
+            "yield" | "yieldingidlestrategy" | "aeron_idle_strategy_yielding" => Ok(Self::Yield),
+            "sleeping"
+            | "sleep-ns"
+            | "sleepingidlestrategy"
+            | "sleepingmillisidlestrategy"
+            | "aeron_idle_strategy_sleeping" => {
                 let ns = match init_args {
                     Some(a) if !a.trim().is_empty() => parse_duration_ns("idle strategy init args", a)?,
                     _ => 1_000,
                 };
                 Ok(Self::Sleep(Duration::from_nanos(ns)))
             }
-            "backoff" | "backoffidlestrategy" => match init_args {
+            "backoff" | "backoffidlestrategy" | "aeron_idle_strategy_backoff" => match init_args {
                 Some(a) if !a.trim().is_empty() => {
-                    let parts: Vec<&str> = a.split(',').map(str::trim).collect();
+                    // Aeron C separates the four values with '-' (no value is negative);
+                    // ',' is accepted as well.
+                    let separator = if a.contains(',') { ',' } else { '-' };
+                    let parts: Vec<&str> = a.split(separator).map(str::trim).collect();
                     if parts.len() != 4 {
                         return Err(Error::invalid_argument(format!(
-                            "backoff init args {a:?} must be max_spins,max_yields,min_park,max_park"
+                            "backoff init args {a:?} must be max_spins-max_yields-min_park-max_park"
                         )));
                     }
                     let count = |s: &str| {
@@ -229,6 +238,13 @@ mod tests {
         let custom = IdleStrategy::from_name("backoff", Some("1,2,1us,1ms")).unwrap();
         let IdleStrategy::Backoff(b) = custom else { panic!("expected backoff") };
         assert_eq!((b.max_spins, b.max_yields, b.min_park_ns, b.max_park_ns), (1, 2, 1_000, 1_000_000));
+        let dashed = IdleStrategy::from_name("aeron_idle_strategy_backoff", Some("3-4-2us-8us")).unwrap();
+        let IdleStrategy::Backoff(b) = dashed else { panic!("expected backoff") };
+        assert_eq!((b.max_spins, b.max_yields, b.min_park_ns, b.max_park_ns), (3, 4, 2_000, 8_000));
+        assert_eq!(
+            IdleStrategy::from_name("aeron_idle_strategy_yielding", None).unwrap(),
+            IdleStrategy::Yield
+        );
         assert!(IdleStrategy::from_name("bogus", None).is_err());
         assert!(IdleStrategy::from_name("backoff", Some("1,2")).is_err());
         assert!(IdleStrategy::from_name("backoff", Some("1,2,5ms,1ms")).is_err());

@@ -6,6 +6,7 @@ pub mod bits;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod format;
 pub mod idle_strategy;
 pub mod properties;
 pub mod rand48;

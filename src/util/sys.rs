@@ -203,6 +203,23 @@ pub fn real_user_name() -> Option<String> {
     }
 }
 
+/// Pins the calling thread to CPU `cpu` (`sched_setaffinity`).
+pub fn set_current_thread_affinity(cpu: usize) -> std::io::Result<()> {
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(std::io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    // SAFETY: cpu_set_t is plain old data; all-zero is the empty set.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    // SAFETY: cpu < CPU_SETSIZE (checked), so the bit lies inside the set.
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    // SAFETY: pid 0 is the calling thread; set is a valid cpu_set_t of the size passed.
+    let rc = unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,5 +274,27 @@ mod tests {
         if let Some(name) = real_user_name() {
             assert!(!name.is_empty() && !name.contains('\0'));
         }
+    }
+
+    #[test]
+    fn thread_affinity_to_an_allowed_cpu() {
+        std::thread::spawn(|| {
+            // SAFETY: cpu_set_t is plain old data; sched_getaffinity fills it.
+            let mut allowed: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+            // SAFETY: pid 0 is this thread; the set is valid for its size.
+            let rc =
+                unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut allowed) };
+            assert_eq!(rc, 0);
+            // SAFETY: every index is below CPU_SETSIZE, inside the set.
+            let cpu =
+                (0..libc::CPU_SETSIZE as usize).find(|&c| unsafe { libc::CPU_ISSET(c, &allowed) }).unwrap();
+            set_current_thread_affinity(cpu).unwrap();
+            assert_eq!(
+                set_current_thread_affinity(libc::CPU_SETSIZE as usize).unwrap_err().raw_os_error(),
+                Some(libc::EINVAL)
+            );
+        })
+        .join()
+        .unwrap();
     }
 }

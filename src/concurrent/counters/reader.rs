@@ -154,6 +154,15 @@ impl CountersReader {
         Ok(String::from_utf8_lossy(&label[..length]).into_owned())
     }
 
+    /// Copies the label's bytes into `out`, as many as fit; returns how many were copied.
+    pub fn copy_counter_label(&self, counter_id: i32, out: &mut [u8]) -> Result<usize> {
+        self.check_id(counter_id)?;
+        let mut label = [0u8; MAX_LABEL_LENGTH];
+        let length = self.load_label(metadata_offset(counter_id), &mut label).min(out.len());
+        out[..length].copy_from_slice(&label[..length]);
+        Ok(length)
+    }
+
     fn load_label(&self, record: usize, label: &mut [u8; MAX_LABEL_LENGTH]) -> usize {
         // Acquire: label updates store the bytes before the length (release).
         let length = clamp_label_length(self.metadata.get_i32_acquire(record + LABEL_OFFSET));
@@ -283,5 +292,19 @@ mod tests {
         assert_eq!(r.counter_label(0).unwrap().len(), MAX_LABEL_LENGTH);
         r.metadata_buffer().put_i32(LABEL_OFFSET, -4);
         assert_eq!(r.counter_label(0).unwrap(), "");
+    }
+
+    #[test]
+    fn label_bytes_are_copied_as_far_as_they_fit() {
+        let r = reader(2);
+        put_counter(&r, 1, RECORD_ALLOCATED, 1, b"label");
+        let mut out = [0u8; 8];
+        assert_eq!(r.copy_counter_label(1, &mut out).unwrap(), 5);
+        assert_eq!(&out[..5], b"label");
+        let mut short = [0u8; 3];
+        assert_eq!(r.copy_counter_label(1, &mut short).unwrap(), 3);
+        assert_eq!(&short, b"lab");
+        assert_eq!(r.copy_counter_label(1, &mut []).unwrap(), 0);
+        assert!(r.copy_counter_label(2, &mut out).is_err());
     }
 }

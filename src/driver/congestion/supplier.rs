@@ -36,6 +36,15 @@ fn supplier_from_name(name: &str) -> Result<Supplier> {
     }
 }
 
+/// The short name (`default`, `static` or `cubic`) of a driver supplier name.
+pub fn supplier_short_name(name: &str) -> Result<&'static str> {
+    Ok(match supplier_from_name(name)? {
+        Supplier::Default => "default",
+        Supplier::Fixed(CongestionControlKind::StaticWindow) => "static",
+        Supplier::Fixed(CongestionControlKind::Cubic) => "cubic",
+    })
+}
+
 /// The kind for a subscription with `cc` parameter `cc_param` under driver supplier
 /// `supplier_name`.
 pub fn congestion_control_for_channel(
@@ -127,5 +136,16 @@ mod tests {
         assert_eq!(s.initial_window_length(), 32768);
         let c = CongestionControlKind::Cubic.build(&params, CubicSettings::default(), None);
         assert_eq!((c.initial_window_length(), c.max_window_length()), (14080, 32768));
+    }
+
+    #[test]
+    fn short_names_of_suppliers() {
+        assert_eq!(
+            supplier_short_name("aeron_congestion_control_default_strategy_supplier").unwrap(),
+            "default"
+        );
+        assert_eq!(supplier_short_name("static").unwrap(), "static");
+        assert_eq!(supplier_short_name("aeron_cubic_congestion_control_strategy_supplier").unwrap(), "cubic");
+        assert!(supplier_short_name("reno").is_err());
     }
 }

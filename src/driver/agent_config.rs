@@ -1,0 +1,295 @@
+//! How the driver's agents run, beyond the threading mode: each agent's idle strategy as
+//! it was named (`AERON_<AGENT>_IDLE_STRATEGY` + `_INIT_ARGS`), CPU affinities, duty cycle
+//! thresholds, the async executor, and a hook run on each agent thread as it starts.
+//! Every setting reads Aeron's environment variable with Aeron's default.
+#![forbid(unsafe_code)]
+
+use std::fmt;
+use std::sync::Arc;
+
+use crate::driver::context::DriverContext;
+use crate::util::agent::Agent;
+use crate::util::config::{check_range, env, env_or, parse_duration_ns, parse_i64};
+use crate::util::error::Result;
+use crate::util::idle_strategy::IdleStrategy;
+
+/// The driver agents that have their own idle strategy setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DriverAgent {
+    Conductor,
+    Sender,
+    Receiver,
+    /// Sender and receiver together (`SHARED_NETWORK`).
+    SharedNetwork,
+    /// All three together (`SHARED`, `INVOKER`).
+    Shared,
+}
+
+impl DriverAgent {
+    pub const ALL: [Self; 5] =
+        [Self::Conductor, Self::Sender, Self::Receiver, Self::SharedNetwork, Self::Shared];
+
+    /// The variable naming this agent's idle strategy; `<it>_INIT_ARGS` holds its arguments.
+    pub fn idle_strategy_env_var(self) -> &'static str {
+        match self {
+            Self::Conductor => "AERON_CONDUCTOR_IDLE_STRATEGY",
+            Self::Sender => "AERON_SENDER_IDLE_STRATEGY",
+            Self::Receiver => "AERON_RECEIVER_IDLE_STRATEGY",
+            Self::SharedNetwork => "AERON_SHAREDNETWORK_IDLE_STRATEGY",
+            Self::Shared => "AERON_SHARED_IDLE_STRATEGY",
+        }
+    }
+
+    fn index(self) -> usize {
+        self as usize
+    }
+}
+
+/// An idle strategy as configured: the name and init args it was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdleStrategySpec {
+    pub name: String,
+    pub init_args: Option<String>,
+}
+
+/// Aeron's default idle strategy name.
+pub const DEFAULT_IDLE_STRATEGY_NAME: &str = "backoff";
+
+/// Runs on each agent thread before its first duty cycle, with the agent's role name.
+#[derive(Clone)]
+pub struct AgentOnStart(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl fmt::Debug for AgentOnStart {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("AgentOnStart")
+    }
+}
+
+/// An agent whose thread first runs the context's on-start hook.
+struct WithOnStart {
+    agent: Box<dyn Agent>,
+    hook: AgentOnStart,
+}
+
+impl Agent for WithOnStart {
+    fn on_start(&mut self) -> Result<()> {
+        (self.hook.0)(self.agent.role_name());
+        self.agent.on_start()
+    }
+
+    fn do_work(&mut self) -> Result<i32> {
+        self.agent.do_work()
+    }
+
+    fn on_close(&mut self) {
+        self.agent.on_close()
+    }
+
+    fn role_name(&self) -> &str {
+        self.agent.role_name()
+    }
+}
+
+/// `agent`, made to run `hook` (if any) on its thread before its own `on_start`.
+pub fn with_on_start(agent: Box<dyn Agent>, hook: Option<AgentOnStart>) -> Box<dyn Agent> {
+    match hook {
+        Some(hook) => Box::new(WithOnStart { agent, hook }),
+        None => agent,
+    }
+}
+
+/// Agent settings of the driver context (`DriverContext::agents`).
+#[derive(Debug, Clone)]
+pub struct AgentConfig {
+    /// Indexed by `DriverAgent`; kept in step with the context's `IdleStrategy` fields.
+    idle_strategy_specs: [IdleStrategySpec; 5],
+    /// `AERON_CONDUCTOR_CPU_AFFINITY`: CPU to pin the conductor thread to, -1 for none.
+    pub conductor_cpu_affinity: i32,
+    /// `AERON_SENDER_CPU_AFFINITY`.
+    pub sender_cpu_affinity: i32,
+    /// `AERON_RECEIVER_CPU_AFFINITY`.
+    pub receiver_cpu_affinity: i32,
+    /// `AERON_DRIVER_ASYNC_EXECUTOR_THREADS` (0 or 1): threads for slow conductor tasks.
+    pub async_executor_threads: u32,
+    /// `AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY`.
+    pub async_executor_cpu_affinity: i32,
+    /// `AERON_DRIVER_SENDER_CYCLE_THRESHOLD`: a longer sender duty cycle is counted.
+    pub sender_cycle_threshold_ns: u64,
+    /// `AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`.
+    pub receiver_cycle_threshold_ns: u64,
+    /// `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`: a longer name resolution is counted.
+    pub name_resolver_threshold_ns: u64,
+    /// Set in code only (Aeron's `AERON_AGENT_ON_START_FUNCTION` names a C symbol).
+    pub on_start: Option<AgentOnStart>,
+}
+
+const SECOND_NS: u64 = 1_000_000_000;
+const HOUR_NS: u64 = 3600 * SECOND_NS;
+
+impl Default for AgentConfig {
+    fn default() -> Self {
+        let spec = || IdleStrategySpec { name: DEFAULT_IDLE_STRATEGY_NAME.to_string(), init_args: None };
+        Self {
+            idle_strategy_specs: [spec(), spec(), spec(), spec(), spec()],
+            conductor_cpu_affinity: -1,
+            sender_cpu_affinity: -1,
+            receiver_cpu_affinity: -1,
+            async_executor_threads: 1,
+            async_executor_cpu_affinity: -1,
+            sender_cycle_threshold_ns: SECOND_NS,
+            receiver_cycle_threshold_ns: SECOND_NS,
+            name_resolver_threshold_ns: 5 * SECOND_NS,
+            on_start: None,
+        }
+    }
+}
+
+fn int_in(name: &str, default: i64, min: i64, max: i64) -> Result<i64> {
+    env_or(name, default, parse_i64).and_then(|v| check_range(name, v, min, max))
+}
+
+fn threshold(name: &str, default: u64) -> Result<u64> {
+    env_or(name, default, parse_duration_ns).and_then(|v| check_range(name, v, 0, HOUR_NS))
+}
+
+impl AgentConfig {
+    /// Defaults overridden by the environment. The idle strategies themselves are parsed
+    /// by `DriverContext::from_env` from the same variables.
+    pub fn from_env() -> Result<Self> {
+        let d = Self::default();
+        let affinity = |name: &str| int_in(name, -1, -1, 255).map(|v| v as i32);
+        let mut specs = d.idle_strategy_specs.clone();
+        for agent in DriverAgent::ALL {
+            let var = agent.idle_strategy_env_var();
+            if let Some(name) = env(var) {
+                specs[agent.index()].name = name;
+            }
+            specs[agent.index()].init_args = env(&format!("{var}_INIT_ARGS"));
+        }
+        Ok(Self {
+            idle_strategy_specs: specs,
+            conductor_cpu_affinity: affinity("AERON_CONDUCTOR_CPU_AFFINITY")?,
+            sender_cpu_affinity: affinity("AERON_SENDER_CPU_AFFINITY")?,
+            receiver_cpu_affinity: affinity("AERON_RECEIVER_CPU_AFFINITY")?,
+            async_executor_threads: int_in("AERON_DRIVER_ASYNC_EXECUTOR_THREADS", 1, 0, 1)? as u32,
+            async_executor_cpu_affinity: affinity("AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY")?,
+            sender_cycle_threshold_ns: threshold(
+                "AERON_DRIVER_SENDER_CYCLE_THRESHOLD",
+                d.sender_cycle_threshold_ns,
+            )?,
+            receiver_cycle_threshold_ns: threshold(
+                "AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD",
+                d.receiver_cycle_threshold_ns,
+            )?,
+            name_resolver_threshold_ns: threshold(
+                "AERON_DRIVER_NAME_RESOLVER_THRESHOLD",
+                d.name_resolver_threshold_ns,
+            )?,
+            on_start: None,
+        })
+    }
+}
+
+impl DriverContext {
+    /// The idle strategy `agent` uses.
+    pub fn idle_strategy(&self, agent: DriverAgent) -> &IdleStrategy {
+        match agent {
+            DriverAgent::Conductor => &self.conductor_idle_strategy,
+            DriverAgent::Sender => &self.sender_idle_strategy,
+            DriverAgent::Receiver => &self.receiver_idle_strategy,
+            DriverAgent::SharedNetwork => &self.shared_network_idle_strategy,
+            DriverAgent::Shared => &self.shared_idle_strategy,
+        }
+    }
+
+    fn idle_strategy_mut(&mut self, agent: DriverAgent) -> &mut IdleStrategy {
+        match agent {
+            DriverAgent::Conductor => &mut self.conductor_idle_strategy,
+            DriverAgent::Sender => &mut self.sender_idle_strategy,
+            DriverAgent::Receiver => &mut self.receiver_idle_strategy,
+            DriverAgent::SharedNetwork => &mut self.shared_network_idle_strategy,
+            DriverAgent::Shared => &mut self.shared_idle_strategy,
+        }
+    }
+
+    /// The name and init args `agent`'s idle strategy was configured with.
+    pub fn idle_strategy_spec(&self, agent: DriverAgent) -> &IdleStrategySpec {
+        &self.agents.idle_strategy_specs[agent.index()]
+    }
+
+    /// Selects `agent`'s idle strategy by name (`backoff`, `sleep-ns`, `yield`, `spin`,
+    /// `noop`, or an Agrona class name) with the init args set for it. Unknown names or
+    /// init args that do not suit the strategy are errors and change nothing.
+    pub fn set_idle_strategy(&mut self, agent: DriverAgent, name: &str) -> Result<()> {
+        let spec = &self.agents.idle_strategy_specs[agent.index()];
+        let strategy = IdleStrategy::from_name(name, spec.init_args.as_deref())
+            .map_err(|e| e.context(agent.idle_strategy_env_var()))?;
+        *self.idle_strategy_mut(agent) = strategy;
+        self.agents.idle_strategy_specs[agent.index()].name = name.to_string();
+        Ok(())
+    }
+
+    /// Sets the init args for `agent`'s idle strategy. As in Aeron they take effect when
+    /// the strategy is next selected with [`set_idle_strategy`](Self::set_idle_strategy).
+    pub fn set_idle_strategy_init_args(&mut self, agent: DriverAgent, init_args: Option<&str>) {
+        self.agents.idle_strategy_specs[agent.index()].init_args = init_args.map(str::to_string);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_strategies_are_selected_by_name_with_their_init_args() {
+        let mut ctx = DriverContext::default();
+        assert_eq!(ctx.idle_strategy_spec(DriverAgent::Sender).name, "backoff");
+        ctx.set_idle_strategy_init_args(DriverAgent::Sender, Some("250us"));
+        assert_eq!(ctx.sender_idle_strategy, IdleStrategy::default(), "args alone change nothing");
+        ctx.set_idle_strategy(DriverAgent::Sender, "sleep-ns").unwrap();
+        assert_eq!(ctx.sender_idle_strategy, IdleStrategy::Sleep(std::time::Duration::from_micros(250)));
+        let spec = ctx.idle_strategy_spec(DriverAgent::Sender);
+        assert_eq!((spec.name.as_str(), spec.init_args.as_deref()), ("sleep-ns", Some("250us")));
+        let err = ctx.set_idle_strategy(DriverAgent::Shared, "fastest").unwrap_err();
+        assert!(err.message().contains("AERON_SHARED_IDLE_STRATEGY"), "{err}");
+        assert_eq!(ctx.idle_strategy_spec(DriverAgent::Shared).name, "backoff");
+        ctx.set_idle_strategy(DriverAgent::Shared, "yield").unwrap();
+        assert_eq!(ctx.idle_strategy(DriverAgent::Shared), &IdleStrategy::Yield);
+        assert_eq!(ctx.idle_strategy(DriverAgent::Conductor), &IdleStrategy::default());
+    }
+
+    #[test]
+    fn defaults_match_aeron() {
+        let a = AgentConfig::default();
+        assert_eq!((a.conductor_cpu_affinity, a.sender_cpu_affinity, a.receiver_cpu_affinity), (-1, -1, -1));
+        assert_eq!((a.async_executor_threads, a.async_executor_cpu_affinity), (1, -1));
+        assert_eq!(a.name_resolver_threshold_ns, 5_000_000_000);
+        assert_eq!(a.sender_cycle_threshold_ns, 1_000_000_000);
+    }
+
+    #[test]
+    fn on_start_hook_runs_before_the_agent_with_its_role() {
+        struct Named(Arc<std::sync::Mutex<Vec<String>>>);
+        impl Agent for Named {
+            fn on_start(&mut self) -> Result<()> {
+                self.0.lock().unwrap().push("agent".into());
+                Ok(())
+            }
+            fn do_work(&mut self) -> Result<i32> {
+                Ok(7)
+            }
+            fn role_name(&self) -> &str {
+                "driver-conductor"
+            }
+        }
+        let log = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&log);
+        let hook =
+            AgentOnStart(Arc::new(move |role: &str| seen.lock().unwrap().push(format!("hook {role}"))));
+        let mut agent = with_on_start(Box::new(Named(Arc::clone(&log))), Some(hook));
+        agent.on_start().unwrap();
+        assert_eq!(agent.do_work().unwrap(), 7);
+        assert_eq!(*log.lock().unwrap(), ["hook driver-conductor", "agent"]);
+        assert_eq!(with_on_start(Box::new(Named(log)), None).role_name(), "driver-conductor");
+    }
+}

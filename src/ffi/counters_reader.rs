@@ -1,0 +1,370 @@
+//! The counters reader functions of `aeronc.h` over a `CountersReader`: the counters of a
+//! `cnc.dat` (from `aeron_cnc_counters_reader`, or a client's reader). Readers never
+//! change counters; values and metadata are read with acquire where their writers publish
+//! with release.
+//!
+//! An `aeron_counters_reader_t *` points to a `crate::concurrent::counters::CountersReader`
+//! owned by whatever handed it out (a CnC handle, a client), valid as long as that owner.
+
+use std::ffi::{c_char, c_int, c_void};
+
+use crate::concurrent::counters::CountersReader;
+use crate::concurrent::counters::descriptor::{
+    COUNTER_VALUE_OFFSET, KEY_OFFSET, MAX_KEY_LENGTH, NULL_COUNTER_ID, counter_offset, metadata_offset,
+};
+use crate::ffi::{ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
+
+/// Read access to a set of counters. Opaque; owned by whoever returned it.
+#[allow(non_camel_case_types)]
+pub struct aeron_counters_reader_t {
+    _private: [u8; 0],
+}
+
+/// Where a reader's buffers are.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_counters_reader_buffers_t {
+    /// 128 bytes per counter: value, registration id, owner id, reference id.
+    pub values: *mut u8,
+    /// 512 bytes per counter: state, type id, free-for-reuse deadline, key, label.
+    pub metadata: *mut u8,
+    pub values_length: usize,
+    pub metadata_length: usize,
+}
+
+/// Receives one allocated counter: its value, id, type id, key (`key_length` bytes) and
+/// label (`label_length` bytes, not NUL-terminated), and `clientd`. Key and label are
+/// valid only during the call.
+#[allow(non_camel_case_types)]
+pub type aeron_counters_reader_foreach_counter_func_t = Option<
+    unsafe extern "C" fn(
+        value: i64,
+        id: i32,
+        type_id: i32,
+        key: *const u8,
+        key_length: usize,
+        label: *const c_char,
+        label_length: usize,
+        clientd: *mut c_void,
+    ),
+>;
+
+/// The reader pointer handed to C for `reader` (for the owners of readers: CnC, client).
+pub(crate) fn as_c_reader(reader: &CountersReader) -> *mut aeron_counters_reader_t {
+    (reader as *const CountersReader).cast_mut().cast()
+}
+
+/// The reader behind `reader`, or EINVAL for NULL.
+///
+/// # Safety
+/// `reader` must be NULL or from `as_c_reader` with its owner still alive.
+unsafe fn counters<'a>(reader: *mut aeron_counters_reader_t) -> Result<&'a CountersReader> {
+    require_non_null!(reader, "counters_reader");
+    // SAFETY: reader points to a live CountersReader (contract); it is only read.
+    Ok(unsafe { &*reader.cast::<CountersReader>() })
+}
+
+/// Stores `value` in `*out`, or EINVAL for NULL.
+///
+/// # Safety
+/// `out` must be NULL or valid for a write.
+unsafe fn store<T>(out: *mut T, name: &'static str, value: T) -> Result<c_int> {
+    if out.is_null() {
+        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+    }
+    // SAFETY: out is non-null and writable (contract).
+    unsafe { out.write(value) };
+    Ok(0)
+}
+
+/// Fills `buffers` with the addresses and lengths of the reader's values and metadata.
+/// Returns 0, or -1 (EINVAL) for NULL arguments.
+///
+/// # Safety
+/// `reader` NULL or live; `buffers` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_get_buffers(
+    reader: *mut aeron_counters_reader_t,
+    buffers: *mut aeron_counters_reader_buffers_t,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_get_buffers", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(reader) }?;
+        let value = aeron_counters_reader_buffers_t {
+            values: r.values_buffer().as_ptr(),
+            metadata: r.metadata_buffer().as_ptr(),
+            values_length: r.values_buffer().capacity(),
+            metadata_length: r.metadata_buffer().capacity(),
+        };
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(buffers, "buffers", value) }
+    })
+}
+
+/// Calls `func` for every allocated counter in id order, stopping at the first never-used
+/// record, on the calling thread. Nothing happens (EINVAL) for NULL arguments.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `func` safe to call with `clientd`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_foreach_counter(
+    counters_reader: *mut aeron_counters_reader_t,
+    func: aeron_counters_reader_foreach_counter_func_t,
+    clientd: *mut c_void,
+) {
+    ffi_boundary!("aeron_counters_reader_foreach_counter", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(counters_reader) }?;
+        let func = func.ok_or_else(|| Error::invalid_argument("func must not be NULL"))?;
+        r.for_each_counter(|counter| {
+            let label = counter.label_bytes();
+            // SAFETY: caller-supplied callback (contract); key and label are copies alive
+            // until it returns.
+            unsafe {
+                func(
+                    counter.value,
+                    counter.id,
+                    counter.type_id,
+                    counter.key().as_ptr(),
+                    MAX_KEY_LENGTH,
+                    label.as_ptr().cast(),
+                    label.len(),
+                    clientd,
+                )
+            }
+        });
+        Ok(())
+    })
+}
+
+/// The id of the first allocated counter with `type_id` and `registration_id`, or
+/// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
+///
+/// # Safety
+/// `counters_reader` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_find_by_type_id_and_registration_id(
+    counters_reader: *mut aeron_counters_reader_t,
+    type_id: i32,
+    registration_id: i64,
+) -> i32 {
+    ffi_boundary!("aeron_counters_reader_find_by_type_id_and_registration_id", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(counters_reader) }?;
+        Ok(r.find_by_type_id_and_registration_id(type_id, registration_id).unwrap_or(NULL_COUNTER_ID))
+    })
+}
+
+/// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
+///
+/// # Safety
+/// `reader` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_max_counter_id(reader: *mut aeron_counters_reader_t) -> i32 {
+    ffi_boundary!("aeron_counters_reader_max_counter_id", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { counters(reader) }?.max_counter_id())
+    })
+}
+
+/// The address of counter `counter_id`'s 64-bit value in shared memory (read it with an
+/// acquire/volatile load), or NULL (EINVAL) for a NULL reader or an id out of range.
+///
+/// # Safety
+/// `counters_reader` must be NULL or live; the address is valid as long as the reader.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_addr(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+) -> *mut i64 {
+    ffi_boundary!("aeron_counters_reader_addr", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(counters_reader) }?;
+        check_id(r, counter_id)?;
+        let offset = counter_offset(counter_id) + COUNTER_VALUE_OFFSET;
+        r.values_buffer().check_bounds(offset, 8)?;
+        // SAFETY: offset + 8 lies inside the values buffer (checked).
+        Ok(unsafe { r.values_buffer().as_ptr().add(offset) }.cast::<i64>())
+    })
+}
+
+fn check_id(reader: &CountersReader, counter_id: i32) -> Result<()> {
+    if counter_id < 0 || counter_id > reader.max_counter_id() {
+        return Err(Error::invalid_argument(format!(
+            "counter id {counter_id} out of range 0..={}",
+            reader.max_counter_id()
+        )));
+    }
+    Ok(())
+}
+
+/// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
+/// (EINVAL) for NULL arguments or an id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_registration_id(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    registration_id: *mut i64,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_registration_id", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_registration_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(registration_id, "registration_id", value) }
+    })
+}
+
+/// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0,
+/// or -1 (EINVAL) for NULL arguments or an id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_owner_id(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    owner_id: *mut i64,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_owner_id", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_owner_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(owner_id, "owner_id", value) }
+    })
+}
+
+/// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
+/// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments
+/// or an id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_reference_id(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    reference_id: *mut i64,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_reference_id", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_reference_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(reference_id, "reference_id", value) }
+    })
+}
+
+/// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED`
+/// or `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
+/// of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `state` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_state(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    state: *mut i32,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_state", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_state(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(state, "state", value) }
+    })
+}
+
+/// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
+/// arguments or an id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_type_id(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    type_id: *mut i32,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_type_id", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_type_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(type_id, "type_id", value) }
+    })
+}
+
+/// Stores in `*key_p` the address of counter `counter_id`'s key (`AERON_COUNTER_MAX_KEY_LENGTH`
+/// bytes of metadata in shared memory). Returns 0, or -1 (EINVAL) for NULL arguments or an
+/// id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `key_p` NULL or valid for a write. The key is valid as
+/// long as the reader.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_metadata_key(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    key_p: *mut *mut u8,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_metadata_key", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(counters_reader) }?;
+        check_id(r, counter_id)?;
+        let offset = metadata_offset(counter_id) + KEY_OFFSET;
+        r.metadata_buffer().check_bounds(offset, MAX_KEY_LENGTH)?;
+        // SAFETY: the key lies inside the metadata buffer (checked).
+        let key = unsafe { r.metadata_buffer().as_ptr().add(offset) };
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(key_p, "key_p", key) }
+    })
+}
+
+/// Copies counter `counter_id`'s label into `buffer`, at most `buffer_length` bytes and
+/// without a NUL terminator. Returns the number of bytes copied, or -1 (EINVAL) for NULL
+/// arguments or an id out of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `buffer` NULL or valid for writes of `buffer_length` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_counter_label(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    buffer: *mut c_char,
+    buffer_length: usize,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_counter_label", {
+        // SAFETY: NULL or live (contract).
+        let r = unsafe { counters(counters_reader) }?;
+        let out: &mut [u8] = if buffer_length == 0 {
+            &mut []
+        } else {
+            require_non_null!(buffer, "buffer");
+            // SAFETY: buffer is non-null and valid for buffer_length bytes (contract).
+            unsafe { std::slice::from_raw_parts_mut(buffer.cast::<u8>(), buffer_length) }
+        };
+        Ok(r.copy_counter_label(counter_id, out)? as c_int)
+    })
+}
+
+/// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while
+/// allocated) in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
+/// of range.
+///
+/// # Safety
+/// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader_free_for_reuse_deadline_ms(
+    counters_reader: *mut aeron_counters_reader_t,
+    counter_id: i32,
+    deadline_ms: *mut i64,
+) -> c_int {
+    ffi_boundary!("aeron_counters_reader_free_for_reuse_deadline_ms", {
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.free_for_reuse_deadline_ms(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { store(deadline_ms, "deadline_ms", value) }
+    })
+}

@@ -1,0 +1,578 @@
+//! Driver context settings that are C functions: the termination validator and hook, the
+//! agent on-start function, and the flow and congestion control suppliers.
+//!
+//! Suppliers: aeronrs builds its strategies in Rust, so a supplier pointer is a selector.
+//! `aeron_flow_control_strategy_supplier_by_name` (and the getters) return one of this
+//! library's supplier functions per built-in strategy; the setters accept exactly those and
+//! store the strategy's name. Calling a supplier directly fails (-1, ENOTSUP): only the
+//! driver instantiates strategies. Custom C suppliers are rejected with EINVAL.
+
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::sync::Arc;
+
+use crate::driver::agent_config::AgentOnStart;
+use crate::driver::congestion::supplier::supplier_short_name;
+use crate::driver::context::TerminationValidator;
+use crate::driver::flow_control::supplier::FlowControlKind;
+use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
+use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, set};
+use crate::ffi::util::agent::aeron_agent_on_start_func_t;
+use crate::ffi::{c_str_arg, ffi_boundary};
+use crate::util::error::{Error, Result};
+
+/// Decides whether a client's TERMINATE_DRIVER with `length` bytes of token at `buffer` may
+/// stop the driver; called on the conductor thread with the state given when set.
+#[allow(non_camel_case_types)]
+pub type aeron_driver_termination_validator_func_t =
+    Option<unsafe extern "C" fn(state: *mut c_void, buffer: *mut u8, length: i32) -> bool>;
+
+/// Called on the conductor thread when a TERMINATE_DRIVER has been accepted.
+#[allow(non_camel_case_types)]
+pub type aeron_driver_termination_hook_func_t = Option<unsafe extern "C" fn(clientd: *mut c_void)>;
+
+/// A flow control strategy of the driver's (opaque; built by the driver only).
+#[allow(non_camel_case_types)]
+pub struct aeron_flow_control_strategy_t {
+    _private: [u8; 0],
+}
+
+/// A congestion control strategy of the driver's (opaque; built by the driver only).
+#[allow(non_camel_case_types)]
+pub struct aeron_congestion_control_strategy_t {
+    _private: [u8; 0],
+}
+
+/// A UDP channel of the driver's (opaque).
+#[allow(non_camel_case_types)]
+pub struct aeron_udp_channel_t {
+    _private: [u8; 0],
+}
+
+/// The driver's counters manager (opaque).
+#[allow(non_camel_case_types)]
+pub struct aeron_counters_manager_t {
+    _private: [u8; 0],
+}
+
+/// Selects a flow control strategy (see the module notes).
+#[allow(non_camel_case_types)]
+pub type aeron_flow_control_strategy_supplier_func_t = Option<
+    unsafe extern "C" fn(
+        strategy: *mut *mut aeron_flow_control_strategy_t,
+        context: *mut aeron_driver_context_t,
+        counters_manager: *mut aeron_counters_manager_t,
+        channel: *const aeron_udp_channel_t,
+        stream_id: i32,
+        session_id: i32,
+        registration_id: i64,
+        initial_term_id: i32,
+        term_length: usize,
+    ) -> c_int,
+>;
+
+/// Selects a congestion control strategy (see the module notes).
+#[allow(non_camel_case_types)]
+pub type aeron_congestion_control_strategy_supplier_func_t = Option<
+    unsafe extern "C" fn(
+        strategy: *mut *mut aeron_congestion_control_strategy_t,
+        channel: *mut aeron_udp_channel_t,
+        stream_id: i32,
+        session_id: i32,
+        registration_id: i64,
+        term_length: i32,
+        sender_mtu_length: i32,
+        control_address: *mut libc::sockaddr_storage,
+        src_address: *mut libc::sockaddr_storage,
+        context: *mut aeron_driver_context_t,
+        counters_manager: *mut aeron_counters_manager_t,
+    ) -> c_int,
+>;
+
+type ValidatorFn = unsafe extern "C" fn(*mut c_void, *mut u8, i32) -> bool;
+type HookFn = unsafe extern "C" fn(*mut c_void);
+type OnStartFn = unsafe extern "C" fn(*mut c_void, *const c_char);
+
+/// The C functions and states behind a context's callbacks, for the getters.
+#[derive(Default)]
+pub(crate) struct CCallbacks {
+    validator: Option<(ValidatorFn, CState)>,
+    hook: Option<(HookFn, CState)>,
+    on_start: Option<(OnStartFn, CState)>,
+}
+
+/// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=deny` stands for: refuses every token.
+#[inline(never)]
+unsafe extern "C" fn termination_validator_deny(_state: *mut c_void, _buffer: *mut u8, _length: i32) -> bool {
+    false
+}
+
+/// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=allow` stands for: accepts every token.
+#[inline(never)]
+unsafe extern "C" fn termination_validator_allow(
+    _state: *mut c_void,
+    _buffer: *mut u8,
+    _length: i32,
+) -> bool {
+    true
+}
+
+/// Sets the termination validator and the state it is called with. The built-in allow/deny
+/// validators (as the getter returns them) select Aeron's `allow`/`deny`; NULL restores
+/// `AERON_DRIVER_TERMINATION_VALIDATOR`'s choice as `deny`. Returns 0, or -1 (EINVAL) for a
+/// NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` safe to call with `state` on the conductor thread while
+/// a driver made from the context runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_validator(
+    context: *mut aeron_driver_context_t,
+    value: aeron_driver_termination_validator_func_t,
+    state: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_driver_termination_validator", {
+        // SAFETY: NULL or live (contract).
+        let h = unsafe { handle(context) }?;
+        let state = CState(state);
+        h.ctx.termination_validator_fn = None;
+        h.callbacks.validator = None;
+        match value {
+            None => h.ctx.termination_validator = TerminationValidator::Deny,
+            Some(f) if std::ptr::fn_addr_eq(f, termination_validator_deny as ValidatorFn) => {
+                h.ctx.termination_validator = TerminationValidator::Deny
+            }
+            Some(f) if std::ptr::fn_addr_eq(f, termination_validator_allow as ValidatorFn) => {
+                h.ctx.termination_validator = TerminationValidator::Allow
+            }
+            Some(f) => {
+                h.ctx.termination_validator_fn = Some(TerminationValidatorFn::new(move |token: &[u8]| {
+                    let length = i32::try_from(token.len()).unwrap_or(i32::MAX);
+                    // SAFETY: the caller's validator with its state (contract); the token
+                    // lives for the call and the validator only reads it.
+                    unsafe { f(state.ptr(), token.as_ptr().cast_mut(), length) }
+                }));
+                h.callbacks.validator = Some((f, state));
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Returns the termination validator: the one set, or the built-in allow/deny function
+/// `AERON_DRIVER_TERMINATION_VALIDATOR` selects (deny by default, and for a NULL context).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator(
+    context: *mut aeron_driver_context_t,
+) -> aeron_driver_termination_validator_func_t {
+    ffi_boundary!("aeron_driver_context_get_driver_termination_validator", {
+        if !context.is_null() {
+            // SAFETY: non-null and live (contract).
+            if let Some((f, _)) = unsafe { handle(context) }?.callbacks.validator {
+                return Ok(Some(f));
+            }
+        }
+        // SAFETY: NULL or live (contract).
+        let allow = unsafe { get(context, |c| c.termination_validator == TerminationValidator::Allow) };
+        Ok(Some(if allow { termination_validator_allow } else { termination_validator_deny }))
+    })
+}
+
+/// Returns the state the termination validator is called with (NULL if none was set).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator_state(
+    context: *mut aeron_driver_context_t,
+) -> *mut c_void {
+    ffi_boundary!("aeron_driver_context_get_driver_termination_validator_state", {
+        if context.is_null() {
+            return Ok(std::ptr::null_mut());
+        }
+        // SAFETY: non-null and live (contract).
+        Ok(unsafe { handle(context) }?.callbacks.validator.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+    })
+}
+
+/// Sets the function called (with `state`) on the conductor thread once a client's
+/// TERMINATE_DRIVER is accepted; NULL for none. Returns 0, or -1 (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` safe to call with `state` on the conductor thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_hook(
+    context: *mut aeron_driver_context_t,
+    value: aeron_driver_termination_hook_func_t,
+    state: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_driver_termination_hook", {
+        // SAFETY: NULL or live (contract).
+        let h = unsafe { handle(context) }?;
+        let state = CState(state);
+        h.callbacks.hook = value.map(|f| (f, state));
+        h.ctx.termination_hook = value.map(|f| {
+            TerminationHook::new(move || {
+                // SAFETY: the caller's hook with its state (contract).
+                unsafe { f(state.ptr()) }
+            })
+        });
+        Ok(0)
+    })
+}
+
+/// Returns the termination hook (NULL if none).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook(
+    context: *mut aeron_driver_context_t,
+) -> aeron_driver_termination_hook_func_t {
+    ffi_boundary!("aeron_driver_context_get_driver_termination_hook", {
+        if context.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: non-null and live (contract).
+        Ok(unsafe { handle(context) }?.callbacks.hook.map(|(f, _)| f))
+    })
+}
+
+/// Returns the state the termination hook is called with (NULL if none).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook_state(
+    context: *mut aeron_driver_context_t,
+) -> *mut c_void {
+    ffi_boundary!("aeron_driver_context_get_driver_termination_hook_state", {
+        if context.is_null() {
+            return Ok(std::ptr::null_mut());
+        }
+        // SAFETY: non-null and live (contract).
+        Ok(unsafe { handle(context) }?.callbacks.hook.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+    })
+}
+
+/// Sets the function each driver agent thread calls (with `state` and its role name) before
+/// its first duty cycle, e.g. `aeron_set_thread_affinity_on_start`; NULL for none. In a
+/// manual main loop it runs on the thread that calls `aeron_driver_start`. Returns 0, or -1
+/// (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` safe to call with `state` on the driver's threads.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_agent_on_start_function(
+    context: *mut aeron_driver_context_t,
+    value: aeron_agent_on_start_func_t,
+    state: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_agent_on_start_function", {
+        // SAFETY: NULL or live (contract).
+        let h = unsafe { handle(context) }?;
+        let state = CState(state);
+        h.callbacks.on_start = value.map(|f| (f, state));
+        h.ctx.agents.on_start = value.map(|f| {
+            AgentOnStart(Arc::new(move |role_name: &str| {
+                let role = CString::new(role_name).unwrap_or_default();
+                // SAFETY: the caller's function with its state (contract); the role name
+                // lives for the call.
+                unsafe { f(state.ptr(), role.as_ptr()) }
+            }))
+        });
+        Ok(0)
+    })
+}
+
+/// Returns the agent on-start function (NULL if none).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_function(
+    context: *mut aeron_driver_context_t,
+) -> aeron_agent_on_start_func_t {
+    ffi_boundary!("aeron_driver_context_get_agent_on_start_function", {
+        if context.is_null() {
+            return Ok(None);
+        }
+        // SAFETY: non-null and live (contract).
+        Ok(unsafe { handle(context) }?.callbacks.on_start.map(|(f, _)| f))
+    })
+}
+
+/// Returns the state the agent on-start function is called with (NULL if none).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_state(
+    context: *mut aeron_driver_context_t,
+) -> *mut c_void {
+    ffi_boundary!("aeron_driver_context_get_agent_on_start_state", {
+        if context.is_null() {
+            return Ok(std::ptr::null_mut());
+        }
+        // SAFETY: non-null and live (contract).
+        Ok(unsafe { handle(context) }?.callbacks.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+    })
+}
+
+/// The error of calling the supplier of strategy `name` directly.
+#[inline(never)]
+fn supplier_called(name: &str) -> c_int {
+    crate::ffi::set_last_error(
+        name,
+        &Error::with_code(
+            libc::ENOTSUP,
+            "aeronrs suppliers select a built-in strategy; only the driver builds it",
+        ),
+    );
+    -1
+}
+
+// Each selector passes its own name, so no two have the same code and a linker cannot fold
+// them into one address (their addresses identify the strategy).
+macro_rules! flow_control_supplier {
+    ($name:ident) => {
+        /// A flow control supplier selector (see the module notes); fails if called.
+        #[inline(never)]
+        unsafe extern "C" fn $name(
+            _strategy: *mut *mut aeron_flow_control_strategy_t,
+            _context: *mut aeron_driver_context_t,
+            _counters_manager: *mut aeron_counters_manager_t,
+            _channel: *const aeron_udp_channel_t,
+            _stream_id: i32,
+            _session_id: i32,
+            _registration_id: i64,
+            _initial_term_id: i32,
+            _term_length: usize,
+        ) -> c_int {
+            supplier_called(stringify!($name))
+        }
+    };
+}
+
+flow_control_supplier!(unicast_flow_control_supplier);
+flow_control_supplier!(max_multicast_flow_control_supplier);
+flow_control_supplier!(min_multicast_flow_control_supplier);
+flow_control_supplier!(tagged_multicast_flow_control_supplier);
+
+type FlowSupplier = unsafe extern "C" fn(
+    *mut *mut aeron_flow_control_strategy_t,
+    *mut aeron_driver_context_t,
+    *mut aeron_counters_manager_t,
+    *const aeron_udp_channel_t,
+    i32,
+    i32,
+    i64,
+    i32,
+    usize,
+) -> c_int;
+
+/// The built-in flow control strategies: kind, canonical name, selector.
+const FLOW_CONTROL_SUPPLIERS: [(FlowControlKind, &str, FlowSupplier); 4] = [
+    (FlowControlKind::Unicast, "unicast_max", unicast_flow_control_supplier),
+    (FlowControlKind::Max, "multicast_max", max_multicast_flow_control_supplier),
+    (FlowControlKind::Min, "multicast_min", min_multicast_flow_control_supplier),
+    (FlowControlKind::Tagged, "multicast_tagged", tagged_multicast_flow_control_supplier),
+];
+
+fn flow_supplier_for(name: &str) -> Result<FlowSupplier> {
+    let kind = FlowControlKind::from_supplier_name(name)?;
+    FLOW_CONTROL_SUPPLIERS
+        .iter()
+        .find(|(k, _, _)| *k == kind)
+        .map(|(_, _, f)| *f)
+        .ok_or_else(|| Error::invalid_argument(format!("no supplier for flow control {name}")))
+}
+
+fn flow_supplier_name(value: aeron_flow_control_strategy_supplier_func_t) -> Result<&'static str> {
+    let f = value.ok_or_else(|| Error::invalid_argument("value must not be NULL"))?;
+    FLOW_CONTROL_SUPPLIERS
+        .iter()
+        .find(|(_, _, s)| std::ptr::fn_addr_eq(*s, f))
+        .map(|(_, name, _)| *name)
+        .ok_or_else(|| {
+            Error::invalid_argument("custom flow control suppliers are not supported; use aeron_flow_control_strategy_supplier_by_name")
+        })
+}
+
+/// The supplier of the built-in flow control strategy `name` (`unicast_max`,
+/// `multicast_max`, `multicast_min`, `multicast_tagged`, or Aeron's C supplier names), or
+/// NULL (EINVAL) for an unknown or NULL name.
+///
+/// # Safety
+/// `name` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_flow_control_strategy_supplier_by_name(
+    name: *const c_char,
+) -> aeron_flow_control_strategy_supplier_func_t {
+    ffi_boundary!("aeron_flow_control_strategy_supplier_by_name", {
+        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
+        let name = unsafe { c_str_arg(name, "name") }?;
+        Ok(Some(flow_supplier_for(name)?))
+    })
+}
+
+/// Sets the flow control of multicast channels without an `fc` parameter
+/// (`AERON_MULTICAST_FLOWCONTROL_SUPPLIER`; default max). Returns 0, or -1 (EINVAL) for a
+/// NULL context or a supplier not from `aeron_flow_control_strategy_supplier_by_name`.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_multicast_flowcontrol_supplier(
+    context: *mut aeron_driver_context_t,
+    value: aeron_flow_control_strategy_supplier_func_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_multicast_flowcontrol_supplier", {
+        let name = flow_supplier_name(value)?;
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.multicast_flow_control_supplier = name.to_string()) }
+    })
+}
+
+/// Returns the multicast flow control supplier; NULL (EINVAL) if the configured name is not
+/// a built-in strategy.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_multicast_flowcontrol_supplier(
+    context: *mut aeron_driver_context_t,
+) -> aeron_flow_control_strategy_supplier_func_t {
+    ffi_boundary!("aeron_driver_context_get_multicast_flowcontrol_supplier", {
+        // SAFETY: NULL or live (contract).
+        let name = unsafe { get(context, |c| c.multicast_flow_control_supplier.clone()) };
+        Ok(Some(flow_supplier_for(&name)?))
+    })
+}
+
+/// Sets the flow control of unicast channels (`AERON_UNICAST_FLOWCONTROL_SUPPLIER`; default
+/// unicast max). Returns 0, or -1 (EINVAL) as the multicast setter.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_unicast_flowcontrol_supplier(
+    context: *mut aeron_driver_context_t,
+    value: aeron_flow_control_strategy_supplier_func_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_unicast_flowcontrol_supplier", {
+        let name = flow_supplier_name(value)?;
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.unicast_flow_control_supplier = name.to_string()) }
+    })
+}
+
+/// Returns the unicast flow control supplier; NULL (EINVAL) if the configured name is not a
+/// built-in strategy.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_unicast_flowcontrol_supplier(
+    context: *mut aeron_driver_context_t,
+) -> aeron_flow_control_strategy_supplier_func_t {
+    ffi_boundary!("aeron_driver_context_get_unicast_flowcontrol_supplier", {
+        // SAFETY: NULL or live (contract).
+        let name = unsafe { get(context, |c| c.unicast_flow_control_supplier.clone()) };
+        Ok(Some(flow_supplier_for(&name)?))
+    })
+}
+
+macro_rules! congestion_control_supplier {
+    ($name:ident) => {
+        /// A congestion control supplier selector (see the module notes); fails if called.
+        #[inline(never)]
+        unsafe extern "C" fn $name(
+            _strategy: *mut *mut aeron_congestion_control_strategy_t,
+            _channel: *mut aeron_udp_channel_t,
+            _stream_id: i32,
+            _session_id: i32,
+            _registration_id: i64,
+            _term_length: i32,
+            _sender_mtu_length: i32,
+            _control_address: *mut libc::sockaddr_storage,
+            _src_address: *mut libc::sockaddr_storage,
+            _context: *mut aeron_driver_context_t,
+            _counters_manager: *mut aeron_counters_manager_t,
+        ) -> c_int {
+            supplier_called(stringify!($name))
+        }
+    };
+}
+
+congestion_control_supplier!(default_congestion_control_supplier);
+congestion_control_supplier!(static_window_congestion_control_supplier);
+congestion_control_supplier!(cubic_congestion_control_supplier);
+
+type CongestionSupplier = unsafe extern "C" fn(
+    *mut *mut aeron_congestion_control_strategy_t,
+    *mut aeron_udp_channel_t,
+    i32,
+    i32,
+    i64,
+    i32,
+    i32,
+    *mut libc::sockaddr_storage,
+    *mut libc::sockaddr_storage,
+    *mut aeron_driver_context_t,
+    *mut aeron_counters_manager_t,
+) -> c_int;
+
+/// The driver-level congestion control choices: canonical name, selector.
+const CONGESTION_CONTROL_SUPPLIERS: [(&str, CongestionSupplier); 3] = [
+    ("default", default_congestion_control_supplier),
+    ("static", static_window_congestion_control_supplier),
+    ("cubic", cubic_congestion_control_supplier),
+];
+
+/// Sets the congestion control supplier of images (`AERON_CONGESTIONCONTROL_SUPPLIER`;
+/// default: static window unless the channel asks for `cc=cubic`). Accepts only a supplier
+/// from the getter. Returns 0, or -1 (EINVAL) for a NULL context or another supplier.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_congestioncontrol_supplier(
+    context: *mut aeron_driver_context_t,
+    value: aeron_congestion_control_strategy_supplier_func_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_congestioncontrol_supplier", {
+        let f = value.ok_or_else(|| Error::invalid_argument("value must not be NULL"))?;
+        let name = CONGESTION_CONTROL_SUPPLIERS
+            .iter()
+            .find(|(_, s)| std::ptr::fn_addr_eq(*s, f))
+            .map(|(name, _)| *name)
+            .ok_or_else(|| {
+                Error::invalid_argument("custom congestion control suppliers are not supported")
+            })?;
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.congestion_control_supplier = name.to_string()) }
+    })
+}
+
+/// Returns the congestion control supplier; NULL (EINVAL) if the configured name is unknown.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_congestioncontrol_supplier(
+    context: *mut aeron_driver_context_t,
+) -> aeron_congestion_control_strategy_supplier_func_t {
+    ffi_boundary!("aeron_driver_context_get_congestioncontrol_supplier", {
+        // SAFETY: NULL or live (contract).
+        let name = unsafe { get(context, |c| c.congestion_control_supplier.clone()) };
+        let canonical = supplier_short_name(&name)?;
+        let (_, f) = CONGESTION_CONTROL_SUPPLIERS
+            .iter()
+            .find(|(n, _)| *n == canonical)
+            .ok_or_else(|| Error::invalid_argument(format!("unknown congestion control supplier {name}")))?;
+        Ok(Some(*f))
+    })
+}

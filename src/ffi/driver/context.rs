@@ -1,0 +1,290 @@
+//! `aeron_driver_context_t`: the embedded driver's settings (`aeronmd.h`), read from the
+//! environment by `aeron_driver_context_init` and changed by the `_set_*` functions until
+//! `aeron_driver_init` copies them into a driver. Also the directory and threading mode
+//! settings, which need more than a plain value.
+//!
+//! Threading: a context is not thread-safe; use it from one thread at a time.
+
+use std::collections::HashMap;
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use crate::driver::context::{DriverContext, ThreadingMode};
+use crate::ffi::driver::callbacks::CCallbacks;
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
+
+/// The embedded media driver's settings. Opaque; created by `aeron_driver_context_init`,
+/// freed by `aeron_driver_context_close`.
+#[allow(non_camel_case_types)]
+pub struct aeron_driver_context_t {
+    _private: [u8; 0],
+}
+
+/// Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
+#[allow(non_camel_case_types)]
+#[repr(transparent)]
+#[derive(Clone, Copy)]
+pub struct aeron_threading_mode_t(pub c_int);
+
+/// Conductor, sender and receiver each on their own thread.
+pub const AERON_THREADING_MODE_DEDICATED: c_int = 0;
+/// Conductor on one thread, sender and receiver sharing another.
+pub const AERON_THREADING_MODE_SHARED_NETWORK: c_int = 1;
+/// All agents on one thread.
+pub const AERON_THREADING_MODE_SHARED: c_int = 2;
+/// No driver threads: the application calls `aeron_driver_main_do_work`.
+pub const AERON_THREADING_MODE_INVOKER: c_int = 3;
+
+/// What an `aeron_driver_context_t` points to.
+pub(crate) struct DriverContextHandle {
+    pub(crate) ctx: DriverContext,
+    /// Strings handed out by getters, by getter; replaced only when the value changed, so a
+    /// returned pointer stays valid until its setting changes or the context is closed.
+    strings: HashMap<&'static str, CString>,
+    /// The C functions and states behind the context's callbacks, for the getters.
+    pub(crate) callbacks: CCallbacks,
+}
+
+impl DriverContextHandle {
+    /// A C string for `value` that lives as described on `strings`.
+    fn c_string(&mut self, key: &'static str, value: &str) -> Result<*const c_char> {
+        let fresh =
+            CString::new(value).map_err(|_| Error::invalid_argument(format!("{key}: value contains NUL")))?;
+        let kept = self.strings.entry(key).or_insert_with(|| fresh.clone());
+        if *kept != fresh {
+            *kept = fresh;
+        }
+        Ok(kept.as_ptr())
+    }
+}
+
+/// The handle behind `context`, or EINVAL for NULL.
+///
+/// # Safety
+/// `context` must be NULL or from `aeron_driver_context_init` and not closed, used by one
+/// thread at a time.
+pub(crate) unsafe fn handle<'a>(context: *mut aeron_driver_context_t) -> Result<&'a mut DriverContextHandle> {
+    require_non_null!(context, "context");
+    // SAFETY: from Box::into_raw of a DriverContextHandle (contract), not aliased meanwhile.
+    Ok(unsafe { &mut *context.cast::<DriverContextHandle>() })
+}
+
+/// Changes a setting. Returns 0, or EINVAL for a NULL context.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn set(
+    context: *mut aeron_driver_context_t,
+    change: impl FnOnce(&mut DriverContext),
+) -> Result<c_int> {
+    // SAFETY: as this function's contract.
+    change(&mut unsafe { handle(context) }?.ctx);
+    Ok(0)
+}
+
+/// Changes a setting with a check that may fail. Returns 0, or the error.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn try_set(
+    context: *mut aeron_driver_context_t,
+    change: impl FnOnce(&mut DriverContext) -> Result<()>,
+) -> Result<c_int> {
+    // SAFETY: as this function's contract.
+    change(&mut unsafe { handle(context) }?.ctx)?;
+    Ok(0)
+}
+
+/// Aeron's defaults, which the getters report for a NULL context.
+pub(crate) fn defaults() -> &'static DriverContext {
+    static DEFAULTS: OnceLock<DriverContext> = OnceLock::new();
+    DEFAULTS.get_or_init(DriverContext::default)
+}
+
+/// Reads a setting, or its default for a NULL context.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn get<T>(
+    context: *mut aeron_driver_context_t,
+    read: impl FnOnce(&DriverContext) -> T,
+) -> T {
+    if context.is_null() {
+        return read(defaults());
+    }
+    // SAFETY: non-null and live (contract).
+    read(&unsafe { &*context.cast::<DriverContextHandle>() }.ctx)
+}
+
+/// Reads a text setting as a C string owned by the context (NULL when unset); `null_context`
+/// is what a NULL context reports.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn get_string(
+    context: *mut aeron_driver_context_t,
+    key: &'static str,
+    null_context: *const c_char,
+    read: impl FnOnce(&DriverContext) -> Option<String>,
+) -> Result<*const c_char> {
+    if context.is_null() {
+        return Ok(null_context);
+    }
+    // SAFETY: non-null and live (contract).
+    let h = unsafe { handle(context) }?;
+    match read(&h.ctx) {
+        Some(value) => h.c_string(key, &value),
+        None => Ok(std::ptr::null()),
+    }
+}
+
+/// The error for a value that does not fit the setting's type.
+pub(crate) fn too_large(setting: &str, value: u64) -> Error {
+    Error::invalid_argument(format!("{setting}: {value} is too large"))
+}
+
+/// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
+/// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
+/// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names
+/// it).
+///
+/// # Safety
+/// `context` must be NULL or valid for a pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_init(context: *mut *mut aeron_driver_context_t) -> c_int {
+    ffi_boundary!("aeron_driver_context_init", {
+        require_non_null!(context, "context");
+        let handle = DriverContextHandle {
+            ctx: DriverContext::from_env()?,
+            strings: HashMap::new(),
+            callbacks: CCallbacks::default(),
+        };
+        // SAFETY: context is non-null and writable (contract).
+        unsafe { context.write(Box::into_raw(Box::new(handle)).cast()) };
+        Ok(0)
+    })
+}
+
+/// Frees a context (after `aeron_driver_close` of any driver made from it). Returns 0, or
+/// -1 (EINVAL) for NULL.
+///
+/// # Safety
+/// `context` must be NULL or a live context; strings returned by its getters die with it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_close(context: *mut aeron_driver_context_t) -> c_int {
+    ffi_boundary!("aeron_driver_context_close", {
+        require_non_null!(context, "context");
+        // SAFETY: from Box::into_raw in aeron_driver_context_init, closed once (contract).
+        drop(unsafe { Box::from_raw(context.cast::<DriverContextHandle>()) });
+        Ok(0)
+    })
+}
+
+/// Sets the Aeron directory (`AERON_DIR`; default `/dev/shm/aeron-<user>` on Linux).
+/// Returns 0, or -1 (EINVAL) for NULL arguments.
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_dir(
+    context: *mut aeron_driver_context_t,
+    value: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_dir", {
+        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
+        let dir = PathBuf::from(unsafe { c_str_arg(value, "value") }?);
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.aeron_dir = dir) }
+    })
+}
+
+/// Returns the Aeron directory, owned by the context (valid until it changes or the
+/// context closes); NULL for a NULL context.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_dir(context: *mut aeron_driver_context_t) -> *const c_char {
+    ffi_boundary!("aeron_driver_context_get_dir", {
+        // SAFETY: NULL or live (contract).
+        unsafe {
+            get_string(context, "dir", std::ptr::null(), |c| Some(c.aeron_dir.to_string_lossy().into_owned()))
+        }
+    })
+}
+
+fn threading_mode_from_c(mode: aeron_threading_mode_t) -> Result<ThreadingMode> {
+    match mode.0 {
+        AERON_THREADING_MODE_DEDICATED => Ok(ThreadingMode::Dedicated),
+        AERON_THREADING_MODE_SHARED_NETWORK => Ok(ThreadingMode::SharedNetwork),
+        AERON_THREADING_MODE_SHARED => Ok(ThreadingMode::Shared),
+        AERON_THREADING_MODE_INVOKER => Ok(ThreadingMode::Invoker),
+        other => Err(Error::invalid_argument(format!("unknown threading mode {other}"))),
+    }
+}
+
+fn threading_mode_to_c(mode: ThreadingMode) -> aeron_threading_mode_t {
+    aeron_threading_mode_t(match mode {
+        ThreadingMode::Dedicated => AERON_THREADING_MODE_DEDICATED,
+        ThreadingMode::SharedNetwork => AERON_THREADING_MODE_SHARED_NETWORK,
+        ThreadingMode::Shared => AERON_THREADING_MODE_SHARED,
+        ThreadingMode::Invoker => AERON_THREADING_MODE_INVOKER,
+    })
+}
+
+impl crate::ffi::FailureValue for aeron_threading_mode_t {
+    fn failure() -> Self {
+        aeron_threading_mode_t(-1)
+    }
+}
+
+/// Sets how the driver's agents map onto threads (`AERON_THREADING_MODE`; default
+/// DEDICATED). Returns 0, or -1 (EINVAL) for a NULL context or an unknown mode.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_threading_mode(
+    context: *mut aeron_driver_context_t,
+    mode: aeron_threading_mode_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_threading_mode", {
+        let mode = threading_mode_from_c(mode)?;
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.threading_mode = mode) }
+    })
+}
+
+/// Returns the threading mode; DEDICATED for a NULL context.
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_threading_mode(
+    context: *mut aeron_driver_context_t,
+) -> aeron_threading_mode_t {
+    ffi_boundary!("aeron_driver_context_get_threading_mode", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| threading_mode_to_c(c.threading_mode)) })
+    })
+}
+
+/// The C state pointer of a callback, made sendable: the caller promises (by setting it)
+/// that the callback may be called with it from the driver's threads.
+#[derive(Clone, Copy)]
+pub(crate) struct CState(pub(crate) *mut c_void);
+
+impl CState {
+    /// The pointer (a method, so closures capture the sendable wrapper, not the field).
+    pub(crate) fn ptr(self) -> *mut c_void {
+        self.0
+    }
+}
+
+// SAFETY: the state is only passed back to the caller's own callback, which the aeronmd.h
+// contract allows on the driver's threads.
+unsafe impl Send for CState {}
+// SAFETY: as above; the pointer itself is never dereferenced by Rust.
+unsafe impl Sync for CState {}

@@ -1,0 +1,171 @@
+//! The embedded media driver API of `aeronmd.h`: a driver context (settings), then
+//! `aeron_driver_init` (creates the Aeron directory and `cnc.dat`), `aeron_driver_start`
+//! (driver thread, or a manual main loop driven by `aeron_driver_main_do_work`) and
+//! `aeron_driver_close`. The env var names are `#define`s in `include/aeronrs_driver_env.h.in`.
+//!
+//! Threading: a driver handle is used from one thread at a time (the one driving the main
+//! loop, if manual); the driver's own threads never touch the handle.
+
+use std::ffi::{CStr, c_char, c_int, c_void};
+
+use crate::driver::{MediaDriver, ThreadingMode};
+use crate::ffi::{ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
+use crate::util::sys::set_current_thread_affinity;
+
+pub mod callbacks;
+pub mod context;
+pub mod settings_agents;
+pub mod settings_idle;
+pub mod settings_network;
+pub mod settings_publications;
+pub mod settings_storage;
+pub mod settings_timeouts;
+pub mod settings_udp;
+
+use context::{DriverContextHandle, aeron_driver_context_t, handle as context_handle};
+
+/// An embedded media driver. Opaque; created by `aeron_driver_init`, freed by
+/// `aeron_driver_close`.
+#[allow(non_camel_case_types)]
+pub struct aeron_driver_t {
+    _private: [u8; 0],
+}
+
+/// The driver behind `driver`, or EINVAL for NULL.
+///
+/// # Safety
+/// `driver` must be NULL or from `aeron_driver_init` and not closed.
+unsafe fn driver_handle<'a>(driver: *mut aeron_driver_t) -> Result<&'a mut MediaDriver> {
+    require_non_null!(driver, "driver");
+    // SAFETY: from Box::into_raw of a MediaDriver (contract), used by one thread at a time.
+    Ok(unsafe { &mut *driver.cast::<MediaDriver>() })
+}
+
+/// Creates a driver from `context`'s settings (copied: later changes to the context do not
+/// affect it): validates them, prepares the Aeron directory (failing if a live driver uses
+/// it), and creates `cnc.dat` and `loss-report.dat`. Nothing runs until
+/// `aeron_driver_start`. Stores the driver in `*driver`. Returns 0, or -1: EINVAL for NULL
+/// arguments or invalid settings (the message names the setting), the error of a file
+/// operation, or an error when another driver is active in the directory.
+///
+/// # Safety
+/// `driver` NULL or valid for a pointer write; `context` NULL or a live context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_init(
+    driver: *mut *mut aeron_driver_t,
+    context: *mut aeron_driver_context_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_init", {
+        require_non_null!(driver, "driver");
+        // SAFETY: NULL or live (contract).
+        let settings = unsafe { context_handle(context) }?.ctx.clone();
+        let media_driver = MediaDriver::init(settings)?;
+        // SAFETY: driver is non-null and writable (contract).
+        unsafe { driver.write(Box::into_raw(Box::new(media_driver)).cast()) };
+        Ok(0)
+    })
+}
+
+/// Starts the driver: on its own thread, or, when `manual_main_loop` is true, on the
+/// calling thread's schedule (call `aeron_driver_main_do_work` and
+/// `aeron_driver_main_idle_strategy` in a loop). INVOKER threading mode requires a manual
+/// main loop. Returns 0, or -1: EINVAL for NULL or INVOKER without a manual loop, EPERM if
+/// already started.
+///
+/// # Safety
+/// `driver` must be NULL or a live driver.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_start(driver: *mut aeron_driver_t, manual_main_loop: bool) -> c_int {
+    ffi_boundary!("aeron_driver_start", {
+        // SAFETY: NULL or live (contract).
+        let d = unsafe { driver_handle(driver) }?;
+        if !manual_main_loop && d.context().threading_mode == ThreadingMode::Invoker {
+            return Err(Error::invalid_argument("INVOKER threading mode requires manual_main_loop"));
+        }
+        d.start(manual_main_loop)?;
+        Ok(0)
+    })
+}
+
+/// One duty cycle of a manually driven driver: returns the work done (0 when idle, or when
+/// the driver runs on its own thread), or -1 (EINVAL for NULL, or the cycle's error).
+///
+/// # Safety
+/// `driver` must be NULL or a live driver.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_main_do_work(driver: *mut aeron_driver_t) -> c_int {
+    ffi_boundary!("aeron_driver_main_do_work", {
+        // SAFETY: NULL or live (contract).
+        unsafe { driver_handle(driver) }?.do_work()
+    })
+}
+
+/// Idles with the driver's main idle strategy (the conductor's, or the shared one in
+/// SHARED and INVOKER modes) after a duty cycle that did `work_count`. NULL: EINVAL.
+///
+/// # Safety
+/// `driver` must be NULL or a live driver.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_main_idle_strategy(driver: *mut aeron_driver_t, work_count: c_int) {
+    ffi_boundary!("aeron_driver_main_idle_strategy", {
+        // SAFETY: NULL or live (contract).
+        unsafe { driver_handle(driver) }?.idle(work_count);
+        Ok(())
+    })
+}
+
+/// Stops the driver (joining its thread), frees its resources, marks `cnc.dat` as shut down,
+/// deletes the directory if configured, and frees the handle. The context stays open.
+/// Returns 0, or -1 (EINVAL for NULL; the error of deleting the directory, after which the
+/// handle is freed all the same).
+///
+/// # Safety
+/// `driver` must be NULL or a live driver, not used afterwards.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_close(driver: *mut aeron_driver_t) -> c_int {
+    ffi_boundary!("aeron_driver_close", {
+        require_non_null!(driver, "driver");
+        // SAFETY: from Box::into_raw in aeron_driver_init, closed once (contract).
+        let mut media_driver = unsafe { Box::from_raw(driver.cast::<MediaDriver>()) };
+        media_driver.close()?;
+        Ok(0)
+    })
+}
+
+/// An agent on-start function (for `aeron_driver_context_set_agent_on_start_function`, with
+/// the driver context as `state`) that pins each driver thread to the CPU its
+/// `*_cpu_affinity` setting names: the conductor (also when it runs all agents), the sender
+/// (also sender and receiver together) and the receiver; -1 leaves a thread alone. A failure
+/// is reported on stderr; the thread runs on.
+///
+/// # Safety
+/// `state` must be NULL or a live driver context not changed while the driver runs;
+/// `role_name` NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_set_thread_affinity_on_start(state: *mut c_void, role_name: *const c_char) {
+    ffi_boundary!("aeron_set_thread_affinity_on_start", {
+        // SAFETY: NULL or a live context (contract); only read.
+        let h: &DriverContextHandle = unsafe { context_handle(state.cast()) }?;
+        require_non_null!(role_name, "role_name");
+        // SAFETY: non-null and NUL-terminated (contract).
+        let role = unsafe { CStr::from_ptr(role_name) }.to_string_lossy();
+        let agents = &h.ctx.agents;
+        let cpu = match role.as_ref() {
+            "conductor" | "driver-conductor" | "[conductor, sender, receiver]" => {
+                agents.conductor_cpu_affinity
+            }
+            "sender" | "[sender, receiver]" => agents.sender_cpu_affinity,
+            "receiver" => agents.receiver_cpu_affinity,
+            _ => -1,
+        };
+        if let Ok(cpu) = usize::try_from(cpu) {
+            if let Err(e) = set_current_thread_affinity(cpu) {
+                let err = Error::io(&e, format_args!("WARNING: unable to apply affinity {cpu} to {role}"));
+                eprintln!("{err}");
+                return Err(err);
+            }
+        }
+        Ok(())
+    })
+}

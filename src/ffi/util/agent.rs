@@ -1,0 +1,352 @@
+//! The agent runner of `aeron_agent.h`: a caller-owned `aeron_agent_runner_t` that runs a
+//! `do_work` function on its own thread, idling between duty cycles, until stopped.
+//!
+//! Lifecycle: `aeron_agent_init` → `aeron_agent_start` (thread) → `aeron_agent_stop` (joins)
+//! → `aeron_agent_close` (frees the role name, calls `on_close`). Instead of starting, the
+//! caller may drive it with `aeron_agent_do_work` and `aeron_agent_idle`.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::os::unix::thread::JoinHandleExt;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::ffi::util::idle_strategy::aeron_idle_strategy_func_t;
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
+
+/// Called once on the agent's thread before its first duty cycle, with the state given
+/// alongside it and the agent's role name.
+#[allow(non_camel_case_types)]
+pub type aeron_agent_on_start_func_t =
+    Option<unsafe extern "C" fn(state: *mut c_void, role_name: *const c_char)>;
+
+/// One duty cycle: returns the work done (0 = none, so the runner idles).
+#[allow(non_camel_case_types)]
+pub type aeron_agent_do_work_func_t = Option<unsafe extern "C" fn(state: *mut c_void) -> c_int>;
+
+/// Called by `aeron_agent_close` to release the agent's state.
+#[allow(non_camel_case_types)]
+pub type aeron_agent_on_close_func_t = Option<unsafe extern "C" fn(state: *mut c_void)>;
+
+/// The platform thread handle.
+#[allow(non_camel_case_types)]
+pub type aeron_thread_t = libc::pthread_t;
+
+/// Runner states (`aeron_agent_runner_t.state`).
+pub const AERON_AGENT_STATE_UNUSED: u8 = 0;
+pub const AERON_AGENT_STATE_INITED: u8 = 1;
+pub const AERON_AGENT_STATE_STARTED: u8 = 2;
+pub const AERON_AGENT_STATE_MANUAL: u8 = 3;
+pub const AERON_AGENT_STATE_STOPPING: u8 = 4;
+pub const AERON_AGENT_STATE_STOPPED: u8 = 5;
+
+/// An agent and how it runs; laid out as Aeron's. Owned by the caller; filled in by
+/// `aeron_agent_init`. While started, only `aeron_agent_stop` may touch it.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_agent_runner_t {
+    /// Copy of the name (thread name, `on_start` argument), freed by `aeron_agent_close`.
+    pub role_name: *const c_char,
+    pub agent_state: *mut c_void,
+    pub idle_strategy_state: *mut c_void,
+    pub on_start_state: *mut c_void,
+    pub on_start: aeron_agent_on_start_func_t,
+    pub do_work: aeron_agent_do_work_func_t,
+    pub on_close: aeron_agent_on_close_func_t,
+    pub idle_strategy: aeron_idle_strategy_func_t,
+    pub thread: aeron_thread_t,
+    /// Cleared (release) by `aeron_agent_stop`; the agent thread reads it with acquire.
+    pub running: bool,
+    pub state: u8,
+}
+
+/// What the agent thread needs, copied out of the runner before the thread starts.
+struct AgentThread {
+    role_name: *const c_char,
+    agent_state: *mut c_void,
+    idle_strategy_state: *mut c_void,
+    on_start_state: *mut c_void,
+    on_start: aeron_agent_on_start_func_t,
+    do_work: unsafe extern "C" fn(*mut c_void) -> c_int,
+    idle: unsafe extern "C" fn(*mut c_void, c_int),
+    running: *const AtomicBool,
+}
+
+// SAFETY: the pointers are the caller's agent state, which the agent contract hands to the
+// agent thread, and the runner's `running` flag, which the caller keeps alive until
+// aeron_agent_stop has joined the thread.
+unsafe impl Send for AgentThread {}
+
+impl AgentThread {
+    fn run(self) {
+        if let Some(on_start) = self.on_start {
+            // SAFETY: caller-supplied callback and state (agent contract); role_name is the
+            // runner's copy, alive until aeron_agent_close, which follows the join.
+            unsafe { on_start(self.on_start_state, self.role_name) };
+        }
+        // SAFETY: running points into the runner, alive until the thread is joined.
+        let running = unsafe { &*self.running };
+        // Acquire: pairs with the release in aeron_agent_stop.
+        while running.load(Ordering::Acquire) {
+            // SAFETY: caller-supplied functions and states (agent contract).
+            let work = unsafe { (self.do_work)(self.agent_state) };
+            // SAFETY: as above.
+            unsafe { (self.idle)(self.idle_strategy_state, work) };
+        }
+    }
+}
+
+/// The runner's `running` flag as an atomic.
+///
+/// # Safety
+/// `runner` must point to a live runner.
+unsafe fn running_flag<'a>(runner: *mut aeron_agent_runner_t) -> &'a AtomicBool {
+    // SAFETY: bool and AtomicBool have the same layout; the field lives as long as the runner
+    // and is accessed only atomically once the runner is initialised.
+    unsafe { AtomicBool::from_ptr(std::ptr::addr_of_mut!((*runner).running)) }
+}
+
+/// A NUL-terminated copy of `name` in C-allocator memory.
+fn c_string_copy(name: &str) -> Result<*const c_char> {
+    // SAFETY: calloc has no preconditions; the extra byte stays 0 as the terminator.
+    let memory = unsafe { libc::calloc(1, name.len() + 1) }.cast::<u8>();
+    if memory.is_null() {
+        return Err(Error::with_code(libc::ENOMEM, "failed to allocate role name"));
+    }
+    // SAFETY: memory holds name.len() + 1 bytes; the regions are distinct.
+    unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), memory, name.len()) };
+    Ok(memory.cast::<c_char>().cast_const())
+}
+
+/// Prepares `runner` to run `do_work` with `state`, idling with `idle_strategy_func` and
+/// `idle_strategy_state`; `on_start` (may be NULL) runs first on the agent thread with
+/// `on_start_state`; `on_close` (may be NULL) runs in `aeron_agent_close`. Returns 0, or -1
+/// (EINVAL) if `runner`, `role_name`, `do_work` or `idle_strategy_func` is NULL.
+///
+/// # Safety
+/// `runner` must be NULL or valid for writes of an `aeron_agent_runner_t`; `role_name` NULL
+/// or NUL-terminated; the functions must be safe to call with their states on another thread.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn aeron_agent_init(
+    runner: *mut aeron_agent_runner_t,
+    role_name: *const c_char,
+    state: *mut c_void,
+    on_start: aeron_agent_on_start_func_t,
+    on_start_state: *mut c_void,
+    do_work: aeron_agent_do_work_func_t,
+    on_close: aeron_agent_on_close_func_t,
+    idle_strategy_func: aeron_idle_strategy_func_t,
+    idle_strategy_state: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_agent_init", {
+        require_non_null!(runner, "runner");
+        if do_work.is_none() {
+            return Err(Error::invalid_argument("do_work must not be NULL"));
+        }
+        if idle_strategy_func.is_none() {
+            return Err(Error::invalid_argument("idle_strategy_func must not be NULL"));
+        }
+        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
+        let name = unsafe { c_str_arg(role_name, "role_name") }?;
+        let role_name = c_string_copy(name)?;
+        let initialised = aeron_agent_runner_t {
+            role_name,
+            agent_state: state,
+            idle_strategy_state,
+            on_start_state,
+            on_start,
+            do_work,
+            on_close,
+            idle_strategy: idle_strategy_func,
+            // Overwritten by aeron_agent_start; only joined when the state says STARTED.
+            thread: 0,
+            running: true,
+            state: AERON_AGENT_STATE_INITED,
+        };
+        // SAFETY: runner is non-null and writable (contract); the write does not read the
+        // old (possibly uninitialised) contents.
+        unsafe { runner.write(initialised) };
+        Ok(0)
+    })
+}
+
+/// Starts a thread (named after the role) that calls `on_start`, then `do_work` and the
+/// idle strategy in a loop until `aeron_agent_stop`. Returns 0, or -1 (EINVAL for a NULL or
+/// uninitialised runner, or the thread creation error).
+///
+/// # Safety
+/// `runner` must be NULL or initialised by `aeron_agent_init`, and stay at its address
+/// until `aeron_agent_stop` returns.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_start(runner: *mut aeron_agent_runner_t) -> c_int {
+    ffi_boundary!("aeron_agent_start", {
+        require_non_null!(runner, "runner");
+        let (agent, name) = {
+            // SAFETY: runner is initialised (contract) and no thread uses it yet; the shared
+            // borrow ends before the agent thread starts.
+            let r = unsafe { &*runner };
+            let (Some(do_work), Some(idle)) = (r.do_work, r.idle_strategy) else {
+                return Err(Error::invalid_argument("runner is not initialised (aeron_agent_init)"));
+            };
+            if r.state != AERON_AGENT_STATE_INITED || r.role_name.is_null() {
+                return Err(Error::illegal_state(format!("runner cannot start from state {}", r.state)));
+            }
+            // SAFETY: role_name is the runner's NUL-terminated copy.
+            let name = unsafe { std::ffi::CStr::from_ptr(r.role_name) }.to_string_lossy().into_owned();
+            let agent = AgentThread {
+                role_name: r.role_name,
+                agent_state: r.agent_state,
+                idle_strategy_state: r.idle_strategy_state,
+                on_start_state: r.on_start_state,
+                on_start: r.on_start,
+                do_work,
+                idle,
+                running: std::ptr::null(),
+            };
+            (agent, name)
+        };
+        // SAFETY: runner is live (contract); from here on the flag is only accessed atomically.
+        let agent = AgentThread { running: unsafe { running_flag(runner) }, ..agent };
+        let handle = std::thread::Builder::new()
+            .name(name.clone())
+            .spawn(move || agent.run())
+            .map_err(|e| Error::io(&e, format_args!("start agent thread {name}")))?;
+        // The handle's ownership of the thread passes to the runner: aeron_agent_stop joins it.
+        // Fields other than `running` are written through raw places so no reference to the
+        // whole runner overlaps the agent thread's atomic reads.
+        // SAFETY: runner is live (contract); only this thread writes these fields.
+        unsafe { std::ptr::addr_of_mut!((*runner).thread).write(handle.into_pthread_t()) };
+        // SAFETY: as above.
+        unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STARTED) };
+        Ok(0)
+    })
+}
+
+/// One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
+/// for a NULL or uninitialised runner.
+///
+/// # Safety
+/// `runner` must be NULL or initialised, and not started on a thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_do_work(runner: *mut aeron_agent_runner_t) -> c_int {
+    ffi_boundary!("aeron_agent_do_work", {
+        require_non_null!(runner, "runner");
+        // SAFETY: runner is initialised (contract).
+        let r = unsafe { &*runner };
+        let do_work = r.do_work.ok_or_else(|| Error::invalid_argument("runner has no do_work"))?;
+        // SAFETY: caller-supplied function and state (agent contract).
+        Ok(unsafe { do_work(r.agent_state) })
+    })
+}
+
+/// Whether the runner has not been stopped (false for NULL).
+///
+/// # Safety
+/// `runner` must be NULL or initialised.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_is_running(runner: *mut aeron_agent_runner_t) -> bool {
+    ffi_boundary!("aeron_agent_is_running", {
+        require_non_null!(runner, "runner");
+        // SAFETY: runner is live (contract). Acquire: pairs with aeron_agent_stop's release.
+        Ok(unsafe { running_flag(runner) }.load(Ordering::Acquire))
+    })
+}
+
+/// Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
+/// uninitialised runner: EINVAL, nothing happens).
+///
+/// # Safety
+/// `runner` must be NULL or initialised, and not started on a thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_idle(runner: *mut aeron_agent_runner_t, work_count: c_int) {
+    ffi_boundary!("aeron_agent_idle", {
+        require_non_null!(runner, "runner");
+        // SAFETY: runner is initialised (contract).
+        let r = unsafe { &*runner };
+        let idle = r.idle_strategy.ok_or_else(|| Error::invalid_argument("runner has no idle strategy"))?;
+        // SAFETY: caller-supplied function and state (agent contract).
+        unsafe { idle(r.idle_strategy_state, work_count) };
+        Ok(())
+    })
+}
+
+/// Stops the agent: clears `running` and, if a thread was started, waits for it to finish
+/// its current cycle and exit. Returns 0, or -1 (EINVAL for NULL; the join error).
+///
+/// # Safety
+/// `runner` must be NULL or initialised; not called concurrently for the same runner.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_stop(runner: *mut aeron_agent_runner_t) -> c_int {
+    ffi_boundary!("aeron_agent_stop", {
+        require_non_null!(runner, "runner");
+        // SAFETY: runner is live (contract). Release: the agent thread's acquire load sees it.
+        unsafe { running_flag(runner) }.store(false, Ordering::Release);
+        // SAFETY: state and thread are only touched by the controlling thread (this one).
+        let state = unsafe { std::ptr::addr_of!((*runner).state).read() };
+        if state == AERON_AGENT_STATE_STARTED {
+            // SAFETY: as above.
+            unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STOPPING) };
+            // SAFETY: as above.
+            let thread = unsafe { std::ptr::addr_of!((*runner).thread).read() };
+            // SAFETY: thread came from into_pthread_t in aeron_agent_start and is joined once
+            // (the state moves on from STARTED before the join).
+            let rc = unsafe { libc::pthread_join(thread, std::ptr::null_mut()) };
+            if rc != 0 {
+                return Err(Error::with_code(rc, "pthread_join of the agent thread failed"));
+            }
+            // SAFETY: as above.
+            unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STOPPED) };
+        } else if state == AERON_AGENT_STATE_MANUAL {
+            // SAFETY: as above.
+            unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STOPPED) };
+        }
+        Ok(0)
+    })
+}
+
+/// Releases what `aeron_agent_init` allocated and calls `on_close` with the agent state.
+/// Call after `aeron_agent_stop`. Returns 0, or -1 (EINVAL) for NULL.
+///
+/// # Safety
+/// `runner` must be NULL or initialised and not running on a thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_close(runner: *mut aeron_agent_runner_t) -> c_int {
+    ffi_boundary!("aeron_agent_close", {
+        require_non_null!(runner, "runner");
+        // SAFETY: runner is initialised and no thread uses it any more (contract).
+        let r = unsafe { &mut *runner };
+        // SAFETY: role_name is NULL or the calloc'd copy from aeron_agent_init; it is
+        // cleared so a second close cannot free it again.
+        unsafe { libc::free(r.role_name.cast_mut().cast::<c_void>()) };
+        r.role_name = std::ptr::null();
+        if let Some(on_close) = r.on_close.take() {
+            // SAFETY: caller-supplied callback and state (agent contract).
+            unsafe { on_close(r.agent_state) };
+        }
+        Ok(0)
+    })
+}
+
+/// Finds an `aeron_agent_on_start_func_t` exported under the symbol `name` in the process.
+/// Returns NULL (EINVAL) if `name` is NULL or no such symbol exists.
+///
+/// # Safety
+/// `name` must be NULL or NUL-terminated; a symbol of that name must be a function with the
+/// on-start signature.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_agent_on_start_load(name: *const c_char) -> aeron_agent_on_start_func_t {
+    ffi_boundary!("aeron_agent_on_start_load", {
+        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
+        let text = unsafe { c_str_arg(name, "name") }?;
+        // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only searches loaded objects.
+        let symbol = unsafe { libc::dlsym(libc::RTLD_DEFAULT, name) };
+        if symbol.is_null() {
+            return Err(Error::invalid_argument(format!("could not find agent on_start func {text}")));
+        }
+        // SAFETY: the symbol is a function of this signature (contract); function and data
+        // pointers have the same size on the supported platforms.
+        Ok(Some(unsafe {
+            std::mem::transmute::<*mut c_void, unsafe extern "C" fn(*mut c_void, *const c_char)>(symbol)
+        }))
+    })
+}

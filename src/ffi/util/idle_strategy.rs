@@ -1,0 +1,262 @@
+//! Idle strategies as C functions (`aeron_agent.h`): each is an `aeron_idle_strategy_func_t`
+//! taking the state its loader allocated. `aeron_idle_strategy_load` picks one by Aeron's
+//! name (`sleeping`/`sleep-ns`, `yield`, `spin`, `noop`, `backoff`, or the upstream symbol
+//! names such as `aeron_idle_strategy_backoff`), or, like Aeron, looks up an
+//! `aeron_idle_strategy_t` object of that symbol name in the process for a custom one.
+//!
+//! States are allocated with the C allocator: free them with `aeron_free`.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::time::Duration;
+
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
+use crate::util::idle_strategy::{Backoff, IdleStrategy};
+
+/// Idles according to `state` after a duty cycle that did `work_count` units of work.
+#[allow(non_camel_case_types)]
+pub type aeron_idle_strategy_func_t = Option<unsafe extern "C" fn(state: *mut c_void, work_count: c_int)>;
+
+/// Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
+/// names the setting for error messages. Returns 0 or -1.
+#[allow(non_camel_case_types)]
+pub type aeron_idle_strategy_init_func_t = Option<
+    unsafe extern "C" fn(state: *mut *mut c_void, env_var: *const c_char, init_args: *const c_char) -> c_int,
+>;
+
+/// An idle strategy as a pair of functions, the shape of the objects
+/// `aeron_idle_strategy_load` finds by symbol name for custom strategies.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_idle_strategy_t {
+    pub idle: aeron_idle_strategy_func_t,
+    pub init: aeron_idle_strategy_init_func_t,
+}
+
+/// Backoff default: busy spins before yielding.
+pub const AERON_IDLE_STRATEGY_BACKOFF_MAX_SPINS: u64 = 10;
+/// Backoff default: yields before parking.
+pub const AERON_IDLE_STRATEGY_BACKOFF_MAX_YIELDS: u64 = 20;
+/// Backoff default: first park period (ns), doubled on each idle up to the max.
+pub const AERON_IDLE_STRATEGY_BACKOFF_MIN_PARK_PERIOD_NS: u64 = 1_000;
+/// Backoff default: longest park period (ns).
+pub const AERON_IDLE_STRATEGY_BACKOFF_MAX_PARK_PERIOD_NS: u64 = 1_000_000;
+
+static_assertions::const_assert_eq!(
+    AERON_IDLE_STRATEGY_BACKOFF_MAX_SPINS,
+    crate::util::idle_strategy::DEFAULT_MAX_SPINS
+);
+static_assertions::const_assert_eq!(
+    AERON_IDLE_STRATEGY_BACKOFF_MAX_YIELDS,
+    crate::util::idle_strategy::DEFAULT_MAX_YIELDS
+);
+static_assertions::const_assert_eq!(
+    AERON_IDLE_STRATEGY_BACKOFF_MIN_PARK_PERIOD_NS,
+    crate::util::idle_strategy::DEFAULT_MIN_PARK_NS
+);
+static_assertions::const_assert_eq!(
+    AERON_IDLE_STRATEGY_BACKOFF_MAX_PARK_PERIOD_NS,
+    crate::util::idle_strategy::DEFAULT_MAX_PARK_NS
+);
+// States live in C-allocator memory, whose alignment (16 on the supported targets) must
+// satisfy what is stored there.
+static_assertions::const_assert!(std::mem::align_of::<IdleStrategy>() <= 16);
+static_assertions::const_assert!(std::mem::align_of::<u64>() <= 16);
+
+/// Moves `value` into C-allocator memory, released by `aeron_free` without running a
+/// destructor: only for types that own no heap memory (`u64`, `IdleStrategy`).
+fn c_box<T>(value: T) -> Result<*mut c_void> {
+    // SAFETY: calloc has no preconditions.
+    let memory = unsafe { libc::calloc(1, std::mem::size_of::<T>()) };
+    if memory.is_null() {
+        return Err(Error::with_code(libc::ENOMEM, "failed to allocate idle strategy state"));
+    }
+    // SAFETY: memory is fresh, large enough for T and aligned for it (asserted above).
+    unsafe { memory.cast::<T>().write(value) };
+    Ok(memory)
+}
+
+/// Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
+///
+/// # Safety
+/// `state` must be NULL or point to a `uint64_t` (as `aeron_idle_strategy_load` allocates).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_idle_strategy_sleeping_idle(state: *mut c_void, work_count: c_int) {
+    ffi_boundary!("aeron_idle_strategy_sleeping_idle", {
+        if work_count > 0 {
+            return Ok(());
+        }
+        require_non_null!(state, "state");
+        // SAFETY: state points to a u64 period (contract).
+        let period_ns = unsafe { state.cast::<u64>().read() };
+        std::thread::sleep(Duration::from_nanos(period_ns));
+        Ok(())
+    })
+}
+
+/// Yields the processor (`sched_yield`) when `work_count` is 0. `state` is unused.
+#[unsafe(no_mangle)]
+pub extern "C" fn aeron_idle_strategy_yielding_idle(_state: *mut c_void, work_count: c_int) {
+    if work_count <= 0 {
+        std::thread::yield_now();
+    }
+}
+
+/// Spins once with the CPU's pause hint when `work_count` is 0. `state` is unused.
+#[unsafe(no_mangle)]
+pub extern "C" fn aeron_idle_strategy_busy_spinning_idle(_state: *mut c_void, work_count: c_int) {
+    if work_count <= 0 {
+        std::hint::spin_loop();
+    }
+}
+
+/// Does nothing: the caller's loop spins at full speed. `state` is unused.
+#[unsafe(no_mangle)]
+pub extern "C" fn aeron_idle_strategy_noop_idle(_state: *mut c_void, _work_count: c_int) {}
+
+/// Backs off when `work_count` is 0: spins, then yields, then parks for a period doubling
+/// from the minimum to the maximum; any work resets it. Only the loading thread may use a
+/// given state.
+///
+/// # Safety
+/// `state` must be NULL or a state from `aeron_idle_strategy_backoff_state_init` or from
+/// `aeron_idle_strategy_load("backoff", ...)`, used by one thread at a time.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_idle_strategy_backoff_idle(state: *mut c_void, work_count: c_int) {
+    ffi_boundary!("aeron_idle_strategy_backoff_idle", {
+        require_non_null!(state, "state");
+        // SAFETY: state holds an IdleStrategy written by c_box (contract) and is
+        // used by this thread alone.
+        let strategy = unsafe { &mut *state.cast::<IdleStrategy>() };
+        strategy.idle(work_count);
+        Ok(())
+    })
+}
+
+/// Allocates a backoff state with the given limits into `*state` (free with `aeron_free`).
+/// Returns 0, or -1: EINVAL for a NULL `state` or park periods not `0 < min <= max`,
+/// ENOMEM when out of memory.
+///
+/// # Safety
+/// `state` must be NULL or valid for a pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_idle_strategy_backoff_state_init(
+    state: *mut *mut c_void,
+    max_spins: u64,
+    max_yields: u64,
+    min_park_period_ns: u64,
+    max_park_period_ns: u64,
+) -> c_int {
+    ffi_boundary!("aeron_idle_strategy_backoff_state_init", {
+        require_non_null!(state, "state");
+        let backoff = Backoff::new(max_spins, max_yields, min_park_period_ns, max_park_period_ns)?;
+        let memory = c_box(IdleStrategy::Backoff(backoff))?;
+        // SAFETY: state is non-null and writable (contract).
+        unsafe { state.write(memory) };
+        Ok(0)
+    })
+}
+
+/// The init function of strategies without state: stores NULL in `*state`. Returns 0, or
+/// -1 (EINVAL) if `state` is NULL.
+///
+/// # Safety
+/// `state` must be NULL or valid for a pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_idle_strategy_init_null(
+    state: *mut *mut c_void,
+    _env_var: *const c_char,
+    _load_args: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_idle_strategy_init_null", {
+        require_non_null!(state, "state");
+        // SAFETY: state is non-null and writable (contract).
+        unsafe { state.write(std::ptr::null_mut()) };
+        Ok(0)
+    })
+}
+
+/// The idle function and a new state for a built-in strategy.
+fn built_in(strategy: IdleStrategy) -> Result<(aeron_idle_strategy_func_t, *mut c_void)> {
+    Ok(match strategy {
+        IdleStrategy::Noop => (Some(aeron_idle_strategy_noop_idle), std::ptr::null_mut()),
+        IdleStrategy::BusySpin => (Some(aeron_idle_strategy_busy_spinning_idle), std::ptr::null_mut()),
+        IdleStrategy::Yield => (Some(aeron_idle_strategy_yielding_idle), std::ptr::null_mut()),
+        IdleStrategy::Sleep(period) => {
+            let ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
+            (Some(aeron_idle_strategy_sleeping_idle), c_box(ns)?)
+        }
+        IdleStrategy::Backoff(backoff) => {
+            (Some(aeron_idle_strategy_backoff_idle), c_box(IdleStrategy::Backoff(backoff))?)
+        }
+    })
+}
+
+/// Looks up a custom strategy: an `aeron_idle_strategy_t` object exported under `name`.
+///
+/// # Safety
+/// A symbol of that name, if any, must be an `aeron_idle_strategy_t` (Aeron's contract for
+/// custom strategies); `env_var` and `init_args` NULL or NUL-terminated.
+unsafe fn custom(
+    name: &str,
+    env_var: *const c_char,
+    init_args: *const c_char,
+) -> Option<Result<(aeron_idle_strategy_func_t, *mut c_void)>> {
+    let symbol = std::ffi::CString::new(name).ok()?;
+    // SAFETY: dlsym with RTLD_DEFAULT and a NUL-terminated name only searches loaded objects.
+    let object = unsafe { libc::dlsym(libc::RTLD_DEFAULT, symbol.as_ptr()) };
+    if object.is_null() {
+        return None;
+    }
+    // SAFETY: the symbol is an aeron_idle_strategy_t (contract), alive as long as its object.
+    let strategy = unsafe { &*object.cast::<aeron_idle_strategy_t>() };
+    let (Some(idle), Some(init)) = (strategy.idle, strategy.init) else {
+        return Some(Err(Error::invalid_argument(format!("idle strategy object {name} has NULL functions"))));
+    };
+    let mut state = std::ptr::null_mut();
+    // SAFETY: a custom init function with Aeron's signature; every pointer is valid.
+    if unsafe { init(&mut state, env_var, init_args) } < 0 {
+        return Some(Err(Error::invalid_argument(format!("idle strategy {name}: init failed"))));
+    }
+    Some(Ok((Some(idle), state)))
+}
+
+/// Resolves the idle strategy `idle_strategy_name`, allocates its state from `init_args`
+/// (NULL for defaults: sleeping 1 us; backoff `10-20-1us-1ms`, i.e.
+/// max spins-max yields-min park-max park) into `*idle_strategy_state`, and returns its idle
+/// function. `env_var` only names the setting in error messages. Returns NULL (EINVAL) for
+/// NULL arguments, an unknown name or malformed init args. Free the state with `aeron_free`.
+///
+/// # Safety
+/// `idle_strategy_name`, `env_var` and `init_args` must be NULL or NUL-terminated;
+/// `idle_strategy_state` NULL or valid for a pointer write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_idle_strategy_load(
+    idle_strategy_name: *const c_char,
+    idle_strategy_state: *mut *mut c_void,
+    env_var: *const c_char,
+    init_args: *const c_char,
+) -> aeron_idle_strategy_func_t {
+    ffi_boundary!("aeron_idle_strategy_load", {
+        require_non_null!(idle_strategy_state, "idle_strategy_state");
+        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
+        let name = unsafe { c_str_arg(idle_strategy_name, "idle_strategy_name") }?;
+        let args = if init_args.is_null() {
+            None
+        } else {
+            // SAFETY: non-null and NUL-terminated (contract).
+            Some(unsafe { c_str_arg(init_args, "init_args") }?)
+        };
+        let (idle, state) = match IdleStrategy::from_name(name, args) {
+            Ok(strategy) => built_in(strategy)?,
+            // SAFETY: pointers as the caller passed them (contract).
+            Err(err) => match unsafe { custom(name, env_var, init_args) } {
+                Some(loaded) => loaded?,
+                None => return Err(err),
+            },
+        };
+        // SAFETY: idle_strategy_state is non-null and writable (contract).
+        unsafe { idle_strategy_state.write(state) };
+        Ok(idle)
+    })
+}
