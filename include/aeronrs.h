@@ -637,6 +637,31 @@ typedef struct aeron_on_close_client_pair_t {
   void *clientd;
 } aeron_on_close_client_pair_t;
 
+// Told that a counter became available (any client's, or the driver's), with the
+// client's counters reader to look at it. Runs on the conductor thread.
+typedef void (*aeron_on_available_counter_t)(void *clientd,
+                                             struct aeron_counters_reader_t *counters_reader,
+                                             int64_t registration_id,
+                                             int32_t counter_id);
+
+// A counter handler and its clientd, as `aeron_add_available_counter_handler` takes them.
+typedef struct aeron_on_available_counter_pair_t {
+  aeron_on_available_counter_t handler;
+  void *clientd;
+} aeron_on_available_counter_pair_t;
+
+// Told that a counter went away (as `aeron_on_available_counter_t`).
+typedef void (*aeron_on_unavailable_counter_t)(void *clientd,
+                                               struct aeron_counters_reader_t *counters_reader,
+                                               int64_t registration_id,
+                                               int32_t counter_id);
+
+// A counter handler and its clientd, as `aeron_add_unavailable_counter_handler` takes them.
+typedef struct aeron_on_unavailable_counter_pair_t {
+  aeron_on_unavailable_counter_t handler;
+  void *clientd;
+} aeron_on_unavailable_counter_pair_t;
+
 // Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
 // give it and a message valid during the call.
 typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
@@ -3216,6 +3241,44 @@ int aeron_add_close_handler(struct aeron_t *client, struct aeron_on_close_client
 // `client` NULL or open; `pair` NULL or readable.
 int aeron_remove_close_handler(struct aeron_t *client, struct aeron_on_close_client_pair_t *pair);
 
+// The client's reader of the driver's counters, owned by the client (do not free it);
+// valid until `aeron_close`. NULL for NULL.
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
+
+// Adds a handler called (on the conductor thread) when a counter becomes available,
+// besides the context's. Returns 0, or -1 (NULL arguments, the pair already added).
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable, its handler safe to call with its
+// clientd from the conductor thread.
+int aeron_add_available_counter_handler(struct aeron_t *client,
+                                        struct aeron_on_available_counter_pair_t *pair);
+
+// Removes a handler added by `aeron_add_available_counter_handler`. Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable.
+int aeron_remove_available_counter_handler(struct aeron_t *client,
+                                           struct aeron_on_available_counter_pair_t *pair);
+
+// Adds a handler called (on the conductor thread) when a counter goes away, besides the
+// context's. Returns 0, or -1 (NULL arguments, the pair already added).
+//
+// # Safety
+// As `aeron_add_available_counter_handler`.
+int aeron_add_unavailable_counter_handler(struct aeron_t *client,
+                                          struct aeron_on_unavailable_counter_pair_t *pair);
+
+// Removes a handler added by `aeron_add_unavailable_counter_handler`. Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable.
+int aeron_remove_unavailable_counter_handler(struct aeron_t *client,
+                                             struct aeron_on_unavailable_counter_pair_t *pair);
+
 // Makes a context with the defaults overridden by the `AERON_*` environment variables and
 // stores it in `*context`. Returns 0, or -1 (a NULL argument, an unparsable variable).
 //
@@ -3446,6 +3509,50 @@ aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_c
 // # Safety
 // `context` NULL or live.
 void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
+
+// Called when a counter becomes available in the driver.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_available_counter(struct aeron_context_t *context,
+                                           aeron_on_available_counter_t handler,
+                                           void *clientd);
+
+// The handler set with `aeron_context_set_on_available_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_available_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
+
+// Called when a counter goes away.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
+                                             aeron_on_unavailable_counter_t handler,
+                                             void *clientd);
+
+// The handler set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
 
 // Called once when the client closes (by `aeron_close` or a timeout).
 // Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.

@@ -439,8 +439,10 @@ unsafe fn registration_id(r#async: *mut aeron_client_registering_resource_stct) 
 pub unsafe extern "C" fn aeron_async_add_counter_get_registration_id(
     add_counter: *mut aeron_async_add_counter_t,
 ) -> i64 {
-    // SAFETY: forwarded contract.
-    ffi_boundary!("aeron_async_add_counter_get_registration_id", { unsafe { registration_id(add_counter) } })
+    ffi_boundary!("aeron_async_add_counter_get_registration_id", {
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(add_counter) }
+    })
 }
 
 /// The registration id of a pending publication add (-1 for NULL).
@@ -451,8 +453,8 @@ pub unsafe extern "C" fn aeron_async_add_counter_get_registration_id(
 pub unsafe extern "C" fn aeron_async_add_publication_get_registration_id(
     add_publication: *mut aeron_async_add_publication_t,
 ) -> i64 {
-    // SAFETY: forwarded contract.
     ffi_boundary!("aeron_async_add_publication_get_registration_id", {
+        // SAFETY: forwarded contract.
         unsafe { registration_id(add_publication) }
     })
 }
@@ -480,8 +482,8 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_exclusive_publication_get_reg
 pub unsafe extern "C" fn aeron_async_add_subscription_get_registration_id(
     add_subscription: *mut aeron_async_add_subscription_t,
 ) -> i64 {
-    // SAFETY: forwarded contract.
     ffi_boundary!("aeron_async_add_subscription_get_registration_id", {
+        // SAFETY: forwarded contract.
         unsafe { registration_id(add_subscription) }
     })
 }

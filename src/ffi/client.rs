@@ -8,12 +8,14 @@
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int, c_void};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::client::Aeron;
 use crate::ffi::context::{
-    Callbacks, aeron_context_t, aeron_on_close_client_t, aeron_on_new_publication_t, context_ref,
+    Callback, Callbacks, aeron_context_t, aeron_on_available_counter_t, aeron_on_close_client_t,
+    aeron_on_new_publication_t, aeron_on_unavailable_counter_t, context_ref,
 };
+use crate::ffi::counters_reader::{aeron_counters_reader_t, as_c_reader};
 use crate::ffi::handles::{ClientData, ClientShared, Handle, borrow, into_raw, reclaim};
 use crate::util::error::{Error, Result};
 
@@ -66,6 +68,24 @@ static_assertions::const_assert_eq!(
 /// publication and subscription callbacks can name them.
 pub(crate) type Registering = Arc<Mutex<HashMap<i64, ClientData>>>;
 
+/// The client's counters reader as C sees it, known once the client is boxed (before its
+/// conductor starts, so before any counter callback).
+type ReaderSlot = Arc<OnceLock<ClientData>>;
+
+/// A counter handler calling the C one with the client's counters reader.
+fn counter_handler(
+    callback: Callback<aeron_on_available_counter_t>,
+    reader: &ReaderSlot,
+) -> Option<impl Fn(i64, i32) + Send + Sync + 'static> {
+    let handler = callback.func?;
+    let reader = Arc::clone(reader);
+    Some(move |registration_id: i64, counter_id: i32| {
+        let reader = reader.get().map_or(std::ptr::null_mut(), |r| r.get().cast());
+        // SAFETY: the application's handler with its clientd (context or add contract).
+        unsafe { handler(callback.clientd.get(), reader, registration_id, counter_id) };
+    })
+}
+
 /// A handler given to the `aeron_add_*_handler` functions: its function and clientd, which
 /// identify it for removal.
 type HandlerKey = (usize, usize);
@@ -76,6 +96,7 @@ pub(crate) struct ClientHandle {
     context: ClientData,
     pub shared: Arc<ClientShared>,
     pub registering: Registering,
+    reader: ReaderSlot,
     added_handlers: Mutex<HashMap<(&'static str, HandlerKey), i64>>,
 }
 
@@ -98,7 +119,19 @@ pub(crate) fn lossless_c_string(text: &str) -> CString {
 }
 
 /// Installs the context's C callbacks as the Rust context's handlers.
-fn install_callbacks(ctx: &mut crate::client::Context, callbacks: &Callbacks, registering: &Registering) {
+fn install_callbacks(
+    ctx: &mut crate::client::Context,
+    callbacks: &Callbacks,
+    registering: &Registering,
+    reader: &ReaderSlot,
+) {
+    if let Some(handler) = counter_handler(callbacks.available_counter, reader) {
+        ctx.set_on_available_counter(handler);
+    }
+    // The unavailable handler has the same C signature as the available one.
+    if let Some(handler) = counter_handler(callbacks.unavailable_counter, reader) {
+        ctx.set_on_unavailable_counter(handler);
+    }
     let error = callbacks.error;
     ctx.set_error_handler(move |e| {
         if let Some(handler) = error.func {
@@ -177,8 +210,9 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
         // SAFETY: NULL or live (contract).
         let handle = unsafe { context_ref(context) }?;
         let registering: Registering = Arc::default();
+        let reader: ReaderSlot = Arc::default();
         let mut ctx = handle.ctx.clone();
-        install_callbacks(&mut ctx, &handle.callbacks, &registering);
+        install_callbacks(&mut ctx, &handle.callbacks, &registering, &reader);
         let linger = ctx.resource_linger_duration();
         let aeron = Aeron::init(ctx)?;
         let value = ClientHandle {
@@ -186,10 +220,15 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
             context: ClientData(context.cast()),
             shared: Arc::new(ClientShared::new(linger)),
             registering,
+            reader: Arc::clone(&reader),
             added_handlers: Mutex::new(HashMap::new()),
         };
+        let raw = into_raw::<aeron_t>(value);
+        // SAFETY: just boxed; the reader's address is fixed from now on.
+        let boxed = unsafe { client_ref(raw) }?;
+        let _ = reader.set(ClientData(as_c_reader(boxed.aeron.counters_reader()).cast()));
         // SAFETY: client is non-null and writable (contract).
-        unsafe { client.write(into_raw::<aeron_t>(value)) };
+        unsafe { client.write(raw) };
         Ok(0)
     })
 }
@@ -396,10 +435,11 @@ pub unsafe extern "C" fn aeron_add_close_handler(
             pair.handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
         let clientd = ClientData(pair.clientd);
         let key = handler_key(handler as usize, pair.clientd);
-        // SAFETY: the application's handler with its clientd (this function's contract).
-        handle.remember_handler("close", key, || {
-            handle.aeron.add_close_handler(move || unsafe { handler(clientd.get()) })
-        })?;
+        let on_close = move || {
+            // SAFETY: the application's handler with its clientd (this function's contract).
+            unsafe { handler(clientd.get()) }
+        };
+        handle.remember_handler("close", key, || handle.aeron.add_close_handler(on_close))?;
         Ok(0)
     })
 }
@@ -424,6 +464,149 @@ pub unsafe extern "C" fn aeron_remove_close_handler(
             pair.handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
         let id = handle.forget_handler("close", handler_key(handler as usize, pair.clientd))?;
         handle.aeron.remove_close_handler(id);
+        Ok(0)
+    })
+}
+
+/// The client's reader of the driver's counters, owned by the client (do not free it);
+/// valid until `aeron_close`. NULL for NULL.
+///
+/// # Safety
+/// `client` NULL or open.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_counters_reader(client: *mut aeron_t) -> *mut aeron_counters_reader_t {
+    ffi_boundary!("aeron_counters_reader", {
+        // SAFETY: NULL or open (contract).
+        Ok(as_c_reader(unsafe { client_ref(client) }?.aeron.counters_reader()))
+    })
+}
+
+/// A counter handler and its clientd, as `aeron_add_available_counter_handler` takes them.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aeron_on_available_counter_pair_t {
+    pub handler: aeron_on_available_counter_t,
+    pub clientd: *mut c_void,
+}
+
+/// A counter handler and its clientd, as `aeron_add_unavailable_counter_handler` takes them.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aeron_on_unavailable_counter_pair_t {
+    pub handler: aeron_on_unavailable_counter_t,
+    pub clientd: *mut c_void,
+}
+
+/// The Rust form of a counter pair's handler, and the pair's identity.
+fn counter_pair(
+    handle: &ClientHandle,
+    handler: aeron_on_available_counter_t,
+    clientd: *mut c_void,
+) -> Result<(impl Fn(i64, i32) + Send + Sync + 'static, HandlerKey)> {
+    let function = handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
+    let key = handler_key(function as usize, clientd);
+    let callback = Callback { func: handler, clientd: ClientData(clientd) };
+    let rust = counter_handler(callback, &handle.reader)
+        .ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
+    Ok((rust, key))
+}
+
+/// The identity of a counter pair being removed.
+fn counter_pair_key(handler: aeron_on_available_counter_t, clientd: *mut c_void) -> Result<HandlerKey> {
+    let function = handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
+    Ok(handler_key(function as usize, clientd))
+}
+
+/// Adds a handler called (on the conductor thread) when a counter becomes available,
+/// besides the context's. Returns 0, or -1 (NULL arguments, the pair already added).
+///
+/// # Safety
+/// `client` NULL or open; `pair` NULL or readable, its handler safe to call with its
+/// clientd from the conductor thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_add_available_counter_handler(
+    client: *mut aeron_t,
+    pair: *mut aeron_on_available_counter_pair_t,
+) -> c_int {
+    ffi_boundary!("aeron_add_available_counter_handler", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { client_ref(client) }?;
+        require_non_null!(pair, "pair");
+        // SAFETY: non-null and readable (contract).
+        let pair = unsafe { pair.read() };
+        let (rust, key) = counter_pair(handle, pair.handler, pair.clientd)?;
+        handle.remember_handler("available counter", key, || {
+            handle.aeron.add_available_counter_handler(rust)
+        })?;
+        Ok(0)
+    })
+}
+
+/// Removes a handler added by `aeron_add_available_counter_handler`. Returns 0, or -1.
+///
+/// # Safety
+/// `client` NULL or open; `pair` NULL or readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_remove_available_counter_handler(
+    client: *mut aeron_t,
+    pair: *mut aeron_on_available_counter_pair_t,
+) -> c_int {
+    ffi_boundary!("aeron_remove_available_counter_handler", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { client_ref(client) }?;
+        require_non_null!(pair, "pair");
+        // SAFETY: non-null and readable (contract).
+        let pair = unsafe { pair.read() };
+        let id = handle.forget_handler("available counter", counter_pair_key(pair.handler, pair.clientd)?)?;
+        handle.aeron.remove_available_counter_handler(id);
+        Ok(0)
+    })
+}
+
+/// Adds a handler called (on the conductor thread) when a counter goes away, besides the
+/// context's. Returns 0, or -1 (NULL arguments, the pair already added).
+///
+/// # Safety
+/// As `aeron_add_available_counter_handler`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_add_unavailable_counter_handler(
+    client: *mut aeron_t,
+    pair: *mut aeron_on_unavailable_counter_pair_t,
+) -> c_int {
+    ffi_boundary!("aeron_add_unavailable_counter_handler", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { client_ref(client) }?;
+        require_non_null!(pair, "pair");
+        // SAFETY: non-null and readable (contract).
+        let pair = unsafe { pair.read() };
+        let (rust, key) = counter_pair(handle, pair.handler, pair.clientd)?;
+        handle.remember_handler("unavailable counter", key, || {
+            handle.aeron.add_unavailable_counter_handler(rust)
+        })?;
+        Ok(0)
+    })
+}
+
+/// Removes a handler added by `aeron_add_unavailable_counter_handler`. Returns 0, or -1.
+///
+/// # Safety
+/// `client` NULL or open; `pair` NULL or readable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_remove_unavailable_counter_handler(
+    client: *mut aeron_t,
+    pair: *mut aeron_on_unavailable_counter_pair_t,
+) -> c_int {
+    ffi_boundary!("aeron_remove_unavailable_counter_handler", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { client_ref(client) }?;
+        require_non_null!(pair, "pair");
+        // SAFETY: non-null and readable (contract).
+        let pair = unsafe { pair.read() };
+        let id =
+            handle.forget_handler("unavailable counter", counter_pair_key(pair.handler, pair.clientd)?)?;
+        handle.aeron.remove_unavailable_counter_handler(id);
         Ok(0)
     })
 }

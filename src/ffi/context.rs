@@ -11,12 +11,13 @@
 
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use crate::client::Context;
 use crate::client::driver_termination::request_driver_termination;
 use crate::ffi::c_str_arg;
+use crate::ffi::counters_reader::aeron_counters_reader_t;
 use crate::ffi::handles::{ClientData, Handle, borrow, into_raw, reclaim};
 use crate::util::error::{Error, Result};
 
@@ -79,6 +80,29 @@ pub type aeron_on_new_subscription_t = Option<
     ),
 >;
 
+/// Told that a counter became available (any client's, or the driver's), with the
+/// client's counters reader to look at it. Runs on the conductor thread.
+#[allow(non_camel_case_types)]
+pub type aeron_on_available_counter_t = Option<
+    unsafe extern "C" fn(
+        clientd: *mut c_void,
+        counters_reader: *mut aeron_counters_reader_t,
+        registration_id: i64,
+        counter_id: i32,
+    ),
+>;
+
+/// Told that a counter went away (as `aeron_on_available_counter_t`).
+#[allow(non_camel_case_types)]
+pub type aeron_on_unavailable_counter_t = Option<
+    unsafe extern "C" fn(
+        clientd: *mut c_void,
+        counters_reader: *mut aeron_counters_reader_t,
+        registration_id: i64,
+        counter_id: i32,
+    ),
+>;
+
 /// Told that the client is closing.
 #[allow(non_camel_case_types)]
 pub type aeron_on_close_client_t = Option<unsafe extern "C" fn(clientd: *mut c_void)>;
@@ -109,6 +133,8 @@ pub(crate) struct Callbacks {
     pub new_publication: Callback<aeron_on_new_publication_t>,
     pub new_exclusive_publication: Callback<aeron_on_new_publication_t>,
     pub new_subscription: Callback<aeron_on_new_subscription_t>,
+    pub available_counter: Callback<aeron_on_available_counter_t>,
+    pub unavailable_counter: Callback<aeron_on_unavailable_counter_t>,
     pub close_client: Callback<aeron_on_close_client_t>,
     pub agent_on_start: Callback<aeron_agent_on_start_func_t>,
 }
@@ -139,7 +165,7 @@ unsafe extern "C" fn default_error_handler(_clientd: *mut c_void, errcode: c_int
 
 impl ContextHandle {
     fn new(ctx: Context) -> Result<Self> {
-        let dir = path_c_string(&ctx.aeron_dir().to_path_buf())?;
+        let dir = path_c_string(ctx.aeron_dir())?;
         let client_name = c_string(ctx.client_name())?;
         let mut callbacks = Callbacks::default();
         callbacks.error.func = Some(default_error_handler);
@@ -151,7 +177,7 @@ fn c_string(text: &str) -> Result<CString> {
     CString::new(text).map_err(|_| Error::invalid_argument(format!("{text:?} contains a NUL byte")))
 }
 
-fn path_c_string(path: &PathBuf) -> Result<CString> {
+fn path_c_string(path: &Path) -> Result<CString> {
     CString::new(path.as_os_str().as_bytes())
         .map_err(|_| Error::invalid_argument(format!("{} contains a NUL byte", path.display())))
 }
@@ -696,6 +722,102 @@ pub unsafe extern "C" fn aeron_context_get_on_new_subscription_clientd(
     ffi_boundary!("aeron_context_get_on_new_subscription_clientd", {
         // SAFETY: NULL or live (contract).
         Ok(unsafe { context_ref(context) }?.callbacks.new_subscription.clientd.0)
+    })
+}
+
+/// Called when a counter becomes available in the driver.
+/// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+/// for as long as the client runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_set_on_available_counter(
+    context: *mut aeron_context_t,
+    handler: aeron_on_available_counter_t,
+    clientd: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_context_set_on_available_counter", {
+        // SAFETY: NULL or live (contract).
+        let handle = unsafe { context_mut(context) }?;
+        handle.callbacks.available_counter = Callback { func: handler, clientd: ClientData(clientd) };
+        Ok(0)
+    })
+}
+
+/// The handler set with `aeron_context_set_on_available_counter` (NULL if none).
+///
+/// # Safety
+/// `context` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_get_on_available_counter(
+    context: *mut aeron_context_t,
+) -> aeron_on_available_counter_t {
+    ffi_boundary!("aeron_context_get_on_available_counter", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { context_ref(context) }?.callbacks.available_counter.func)
+    })
+}
+
+/// The `clientd` set with `aeron_context_set_on_available_counter` (NULL if none).
+///
+/// # Safety
+/// `context` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_get_on_available_counter_clientd(
+    context: *mut aeron_context_t,
+) -> *mut c_void {
+    ffi_boundary!("aeron_context_get_on_available_counter_clientd", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { context_ref(context) }?.callbacks.available_counter.clientd.0)
+    })
+}
+
+/// Called when a counter goes away.
+/// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+/// for as long as the client runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_set_on_unavailable_counter(
+    context: *mut aeron_context_t,
+    handler: aeron_on_unavailable_counter_t,
+    clientd: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_context_set_on_unavailable_counter", {
+        // SAFETY: NULL or live (contract).
+        let handle = unsafe { context_mut(context) }?;
+        handle.callbacks.unavailable_counter = Callback { func: handler, clientd: ClientData(clientd) };
+        Ok(0)
+    })
+}
+
+/// The handler set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+///
+/// # Safety
+/// `context` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_get_on_unavailable_counter(
+    context: *mut aeron_context_t,
+) -> aeron_on_unavailable_counter_t {
+    ffi_boundary!("aeron_context_get_on_unavailable_counter", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { context_ref(context) }?.callbacks.unavailable_counter.func)
+    })
+}
+
+/// The `clientd` set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+///
+/// # Safety
+/// `context` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_context_get_on_unavailable_counter_clientd(
+    context: *mut aeron_context_t,
+) -> *mut c_void {
+    ffi_boundary!("aeron_context_get_on_unavailable_counter_clientd", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { context_ref(context) }?.callbacks.unavailable_counter.clientd.0)
     })
 }
 
