@@ -241,6 +241,18 @@ aeron_publication_error_values_t;
 /* Only pointers to it appear (congestion control suppliers). */
 struct sockaddr_storage;
 
+/* Names of the environment variables an Aeron client context reads (aeronc.h), and the
+ * pseudo-keys of the URI string builder. Hand-written: cbindgen cannot emit string macros.
+ * A Rust test (src/ffi/context.rs) checks each name against what the client reads.
+ * AERON_DIR_ENV_VAR, AERON_DRIVER_TIMEOUT_ENV_VAR and AERON_AGENT_ON_START_FUNCTION_ENV_VAR
+ * are shared with the driver and defined with its names. */
+#define AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR "AERON_CLIENT_RESOURCE_LINGER_DURATION"
+#define AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR "AERON_CLIENT_IDLE_SLEEP_DURATION"
+#define AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY"
+#define AERON_CLIENT_NAME_ENV_VAR "AERON_CLIENT_NAME"
+#define AERON_URI_STRING_BUILDER_PREFIX_KEY "__prefix"
+#define AERON_URI_STRING_BUILDER_MEDIA_KEY "__media"
+
 
 // Conductor, sender and receiver each on their own thread.
 #define AERON_THREADING_MODE_DEDICATED 0

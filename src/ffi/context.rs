@@ -27,22 +27,6 @@ pub struct aeron_context_t {
     _private: [u8; 0],
 }
 
-/// `AERON_DIR`: the directory the driver and its clients share (`cnc.dat`, logs).
-pub const AERON_DIR_ENV_VAR: &str = "AERON_DIR";
-/// `AERON_DRIVER_TIMEOUT`: milliseconds without driver heartbeat before the client gives up.
-pub const AERON_DRIVER_TIMEOUT_ENV_VAR: &str = "AERON_DRIVER_TIMEOUT";
-/// `AERON_CLIENT_RESOURCE_LINGER_DURATION`: how long closed resources stay mapped.
-pub const AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR: &str = "AERON_CLIENT_RESOURCE_LINGER_DURATION";
-/// `AERON_CLIENT_IDLE_SLEEP_DURATION`: the conductor thread's sleep when idle.
-pub const AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR: &str = "AERON_CLIENT_IDLE_SLEEP_DURATION";
-/// `AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY`: touch every page of new log buffers.
-pub const AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR: &str = "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY";
-/// `AERON_CLIENT_NAME`: the name shown in the client's heartbeat counter label.
-pub const AERON_CLIENT_NAME_ENV_VAR: &str = "AERON_CLIENT_NAME";
-/// `AERON_AGENT_ON_START_FUNCTION`: read by the embedded driver; clients take the function
-/// through `aeron_context_set_agent_on_start_function`.
-pub const AERON_AGENT_ON_START_FUNCTION_ENV_VAR: &str = "AERON_AGENT_ON_START_FUNCTION";
-
 /// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
 /// give it and a message valid during the call.
 #[allow(non_camel_case_types)]
@@ -943,4 +927,49 @@ pub unsafe extern "C" fn aeron_context_request_driver_termination(
         request_driver_termination(&dir, token)?;
         Ok(1)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::client::context as client;
+
+    /// The `#define NAME "value"` lines of a hand-written header part.
+    fn defines(text: &str) -> Vec<(&str, &str)> {
+        text.lines()
+            .filter_map(|line| line.strip_prefix("#define "))
+            .filter_map(|rest| rest.split_once(' '))
+            .map(|(name, value)| (name, value.trim_matches('"')))
+            .collect()
+    }
+
+    #[test]
+    fn header_names_the_variables_the_client_reads() {
+        let client_env = defines(include_str!("../../include/aeronrs_client_env.h.in"));
+        let driver_env = defines(include_str!("../../include/aeronrs_driver_env.h.in"));
+        let value = |name: &str| {
+            client_env
+                .iter()
+                .chain(&driver_env)
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| *v)
+                .unwrap_or_default()
+        };
+        assert_eq!(value("AERON_DIR_ENV_VAR"), client::AERON_DIR_ENV_VAR);
+        assert_eq!(value("AERON_DRIVER_TIMEOUT_ENV_VAR"), client::AERON_DRIVER_TIMEOUT_ENV_VAR);
+        assert_eq!(value("AERON_CLIENT_NAME_ENV_VAR"), client::AERON_CLIENT_NAME_ENV_VAR);
+        assert_eq!(
+            value("AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR"),
+            client::AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR
+        );
+        assert_eq!(
+            value("AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR"),
+            client::AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR
+        );
+        assert_eq!(
+            value("AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR"),
+            client::AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR
+        );
+        assert_eq!(value("AERON_URI_STRING_BUILDER_PREFIX_KEY"), crate::uri::string_builder::PREFIX_KEY);
+        assert_eq!(value("AERON_URI_STRING_BUILDER_MEDIA_KEY"), crate::uri::string_builder::MEDIA_KEY);
+    }
 }

@@ -10,7 +10,6 @@ use std::ffi::{CString, c_char, c_int, c_void};
 
 use crate::ffi::c_str_arg;
 use crate::uri::UriStringBuilder;
-use crate::uri::string_builder::{MEDIA_KEY, PREFIX_KEY};
 use crate::util::error::{Error, Result};
 
 /// A URI builder. Allocate it yourself; set it up with `aeron_uri_string_builder_init_new`
@@ -22,29 +21,6 @@ pub struct aeron_uri_string_builder_t {
     /// The builder's state; managed by the functions only.
     pub internal: *mut c_void,
     pub closed: bool,
-}
-
-/// The key of the text before `aeron:` (e.g. `aeron-spy`).
-pub const AERON_URI_STRING_BUILDER_PREFIX_KEY: &str = "__prefix";
-/// The key of the media (`udp`, `ipc`).
-pub const AERON_URI_STRING_BUILDER_MEDIA_KEY: &str = "__media";
-
-static_assertions::const_assert!(const_str_eq(AERON_URI_STRING_BUILDER_PREFIX_KEY, PREFIX_KEY));
-static_assertions::const_assert!(const_str_eq(AERON_URI_STRING_BUILDER_MEDIA_KEY, MEDIA_KEY));
-
-const fn const_str_eq(a: &str, b: &str) -> bool {
-    let (a, b) = (a.as_bytes(), b.as_bytes());
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut i = 0;
-    while i < a.len() {
-        if a[i] != b[i] {
-            return false;
-        }
-        i += 1;
-    }
-    true
 }
 
 /// What `internal` points to: the builder and the C copies of values `get` handed out.
