@@ -19,6 +19,7 @@ use crate::client::driver_termination::request_driver_termination;
 use crate::ffi::c_str_arg;
 use crate::ffi::counters_reader::aeron_counters_reader_t;
 use crate::ffi::handles::{ClientData, Handle, borrow, into_raw, reclaim};
+use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::util::error::{Error, Result};
 
 /// Client settings. Opaque; made by `aeron_context_init`, freed by `aeron_context_close`.
@@ -90,11 +91,6 @@ pub type aeron_on_unavailable_counter_t = Option<
 /// Told that the client is closing.
 #[allow(non_camel_case_types)]
 pub type aeron_on_close_client_t = Option<unsafe extern "C" fn(clientd: *mut c_void)>;
-
-/// Called with `state` and the agent's role name as the conductor starts, on its thread.
-#[allow(non_camel_case_types)]
-pub type aeron_agent_on_start_func_t =
-    Option<unsafe extern "C" fn(state: *mut c_void, role_name: *const c_char)>;
 
 /// A handler and the `clientd` it is called with.
 #[derive(Clone, Copy)]
