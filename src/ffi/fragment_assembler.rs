@@ -89,7 +89,7 @@ impl AssemblerHandle {
 
     fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) {
         self.context.set(header.context);
-        self.assembler.on_fragment(payload, &header.header);
+        self.assembler.on_fragment(payload, header.header());
     }
 }
 
@@ -106,7 +106,7 @@ impl ControlledAssemblerHandle {
 
     fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) -> ControlledPollAction {
         self.context.set(header.context);
-        self.assembler.on_fragment(payload, &header.header)
+        self.assembler.on_fragment(payload, header.header())
     }
 }
 

@@ -10,14 +10,24 @@ use crate::util::error::Result;
 /// came from. Opaque; valid only during the handler call that received it.
 #[allow(non_camel_case_types)]
 pub struct aeron_header_t {
-    pub(crate) header: Header,
+    /// The reader's header of the fragment, borrowed for the handler call (no copy on the
+    /// per-fragment path).
+    header: *const Header,
     /// The image (`aeron_image_t *`) the fragment came from.
     pub(crate) context: *mut c_void,
 }
 
 impl aeron_header_t {
-    pub(crate) fn new(header: Header, context: *mut c_void) -> Self {
+    /// A C header for the duration of one handler call with `header`.
+    pub(crate) fn new(header: &Header, context: *mut c_void) -> Self {
         Self { header, context }
+    }
+
+    pub(crate) fn header(&self) -> &Header {
+        // SAFETY: an aeron_header_t exists only on the stack of `deliver*` during the handler
+        // call it is passed to, while the Header it borrows lives; C may not keep it (the
+        // handler types document that the header is valid during the call only).
+        unsafe { &*self.header }
     }
 }
 
@@ -126,7 +136,7 @@ pub(crate) fn deliver(
     header: &Header,
     image: *mut c_void,
 ) {
-    let mut c_header = aeron_header_t::new(*header, image);
+    let mut c_header = aeron_header_t::new(header, image);
     // SAFETY: the application's handler (poll contract); payload and header outlive the call.
     unsafe { handler(clientd, payload.as_ptr(), payload.len(), &mut c_header) }
 }
@@ -145,7 +155,7 @@ pub(crate) fn deliver_controlled(
     header: &Header,
     image: *mut c_void,
 ) -> ControlledPollAction {
-    let mut c_header = aeron_header_t::new(*header, image);
+    let mut c_header = aeron_header_t::new(header, image);
     // SAFETY: the application's handler (poll contract); payload and header outlive the call.
     unsafe { handler(clientd, payload.as_ptr(), payload.len(), &mut c_header) }.action()
 }
@@ -172,7 +182,7 @@ pub unsafe extern "C" fn aeron_header_values(
 ) -> c_int {
     ffi_boundary!("aeron_header_values", {
         // SAFETY: forwarded contract.
-        let h = &unsafe { header_ref(header) }?.header;
+        let h = &unsafe { header_ref(header) }?.header();
         require_non_null!(values, "values");
         let value = aeron_header_values_t {
             frame: aeron_header_values_frame_t {
@@ -204,7 +214,7 @@ pub unsafe extern "C" fn aeron_header_values(
 pub unsafe extern "C" fn aeron_header_position(header: *mut aeron_header_t) -> i64 {
     ffi_boundary!("aeron_header_position", {
         // SAFETY: forwarded contract.
-        Ok(unsafe { header_ref(header) }?.header.position())
+        Ok(unsafe { header_ref(header) }?.header().position())
     })
 }
 
@@ -216,7 +226,7 @@ pub unsafe extern "C" fn aeron_header_position(header: *mut aeron_header_t) -> i
 pub unsafe extern "C" fn aeron_header_position_bits_to_shift(header: *mut aeron_header_t) -> usize {
     ffi_boundary!("aeron_header_position_bits_to_shift", {
         // SAFETY: forwarded contract.
-        Ok(unsafe { header_ref(header) }?.header.position_bits_to_shift() as usize)
+        Ok(unsafe { header_ref(header) }?.header().position_bits_to_shift() as usize)
     })
 }
 
@@ -228,7 +238,7 @@ pub unsafe extern "C" fn aeron_header_position_bits_to_shift(header: *mut aeron_
 pub unsafe extern "C" fn aeron_header_next_term_offset(header: *mut aeron_header_t) -> i32 {
     ffi_boundary!("aeron_header_next_term_offset", {
         // SAFETY: forwarded contract.
-        Ok(unsafe { header_ref(header) }?.header.next_term_offset())
+        Ok(unsafe { header_ref(header) }?.header().next_term_offset())
     })
 }
 
