@@ -640,6 +640,16 @@ typedef struct aeron_client_registering_resource_stct aeron_async_add_counter_t;
 // A pending destination command (not supported yet: none is ever made).
 typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
 
+// A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
+// promptly (readers wait at the claim until then).
+typedef struct aeron_buffer_claim_t {
+  // The frame's 32-byte header in the log buffer.
+  uint8_t *frame_header;
+  // The payload, `frame_header + 32`.
+  uint8_t *data;
+  size_t length;
+} aeron_buffer_claim_t;
+
 // Told that the client is closing.
 typedef void (*aeron_on_close_client_t)(void *clientd);
 
@@ -723,16 +733,6 @@ typedef struct aeron_iovec_t {
   uint8_t *iov_base;
   size_t iov_len;
 } aeron_iovec_t;
-
-// A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
-// promptly (readers wait at the claim until then).
-typedef struct aeron_buffer_claim_t {
-  // The frame's 32-byte header in the log buffer.
-  uint8_t *frame_header;
-  // The payload, `frame_header + 32`.
-  uint8_t *data;
-  size_t length;
-} aeron_buffer_claim_t;
 
 // What does not change during a publication's life.
 typedef struct aeron_publication_constants_t {
@@ -3166,6 +3166,20 @@ int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscri
 // `async_destination` NULL or valid.
 int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
 
+// Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
+//
+// # Safety
+// `buffer_claim` NULL or filled by a successful `try_claim` of a publication that is still
+// open or lingering, committed or aborted once.
+int aeron_buffer_claim_commit(struct aeron_buffer_claim_t *buffer_claim);
+
+// Turns the claimed frame into padding, which subscribers skip. Returns 0, or -1 for a
+// NULL or empty claim.
+//
+// # Safety
+// As `aeron_buffer_claim_commit`.
+int aeron_buffer_claim_abort(struct aeron_buffer_claim_t *buffer_claim);
+
 // Connects to the driver of the context's directory (waiting up to its driver timeout)
 // and stores a new client in `*client`; start it with `aeron_start`. The client uses
 // `context` from now on: keep it open until after `aeron_close` and do not give it to
@@ -3238,6 +3252,13 @@ int64_t aeron_client_id(struct aeron_t *client);
 // `client` NULL or open.
 int64_t aeron_next_correlation_id(struct aeron_t *client);
 
+// The client's reader of the driver's counters, owned by the client (do not free it);
+// valid until `aeron_close`. NULL for NULL.
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
+
 // Adds a handler called (on the conductor thread) when the client closes, besides the
 // context's. Returns 0, or -1 (NULL arguments, the pair already added).
 //
@@ -3252,13 +3273,6 @@ int aeron_add_close_handler(struct aeron_t *client, struct aeron_on_close_client
 // # Safety
 // `client` NULL or open; `pair` NULL or readable.
 int aeron_remove_close_handler(struct aeron_t *client, struct aeron_on_close_client_pair_t *pair);
-
-// The client's reader of the driver's counters, owned by the client (do not free it);
-// valid until `aeron_close`. NULL for NULL.
-//
-// # Safety
-// `client` NULL or open.
-struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
 
 // Adds a handler called (on the conductor thread) when a counter becomes available,
 // besides the context's. Returns 0, or -1 (NULL arguments, the pair already added).
@@ -3409,6 +3423,17 @@ int aeron_context_set_client_name(struct aeron_context_t *context, const char *v
 // # Safety
 // `context` NULL or live.
 const char *aeron_context_get_client_name(struct aeron_context_t *context);
+
+// Asks the driver in `directory` to terminate, passing `token_buffer` (`token_length`
+// bytes, at most 4096; NULL allowed when 0) to its termination validator. Returns 1 once
+// the request is written (the driver does not answer; it decides), -1 on error (no
+// driver CnC in `directory`, token too long).
+//
+// # Safety
+// `directory` NULL or NUL-terminated; `token_buffer` valid for `token_length` bytes.
+int aeron_context_request_driver_termination(const char *directory,
+                                             const uint8_t *token_buffer,
+                                             size_t token_length);
 
 // The handler of errors the client reports asynchronously (conductor errors, driver
 // timeouts, failures of closes). The default prints to stderr.
@@ -3609,17 +3634,6 @@ aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aer
 // # Safety
 // `context` NULL or live.
 void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
-
-// Asks the driver in `directory` to terminate, passing `token_buffer` (`token_length`
-// bytes, at most 4096; NULL allowed when 0) to its termination validator. Returns 1 once
-// the request is written (the driver does not answer; it decides), -1 on error (no
-// driver CnC in `directory`, token too long).
-//
-// # Safety
-// `directory` NULL or NUL-terminated; `token_buffer` valid for `token_length` bytes.
-int aeron_context_request_driver_termination(const char *directory,
-                                             const uint8_t *token_buffer,
-                                             size_t token_length);
 
 // The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic
 // reads and writes by the application. Valid while the client is open. NULL for NULL.
@@ -4043,20 +4057,6 @@ int aeron_image_block_poll(struct aeron_image_t *image,
 // # Safety
 // `image` NULL or valid; `reason` NULL or NUL-terminated.
 int aeron_image_reject(struct aeron_image_t *image, const char *reason);
-
-// Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
-//
-// # Safety
-// `buffer_claim` NULL or filled by a successful `try_claim` of a publication that is still
-// open or lingering, committed or aborted once.
-int aeron_buffer_claim_commit(struct aeron_buffer_claim_t *buffer_claim);
-
-// Turns the claimed frame into padding, which subscribers skip. Returns 0, or -1 for a
-// NULL or empty claim.
-//
-// # Safety
-// As `aeron_buffer_claim_commit`.
-int aeron_buffer_claim_abort(struct aeron_buffer_claim_t *buffer_claim);
 
 // Appends `length` bytes at `buffer` as one message (fragmented when longer than the max
 // payload length). With a `reserved_value_supplier`, each frame's reserved value comes

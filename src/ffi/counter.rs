@@ -9,7 +9,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::Counter;
-use crate::ffi::context::aeron_notification_t;
+use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
 use crate::util::error::Result;
 

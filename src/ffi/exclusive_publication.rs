@@ -13,13 +13,13 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::ExclusivePublication;
+use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
-use crate::ffi::context::aeron_notification_t;
+use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
 use crate::ffi::publication::{
-    aeron_buffer_claim_t, aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t,
-    destination_not_supported, destination_poll_not_supported, local_sockaddrs, message, offer_boundary,
-    rust_supplier, store_claim, with_iovecs,
+    aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, destination_not_supported,
+    destination_poll_not_supported, local_sockaddrs, message, offer_boundary, rust_supplier, with_iovecs,
 };
 use crate::util::error::Result;
 

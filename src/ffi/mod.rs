@@ -211,8 +211,11 @@ pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a
 // Error frames (`aeron_context_set_publication_error_frame_handler`) are sent by UDP
 // receivers only: the handler is stored and returned, and not called until UDP lands.
 pub mod async_add;
+pub mod buffer_claim;
 pub mod client;
+pub mod client_handlers;
 pub mod context;
+pub mod context_callbacks;
 pub mod counter;
 pub mod exclusive_publication;
 pub mod fragment_assembler;
@@ -220,5 +223,6 @@ pub mod handles;
 pub mod header;
 pub mod image;
 pub mod publication;
+pub mod publication_error;
 pub mod subscription;
 pub mod uri_string_builder;

@@ -14,13 +14,11 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::Publication;
-use crate::concurrent::AtomicBuffer;
+use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
-use crate::ffi::context::aeron_notification_t;
+use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
 use crate::ffi::{FailureValue, boundary};
-use crate::logbuffer::BufferClaim;
-use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::{Error, Result};
 
 /// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
@@ -69,19 +67,6 @@ pub struct aeron_iovec_t {
     pub iov_len: usize,
 }
 
-/// A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
-/// promptly (readers wait at the claim until then).
-#[allow(non_camel_case_types)]
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct aeron_buffer_claim_t {
-    /// The frame's 32-byte header in the log buffer.
-    pub frame_header: *mut u8,
-    /// The payload, `frame_header + 32`.
-    pub data: *mut u8,
-    pub length: usize,
-}
-
 /// What does not change during a publication's life.
 #[allow(non_camel_case_types)]
 #[repr(C)]
@@ -109,40 +94,6 @@ pub struct aeron_publication_constants_t {
     pub publication_limit_counter_id: i32,
     pub channel_status_indicator_id: i32,
 }
-
-/// An error frame a receiver sent about a publication (`#pragma pack(4)` as upstream; the
-/// C definition is in the header's hand-written part). `error_message` holds
-/// `error_message_length` bytes, not NUL-terminated.
-#[allow(non_camel_case_types)]
-#[repr(C, packed(4))]
-pub struct aeron_publication_error_values_t {
-    pub registration_id: i64,
-    pub destination_registration_id: i64,
-    pub session_id: i32,
-    pub stream_id: i32,
-    pub receiver_id: i64,
-    pub group_tag: i64,
-    pub address_type: i16,
-    pub source_port: u16,
-    pub source_address: [u8; 16],
-    pub error_code: i32,
-    pub error_message_length: i32,
-    pub error_message: [u8; 1],
-}
-
-static_assertions::const_assert_eq!(std::mem::size_of::<aeron_publication_error_values_t>(), 72);
-static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_publication_error_values_t, address_type), 40);
-static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_publication_error_values_t, error_code), 60);
-static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_publication_error_values_t, error_message),
-    68
-);
-
-/// Receives an error frame; `error_frame` is valid during the call only (copy it with
-/// `aeron_publication_error_values_copy`). Runs on the conductor thread.
-#[allow(non_camel_case_types)]
-pub type aeron_publication_error_frame_handler_t =
-    Option<unsafe extern "C" fn(clientd: *mut c_void, error_frame: *mut aeron_publication_error_values_t)>;
 
 /// What an `aeron_publication_t` points to.
 pub(crate) struct PublicationHandle {
@@ -234,69 +185,6 @@ pub(crate) fn rust_supplier(
         // SAFETY: the supplier's contract (aeronc.h): called with the frame it may read.
         unsafe { supplier(clientd, frame.as_ptr().cast_mut(), frame.len()) }
     }
-}
-
-/// Fills `*buffer_claim` from a claim.
-///
-/// # Safety
-/// `buffer_claim` valid for a write.
-pub(crate) unsafe fn store_claim(claim: BufferClaim<'_>, buffer_claim: *mut aeron_buffer_claim_t) {
-    let frame_header = claim.frame_ptr();
-    let value = aeron_buffer_claim_t {
-        frame_header,
-        data: frame_header.wrapping_add(DATA_HEADER_LENGTH),
-        length: claim.length(),
-    };
-    // SAFETY: writable (contract).
-    unsafe { buffer_claim.write(value) };
-}
-
-/// The claim described by `buffer_claim` over its frame in the log.
-///
-/// # Safety
-/// `buffer_claim` NULL or filled by a successful `try_claim` and not yet committed/aborted.
-unsafe fn claimed_frame(buffer_claim: *mut aeron_buffer_claim_t) -> Result<(AtomicBuffer, usize)> {
-    require_non_null!(buffer_claim, "buffer_claim");
-    // SAFETY: non-null and filled by try_claim (contract).
-    let claim = unsafe { buffer_claim.read() };
-    require_non_null!(claim.frame_header, "buffer_claim->frame_header");
-    let length = claim.length.checked_add(DATA_HEADER_LENGTH).ok_or_else(|| {
-        Error::invalid_argument(format!("buffer_claim->length {} is not a claim length", claim.length))
-    })?;
-    // SAFETY: the frame lies in a log mapping the publication keeps (it lingers after close)
-    // and writers only touch it through the claim protocol.
-    let frame = unsafe { AtomicBuffer::from_raw(claim.frame_header, length) }?;
-    Ok((frame, claim.length))
-}
-
-/// Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
-///
-/// # Safety
-/// `buffer_claim` NULL or filled by a successful `try_claim` of a publication that is still
-/// open or lingering, committed or aborted once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_buffer_claim_commit(buffer_claim: *mut aeron_buffer_claim_t) -> c_int {
-    ffi_boundary!("aeron_buffer_claim_commit", {
-        // SAFETY: forwarded contract.
-        let (frame, length) = unsafe { claimed_frame(buffer_claim) }?;
-        BufferClaim::new(&frame, 0, length).commit();
-        Ok(0)
-    })
-}
-
-/// Turns the claimed frame into padding, which subscribers skip. Returns 0, or -1 for a
-/// NULL or empty claim.
-///
-/// # Safety
-/// As `aeron_buffer_claim_commit`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_buffer_claim_abort(buffer_claim: *mut aeron_buffer_claim_t) -> c_int {
-    ffi_boundary!("aeron_buffer_claim_abort", {
-        // SAFETY: forwarded contract.
-        let (frame, length) = unsafe { claimed_frame(buffer_claim) }?;
-        BufferClaim::new(&frame, 0, length).abort();
-        Ok(0)
-    })
 }
 
 /// # Safety
@@ -676,56 +564,5 @@ pub unsafe extern "C" fn aeron_publication_local_sockaddrs(
         // SAFETY: NULL or open (contract).
         let handle = unsafe { handle(publication) }?;
         local_sockaddrs(handle.publication.channel(), address_vec, address_vec_len)
-    })
-}
-
-/// Copies `*src` (with its message) into a new allocation stored in `*dst`; free it with
-/// `aeron_publication_error_values_delete`. Returns 0, or -1 for NULL arguments or a
-/// negative message length.
-///
-/// # Safety
-/// `dst` valid for a pointer write; `src` NULL or a complete error frame.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_publication_error_values_copy(
-    dst: *mut *mut aeron_publication_error_values_t,
-    src: *mut aeron_publication_error_values_t,
-) -> c_int {
-    ffi_boundary!("aeron_publication_error_values_copy", {
-        require_non_null!(dst, "dst");
-        require_non_null!(src, "src");
-        // SAFETY: src is a complete error frame (contract); the field is read unaligned
-        // as the struct is packed.
-        let message_length = unsafe { std::ptr::addr_of!((*src).error_message_length).read_unaligned() };
-        let message_length = usize::try_from(message_length)
-            .map_err(|_| Error::invalid_argument(format!("error_message_length {message_length} < 0")))?;
-        let size = std::mem::size_of::<aeron_publication_error_values_t>() + message_length;
-        // SAFETY: plain allocation; checked for NULL below.
-        let copy = unsafe { libc::calloc(1, size) }.cast::<u8>();
-        if copy.is_null() {
-            return Err(Error::with_code(libc::ENOMEM, format!("could not allocate {size} bytes")));
-        }
-        let used = std::mem::offset_of!(aeron_publication_error_values_t, error_message) + message_length;
-        // SAFETY: src holds `used` bytes (contract); copy has `size` >= used bytes; they
-        // do not overlap (fresh allocation).
-        unsafe { std::ptr::copy_nonoverlapping(src.cast::<u8>(), copy, used) };
-        // SAFETY: dst is non-null and writable (contract).
-        unsafe { dst.write(copy.cast()) };
-        Ok(0)
-    })
-}
-
-/// Frees a copy made by `aeron_publication_error_values_copy` (NULL is accepted); not for
-/// the frame a handler receives.
-///
-/// # Safety
-/// `to_delete` NULL or from `aeron_publication_error_values_copy`, freed once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_publication_error_values_delete(
-    to_delete: *mut aeron_publication_error_values_t,
-) {
-    ffi_boundary!("aeron_publication_error_values_delete", {
-        // SAFETY: NULL or from calloc in aeron_publication_error_values_copy, freed once.
-        unsafe { libc::free(to_delete.cast()) };
-        Ok(())
     })
 }

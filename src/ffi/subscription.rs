@@ -19,7 +19,7 @@ use std::sync::{Arc, Weak};
 use crate::client::context::ImageHandler;
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
-use crate::ffi::context::aeron_notification_t;
+use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
