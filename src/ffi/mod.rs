@@ -210,6 +210,10 @@ pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a
 // - `aeron_image_reject` (image rejection, a UDP feature).
 // Error frames (`aeron_context_set_publication_error_frame_handler`) are sent by UDP
 // receivers only: the handler is stored and returned, and not called until UDP lands.
+// Differences from libaeron that stay: `aeron_image_constants` leaves `subscription` NULL
+// (an image does not know its C subscription handle; image handlers are given it);
+// closing a resource calls its `on_close_complete` on the closing thread before returning;
+// the default error handler prints without ending the process.
 pub mod async_add;
 pub mod buffer_claim;
 pub mod client;
