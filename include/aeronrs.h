@@ -273,6 +273,24 @@ struct sockaddr_storage;
 // Decide from the channel (multicast: yes).
 #define AERON_INFER 2
 
+// Record mode: every record body has `record_size` bytes (the Mappedbus layout).
+#define AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE 0
+
+// Record mode: records are as long as their payload (rounded up to 8).
+#define AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH 1
+
+// Reader start: the first record of the oldest segment.
+#define AERONRS_MAPPED_BUS_START_REPLAY 0
+
+// Reader start: the current end of the bus.
+#define AERONRS_MAPPED_BUS_START_LIVE 1
+
+// Reader start: the given position (a record boundary).
+#define AERONRS_MAPPED_BUS_START_AT_POSITION 2
+
+// Write result: a reader rolled the record back before its commit; write it again.
+#define AERONRS_MAPPED_BUS_ROLLED_BACK -2
+
 // One producer, one consumer (Agrona `OneToOneRingBuffer`); minimum capacity 16.
 #define AERONRS_RING_BUFFER_ONE_TO_ONE 1
 
@@ -457,6 +475,12 @@ typedef struct aeron_t aeron_t;
 // A UDP channel of the driver's (opaque).
 typedef struct aeron_udp_channel_t aeron_udp_channel_t;
 
+// Opaque reader handle.
+typedef struct aeronrs_mapped_bus_reader_t aeronrs_mapped_bus_reader_t;
+
+// Opaque writer handle.
+typedef struct aeronrs_mapped_bus_writer_t aeronrs_mapped_bus_writer_t;
+
 // An open ring buffer. Opaque; created by `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
 // freed by `aeronrs_ring_buffer_close`.
 typedef struct aeronrs_ring_buffer_t aeronrs_ring_buffer_t;
@@ -554,6 +578,39 @@ typedef int aeron_threading_mode_t;
 // Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
 typedef int aeron_inferable_boolean_t;
+
+// What every writer and reader of one bus must agree on. Fill with
+// `aeronrs_mapped_bus_config_init`, then change what differs.
+typedef struct aeronrs_mapped_bus_config_t {
+  // Bytes of each segment records may use; the file is this rounded up to 4096.
+  uint64_t segment_length;
+  // `AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE` or `..._VARIABLE_LENGTH`.
+  int record_mode;
+  // Body bytes of every record in fixed-size mode (a multiple of 4); ignored otherwise.
+  uint32_t record_size;
+  // How long a reader waits for an allocated record's commit before rolling it back.
+  int64_t rollback_timeout_ns;
+  // Map each segment's pages when opening it, so reads and writes do not page-fault on
+  // the way (opening and roll-over take longer instead).
+  bool prefault;
+} aeronrs_mapped_bus_config_t;
+
+// Where a record is: segment index (file `<name>` is 0, `<name>.<n>` is n) and byte offset.
+typedef struct aeronrs_mapped_bus_position_t {
+  uint64_t segment;
+  uint64_t offset;
+} aeronrs_mapped_bus_position_t;
+
+// A committed record handed out by `aeronrs_mapped_bus_reader_poll`.
+typedef struct aeronrs_mapped_bus_record_t {
+  struct aeronrs_mapped_bus_position_t position;
+  // Message type of a typed message, or payload length of a byte message.
+  int32_t metadata;
+  // The body: the whole record body in fixed-size mode, the payload in variable-length
+  // mode. Valid until the next poll or close of the reader.
+  const uint8_t *body;
+  size_t body_length;
+} aeronrs_mapped_bus_record_t;
 
 // Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
 typedef int aeronrs_ring_buffer_kind_t;
@@ -2593,6 +2650,124 @@ int aeron_errcode(void);
 // The message of the last failing aeron call on this thread, never NULL. Valid until this
 // thread's next failing call.
 const char *aeron_errmsg(void);
+
+// Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
+// rollback timeout, prefaulted segments.
+//
+// Returns 0, or -1 if `config` is NULL.
+//
+// # Safety
+// `config` must be NULL or point to writable memory for a config.
+int aeronrs_mapped_bus_config_init(struct aeronrs_mapped_bus_config_t *config);
+
+// Opens the bus at `path` for appending (creating its first segment file if none exists).
+//
+// Returns 0 and sets `*writer`, or -1 (bad config, a file that is not a bus segment of this
+// config, I/O error) with `aeron_errmsg()` saying why.
+//
+// # Safety
+// `writer` must be NULL or writable; `path` NULL or a NUL-terminated string; `config`
+// NULL or readable. Free the writer with `aeronrs_mapped_bus_writer_close`.
+int aeronrs_mapped_bus_writer_open(struct aeronrs_mapped_bus_writer_t **writer,
+                                   const char *path,
+                                   const struct aeronrs_mapped_bus_config_t *config);
+
+// Appends a byte message (metadata = `length`). In fixed-size mode `length` may be up to
+// the record size.
+//
+// Returns 0 when committed, `AERONRS_MAPPED_BUS_ROLLED_BACK` when a reader rolled it back
+// first (write it again), -1 on error (too long, corrupt file, I/O). On 0 and
+// `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
+// (NULL allowed when 0); `position` NULL or writable.
+int aeronrs_mapped_bus_writer_write(struct aeronrs_mapped_bus_writer_t *writer,
+                                    const uint8_t *payload,
+                                    size_t length,
+                                    struct aeronrs_mapped_bus_position_t *position);
+
+// Appends a typed message (fixed-size mode only): metadata = `message_type`, the body
+// (at most the record size) at the start of the record.
+//
+// Returns as `aeronrs_mapped_bus_writer_write`.
+//
+// # Safety
+// As for `aeronrs_mapped_bus_writer_write`.
+int aeronrs_mapped_bus_writer_write_typed(struct aeronrs_mapped_bus_writer_t *writer,
+                                          int32_t message_type,
+                                          const uint8_t *body,
+                                          size_t length,
+                                          struct aeronrs_mapped_bus_position_t *position);
+
+// Writes what this writer appended so far to disk (`msync`, plus `fsync` of the folder
+// after a move to a new segment file), for durability across power loss.
+//
+// Returns 0, or -1 on error.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`.
+int aeronrs_mapped_bus_writer_flush(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Closes and frees a writer (NULL is fine). Records stay in the files.
+//
+// Returns 0.
+//
+// # Safety
+// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, not used afterwards.
+int aeronrs_mapped_bus_writer_close(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Opens the bus at `path` for reading from `start`: `AERONRS_MAPPED_BUS_START_REPLAY`,
+// `AERONRS_MAPPED_BUS_START_LIVE`, or `AERONRS_MAPPED_BUS_START_AT_POSITION` with
+// `*position` a record boundary (ignored, may be NULL, otherwise).
+//
+// Returns 0 and sets `*reader`, or -1 with `aeron_errmsg()` saying why.
+//
+// # Safety
+// `reader` NULL or writable; `path` NULL or NUL-terminated; `config` NULL or readable;
+// `position` NULL or readable. Free the reader with `aeronrs_mapped_bus_reader_close`.
+int aeronrs_mapped_bus_reader_open(struct aeronrs_mapped_bus_reader_t **reader,
+                                   const char *path,
+                                   const struct aeronrs_mapped_bus_config_t *config,
+                                   int start,
+                                   const struct aeronrs_mapped_bus_position_t *position);
+
+// Reads the next committed record into `*record`, skipping rolled-back ones and rolling
+// back records whose writer stalled past the timeout.
+//
+// Returns 1 with `*record` set, 0 when there is no record yet, -1 on error (a corrupt
+// segment). `record->body` stays valid until the next poll or close of this reader.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
+int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
+                                   struct aeronrs_mapped_bus_record_t *record);
+
+// Whether the reader has reached the end the bus had when the reader was opened.
+//
+// Returns false also when `reader` is NULL (with the error set).
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`.
+bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t *reader);
+
+// Where the reader will look for the next record; a reader opened there later continues
+// from the same record.
+//
+// Returns 0, or -1 when an argument is NULL.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
+int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reader,
+                                       struct aeronrs_mapped_bus_position_t *position);
+
+// Closes and frees a reader (NULL is fine).
+//
+// Returns 0.
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, not used afterwards.
+int aeronrs_mapped_bus_reader_close(struct aeronrs_mapped_bus_reader_t *reader);
 
 // Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
 // zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power

@@ -8,7 +8,7 @@ use crate::logbuffer::frame_descriptor::{
     aligned_frame_length, frame_fits, frame_length_volatile, is_padding_frame,
 };
 use crate::logbuffer::header::Header;
-use crate::protocol::header::DATA_HEADER_LENGTH;
+use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 
 /// Where a read stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +49,8 @@ impl ControlledPollAction {
 
 /// Reads up to `fragments_limit` fragments from `term_offset`, calling `handler(payload,
 /// header)` for each DATA frame. `header` carries the stream constants and is refilled per
-/// fragment. Frame lengths that would run past the term (corrupt memory) stop the read.
+/// fragment. Frame lengths that would run past the term (corrupt memory) stop the read, and
+/// a `term_offset` that is not frame-aligned reads nothing.
 #[inline]
 pub fn read<F>(
     term: &AtomicBuffer,
@@ -78,32 +79,24 @@ pub fn read_bounded<F>(
 where
     F: FnMut(&[u8], &Header),
 {
-    let capacity = term.capacity();
-    let limit_offset = limit_offset.min(capacity);
-    let mut offset = term_offset;
-    let mut fragments_read = 0;
-    while fragments_read < fragments_limit && offset < limit_offset {
-        let frame_length = frame_length_volatile(term, offset);
-        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
-            break;
-        }
-        let frame_offset = offset;
-        offset += aligned_frame_length(frame_length as usize);
-        if is_padding_frame(term, frame_offset) {
-            continue;
-        }
-        header.load(term, frame_offset, frame_length);
-        let payload = term
-            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
-        handler(payload, header);
-        fragments_read += 1;
-    }
-    ReadOutcome { offset: offset.min(capacity), fragments_read }
+    controlled_read_bounded(
+        term,
+        term_offset,
+        limit_offset,
+        fragments_limit,
+        header,
+        |payload, header| {
+            handler(payload, header);
+            ControlledPollAction::Continue
+        },
+        |_| {},
+    )
 }
 
 /// Controlled read (Aeron `Image.controlledPoll` over one term). `on_commit(offset)` is
 /// called when the handler returns `Commit`, with the term offset consumed so far, so the
 /// caller can store the subscriber position at once. ABORT leaves the fragment unconsumed.
+#[inline]
 pub fn controlled_read<F, C>(
     term: &AtomicBuffer,
     term_offset: usize,
@@ -120,6 +113,7 @@ where
 }
 
 /// As [`controlled_read`], starting no frame at or past `limit_offset`.
+#[inline]
 pub fn controlled_read_bounded<F, C>(
     term: &AtomicBuffer,
     term_offset: usize,
@@ -133,6 +127,12 @@ where
     F: FnMut(&[u8], &Header) -> ControlledPollAction,
     C: FnMut(usize),
 {
+    if term_offset % FRAME_ALIGNMENT != 0 {
+        // Frames start on 32-byte boundaries, so no frame starts here; and the length word
+        // at an unaligned offset cannot be read atomically. The offset comes from a position
+        // in shared memory, so a bad one stalls the reader instead of panicking it.
+        return ReadOutcome { offset: term_offset, fragments_read: 0 };
+    }
     let capacity = term.capacity();
     let limit_offset = limit_offset.min(capacity);
     let mut offset = term_offset;
@@ -244,6 +244,18 @@ mod tests {
             |_| {},
         );
         assert_eq!(outcome, ReadOutcome { offset: 64, fragments_read: 1 });
+    }
+
+    #[test]
+    fn unaligned_start_offset_reads_nothing_instead_of_panicking() {
+        // The start offset comes from a position in shared memory (a subscriber position
+        // counter seeded by the driver from a peer's SETUP frame); it must not panic.
+        let log = log_with_messages(&[b"a"]);
+        let mut header = Header::new(5, 16);
+        for offset in [1, 4, 31, 65535] {
+            let outcome = read(log.term(0), offset, 10, &mut header, |_, _| panic!("nothing to deliver"));
+            assert_eq!(outcome, ReadOutcome { offset, fragments_read: 0 });
+        }
     }
 
     #[test]
