@@ -57,14 +57,32 @@ pub fn read<F>(
     term_offset: usize,
     fragments_limit: usize,
     header: &mut Header,
+    handler: F,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header),
+{
+    read_bounded(term, term_offset, term.capacity(), fragments_limit, header, handler)
+}
+
+/// As [`read`], starting no frame at or past `limit_offset` (Aeron `Image.boundedPoll`: a
+/// frame that begins before the limit is read whole even if it ends after it).
+#[inline]
+pub fn read_bounded<F>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    limit_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
     mut handler: F,
 ) -> ReadOutcome
 where
     F: FnMut(&[u8], &Header),
 {
-    controlled_read(
+    controlled_read_bounded(
         term,
         term_offset,
+        limit_offset,
         fragments_limit,
         header,
         |payload, header| {
@@ -84,6 +102,24 @@ pub fn controlled_read<F, C>(
     term_offset: usize,
     fragments_limit: usize,
     header: &mut Header,
+    handler: F,
+    on_commit: C,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    C: FnMut(usize),
+{
+    controlled_read_bounded(term, term_offset, term.capacity(), fragments_limit, header, handler, on_commit)
+}
+
+/// As [`controlled_read`], starting no frame at or past `limit_offset`.
+#[inline]
+pub fn controlled_read_bounded<F, C>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    limit_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
     mut handler: F,
     mut on_commit: C,
 ) -> ReadOutcome
@@ -98,9 +134,10 @@ where
         return ReadOutcome { offset: term_offset, fragments_read: 0 };
     }
     let capacity = term.capacity();
+    let limit_offset = limit_offset.min(capacity);
     let mut offset = term_offset;
     let mut fragments_read = 0;
-    while fragments_read < fragments_limit && offset < capacity {
+    while fragments_read < fragments_limit && offset < limit_offset {
         let frame_length = frame_length_volatile(term, offset);
         if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
             break;
@@ -184,6 +221,29 @@ mod tests {
         let mut header = Header::new(0, 16);
         assert_eq!(read(&term, 65536 - 32, 10, &mut header, |_, _| {}).fragments_read, 0);
         assert_eq!(read(&term, 0, 10, &mut header, |_, _| {}).offset, 0);
+    }
+
+    #[test]
+    fn bounded_reads_start_no_frame_at_or_past_the_limit() {
+        let log = log_with_messages(&[b"a", b"bb", b"ccc"]);
+        let mut header = Header::new(5, 16);
+        let mut seen = Vec::new();
+        // Frames at 0, 64, 128; a limit of 65 still takes the frame that starts at 64.
+        let outcome = read_bounded(log.term(0), 0, 65, 10, &mut header, |p, _| seen.push(p.to_vec()));
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 2 });
+        assert_eq!(seen, vec![b"a".to_vec(), b"bb".to_vec()]);
+        let outcome = read_bounded(log.term(0), 128, 128, 10, &mut header, |_, _| panic!("at the limit"));
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 0 });
+        let outcome = controlled_read_bounded(
+            log.term(0),
+            0,
+            64,
+            10,
+            &mut header,
+            |_, _| ControlledPollAction::Continue,
+            |_| {},
+        );
+        assert_eq!(outcome, ReadOutcome { offset: 64, fragments_read: 1 });
     }
 
     #[test]
