@@ -51,6 +51,11 @@ impl ConductorHandle {
         result
     }
 
+    /// The client's view of the driver's counters.
+    pub fn counters_reader(&self) -> crate::concurrent::counters::CountersReader {
+        self.lock().counters_reader.clone()
+    }
+
     pub fn do_work(&self) -> i32 {
         self.with(|c| c.do_work())
     }

@@ -254,6 +254,15 @@ impl ExclusivePublication {
         self.core.info.channel_status_id
     }
 
+    /// The local addresses the UDP send endpoint is bound to (`ip:port`); empty for IPC.
+    pub fn local_socket_addresses(&self) -> Vec<String> {
+        let counters = self.client.counters_reader();
+        crate::client::local_socket_addresses::local_socket_addresses(
+            &counters,
+            self.core.info.channel_status_id,
+        )
+    }
+
     /// Stops this publication and asks the driver to release it; idempotent, done on drop.
     pub fn close(&self) {
         if self.core.close() {

@@ -21,6 +21,7 @@ pub mod driver_termination;
 pub mod exclusive_publication;
 mod heartbeat;
 pub mod image;
+pub mod local_socket_addresses;
 pub mod publication;
 pub mod publication_core;
 pub mod subscription;

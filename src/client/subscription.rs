@@ -352,6 +352,15 @@ impl Subscription {
         self.state.channel_status_indicator_id()
     }
 
+    /// The local addresses the UDP receive endpoint is bound to (`ip:port`); empty for IPC.
+    pub fn local_socket_addresses(&self) -> Vec<String> {
+        let counters = self.client.counters_reader();
+        crate::client::local_socket_addresses::local_socket_addresses(
+            &counters,
+            self.channel_status_indicator_id(),
+        )
+    }
+
     pub fn channel(&self) -> &str {
         &self.state.channel
     }

@@ -14,6 +14,7 @@ pub mod header_writer;
 pub mod log_buffers;
 pub mod log_metadata;
 pub mod term_appender;
+pub mod term_gap_filler;
 pub mod term_gap_scanner;
 pub mod term_reader;
 pub mod term_rebuilder;
