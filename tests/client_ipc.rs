@@ -1,6 +1,9 @@
-//! Our publisher and our subscriber in two processes over `aeron:ipc`, through each media
-//! driver (real Java Aeron, and our `aeronmd`): every message arrives once, intact and in order. Plus back pressure with
-//! a slow subscriber and several threads sharing one concurrent publication.
+//! Our publisher and our subscriber in separate processes over `aeron:ipc`, through each
+//! media driver (real Java Aeron, and our `aeronmd`): every message arrives once, intact and
+//! in order (10 million small messages and 1,000 of 1 MiB through `aeronmd`). Plus two
+//! publisher processes sharing a concurrent publication beside an exclusive one, held back
+//! by a slow subscriber process; back pressure in one process; several threads sharing one
+//! concurrent publication.
 mod client_support;
 
 use std::cell::{Cell, RefCell};
@@ -10,16 +13,12 @@ use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, FragmentAssembler, Header, NOT_CONNECTED};
 use client_support::{
-    DriverKind, DriverOptions, ErrorLog, TestDriver, context, driver_tests, fill, role, spawn_role, verify,
-    wait_child, wait_until,
+    DriverKind, DriverOptions, ErrorLog, TestDriver, connect_from_env, context, driver_tests, env_u64, fill,
+    process_tests, role, spawn_role, spawn_role_captured, verify, wait_child, wait_until,
 };
 
 const CHANNEL: &str = "aeron:ipc?term-length=16m";
 const STREAM_ID: i32 = 1001;
-
-fn env_u64(name: &str) -> u64 {
-    std::env::var(name).unwrap_or_else(|_| panic!("{name} not set")).parse().unwrap()
-}
 
 /// Child role: publish `COUNT` interop messages of `LENGTH` bytes.
 fn publisher_role() {
@@ -117,9 +116,9 @@ fn two_processes_one_million_small_messages_java_driver() {
 }
 
 #[test]
-fn two_processes_one_million_small_messages_rust_driver() {
-    let test = "two_processes_one_million_small_messages_rust_driver";
-    two_processes(test, DriverKind::Rust, 1_000_000, 32);
+fn two_processes_ten_million_small_messages_rust_driver() {
+    let test = "two_processes_ten_million_small_messages_rust_driver";
+    two_processes(test, DriverKind::Rust, 10_000_000, 32);
 }
 
 #[test]
@@ -245,3 +244,133 @@ fn threads_share_a_concurrent_publication(driver: &mut TestDriver) {
 }
 
 driver_tests!(slow_subscriber_back_pressures_without_loss, threads_share_a_concurrent_publication);
+
+/// A 64 KiB term: a 32 KiB publication window, which a slow subscriber soon fills.
+const SLOW_CHANNEL: &str = "aeron:ipc?term-length=64k";
+const SLOW_STREAM_ID: i32 = 1002;
+/// Message: bytes 0..8 = publisher tag, bytes 8.. = interop message `i` of the rest.
+const TAGGED_LENGTH: usize = 64;
+const TAGGED_COUNT: u64 = 10_000;
+
+/// Child role: publisher `TAG` on the shared concurrent publication, or (`EXCLUSIVE=1`) on
+/// its own exclusive one. Before any subscriber exists its offers are NOT_CONNECTED; then it
+/// offers `TAGGED_COUNT` messages, retrying each while BACK_PRESSURED, and fails unless the
+/// slow subscriber did back-pressure it.
+fn tagged_publisher_role() {
+    let (tag, exclusive) = (env_u64("TAG"), env_u64("EXCLUSIVE") == 1);
+    let log = ErrorLog::default();
+    let aeron = connect_from_env(&log);
+    let mut message = [0u8; TAGGED_LENGTH];
+    message[..8].copy_from_slice(&tag.to_le_bytes());
+    let (mut concurrent, mut exclusive_publication) = (None, None);
+    if exclusive {
+        exclusive_publication =
+            Some(aeron.add_exclusive_publication(SLOW_CHANNEL, SLOW_STREAM_ID).expect("add"));
+    } else {
+        concurrent = Some(aeron.add_publication(SLOW_CHANNEL, SLOW_STREAM_ID).expect("add"));
+    }
+    let mut offer = |message: &[u8]| match (&concurrent, &mut exclusive_publication) {
+        (Some(publication), _) => publication.offer(message).expect("offer"),
+        (None, Some(publication)) => publication.offer(message).expect("offer"),
+        (None, None) => unreachable!(),
+    };
+    assert_eq!(offer(&message), NOT_CONNECTED, "no subscriber yet");
+    println!("NOT_CONNECTED seen");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut back_pressured = 0u64;
+    for i in 0..TAGGED_COUNT {
+        fill(&mut message[8..], i);
+        loop {
+            let result = offer(&message);
+            if result > 0 {
+                break;
+            }
+            match result {
+                BACK_PRESSURED => back_pressured += 1,
+                // Before the subscriber arrives, and while a rotation is under way.
+                NOT_CONNECTED | ADMIN_ACTION => {}
+                other => panic!("publisher {tag}: offer {i} failed: {other}"),
+            }
+            assert!(Instant::now() < deadline, "publisher {tag}: offer {i} not accepted within 60 s");
+            std::thread::yield_now();
+        }
+    }
+    println!(
+        "publisher {tag} (exclusive: {exclusive}): {TAGGED_COUNT} offered, {back_pressured} back pressured"
+    );
+    assert!(back_pressured > 0, "the slow subscriber never back pressured publisher {tag}");
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+fn ipc_roles(role: &str) {
+    match role {
+        "tagged-pub" => tagged_publisher_role(),
+        other => panic!("unknown role {other}"),
+    }
+}
+
+/// Two publisher processes on one concurrent publication and a third on an exclusive one;
+/// this process subscribes slowly. Every message arrives once, intact, in order per
+/// publisher; the two concurrent ones share a session, the exclusive one has its own.
+fn publisher_processes_and_a_slow_subscriber(test: &str, driver: &mut TestDriver) {
+    let dir = driver.aeron_dir().display().to_string();
+    let mut publishers: Vec<_> = (0..3u64)
+        .map(|tag| {
+            let envs = [
+                ("AERON_DIR", dir.clone()),
+                ("TAG", tag.to_string()),
+                ("EXCLUSIVE", u64::from(tag == 2).to_string()),
+            ];
+            spawn_role_captured(test, "tagged-pub", &envs)
+        })
+        .collect();
+    // Subscribe only once every publisher has seen NOT_CONNECTED.
+    for publisher in &mut publishers {
+        publisher.wait_for("NOT_CONNECTED seen", Duration::from_secs(60));
+    }
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let mut subscription = aeron.add_subscription(SLOW_CHANNEL, SLOW_STREAM_ID).expect("subscription");
+    let mut next = [0u64; 3];
+    let mut sessions = [None::<i32>; 3];
+    let mut failure = None;
+    let deadline = Instant::now() + Duration::from_secs(90);
+    while next.iter().sum::<u64>() < 3 * TAGGED_COUNT {
+        subscription.poll(
+            |message: &[u8], header: &Header| {
+                let tag = u64::from_le_bytes(message[..8].try_into().unwrap()) as usize;
+                if tag > 2 {
+                    failure.get_or_insert(format!("unknown publisher tag {tag}"));
+                    return;
+                }
+                if let Err(e) = verify(&message[8..], next[tag], TAGGED_LENGTH - 8) {
+                    failure.get_or_insert(format!("publisher {tag}: {e}"));
+                }
+                if *sessions[tag].get_or_insert(header.session_id()) != header.session_id() {
+                    failure.get_or_insert(format!("publisher {tag} changed session"));
+                }
+                next[tag] += 1;
+            },
+            20,
+        );
+        if let Some(failure) = &failure {
+            panic!("{failure}");
+        }
+        assert!(Instant::now() < deadline, "received {next:?} of {TAGGED_COUNT} each within 90 s");
+        // Slow: the publishers outrun us and must wait for the window to open.
+        std::thread::sleep(Duration::from_micros(100));
+    }
+    for publisher in &mut publishers {
+        publisher.finish(Duration::from_secs(60));
+        println!("{}", publisher.wait_for("publisher ", Duration::from_secs(1)));
+    }
+    // Nothing beyond the counts arrives (each message exactly once).
+    std::thread::sleep(Duration::from_millis(50));
+    subscription.poll(|_: &[u8], _: &Header| panic!("a message beyond the counts"), 10);
+    assert_eq!(next, [TAGGED_COUNT; 3]);
+    assert_eq!(sessions[0], sessions[1], "the concurrent publishers share one session");
+    assert_ne!(sessions[0], sessions[2], "the exclusive publication has its own session");
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+process_tests!(ipc_roles; publisher_processes_and_a_slow_subscriber);

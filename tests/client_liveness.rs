@@ -38,8 +38,13 @@ fn killed_driver_is_reported_and_nothing_hangs(driver: &mut TestDriver) {
     let aeron = Aeron::connect(ctx).expect("connect");
     let mut subscription = aeron.add_subscription(CHANNEL, 1).expect("subscription");
     let publication = aeron.add_publication(CHANNEL, 1).expect("publication");
-    wait_until(Duration::from_secs(20), "connected", || publication.is_connected());
+    let mut exclusive = aeron.add_exclusive_publication(CHANNEL, 1).expect("exclusive publication");
+    let counter = aeron.add_counter(1001, &[], "killed driver").expect("counter");
+    wait_until(Duration::from_secs(20), "connected", || {
+        publication.is_connected() && exclusive.is_connected() && subscription.image_count() == 2
+    });
     assert!(publication.offer(b"before").unwrap() > 0);
+    let image = subscription.image_by_session_id(exclusive.session_id()).expect("image");
 
     driver.kill();
     let killed = Instant::now();
@@ -57,10 +62,21 @@ fn killed_driver_is_reported_and_nothing_hangs(driver: &mut TestDriver) {
     assert!(aeron.is_closed());
     assert!(publication.is_closed());
     assert_eq!(publication.offer(b"after").unwrap(), CLOSED);
+    assert!(matches!(publication.try_claim(8).unwrap(), (CLOSED, None)));
+    assert!(exclusive.is_closed());
+    assert_eq!(exclusive.offer(b"after").unwrap(), CLOSED);
+    assert!(matches!(exclusive.try_claim(8).unwrap(), (CLOSED, None)));
+    assert!(counter.is_closed());
+    assert!(image.is_closed());
+    assert_eq!(image.poll(|_: &[u8], _: &Header| panic!("a closed image delivers nothing"), 10), 0);
     assert_eq!(subscription.poll(|_: &[u8], _: &Header| panic!("closed images deliver nothing"), 10), 0);
     assert!(subscription.is_closed());
+    assert_eq!(subscription.image_count(), 0);
     assert!(aeron.add_subscription(CHANNEL, 3).is_err());
+    assert!(aeron.add_exclusive_publication(CHANNEL, 3).is_err());
+    assert!(aeron.add_counter(1001, &[], "c").is_err());
     assert!(aeron.async_add_counter(1001, &[], "c").is_err());
+    assert!(aeron.async_add_publication(CHANNEL, 3).is_err());
 }
 
 fn clean_driver_shutdown_closes_the_client(driver: &mut TestDriver) {
@@ -166,7 +182,8 @@ fn do_work_is_refused_in_threaded_mode(driver: &mut TestDriver) {
     assert!(aeron.add_publication(CHANNEL, 1).is_err());
 }
 
-const SHORT_LIVENESS: DriverOptions = DriverOptions { client_liveness_timeout: Some("2s") };
+const SHORT_LIVENESS: DriverOptions =
+    DriverOptions { client_liveness_timeout: Some("2s"), ..DriverOptions::DEFAULT };
 
 driver_tests!(
     killed_driver_is_reported_and_nothing_hangs,

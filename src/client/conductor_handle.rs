@@ -83,6 +83,14 @@ pub(crate) struct ConductorAgent {
 }
 
 impl Agent for ConductorAgent {
+    fn on_start(&mut self) -> Result<()> {
+        let hook = self.handle.with(|c| c.ctx.agent_on_start().cloned());
+        if let Some(hook) = hook {
+            hook(self.role_name());
+        }
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         Ok(self.handle.do_work())
     }

@@ -217,6 +217,11 @@ impl ExclusivePublication {
         self.core.info.registration_id
     }
 
+    /// Equal to the registration id: an exclusive publication is never shared.
+    pub fn original_registration_id(&self) -> i64 {
+        self.core.info.original_registration_id
+    }
+
     pub fn initial_term_id(&self) -> i32 {
         self.core.initial_term_id
     }

@@ -12,6 +12,7 @@ pub mod frame_descriptor;
 pub mod header;
 pub mod header_writer;
 pub mod log_buffers;
+pub mod log_metadata;
 pub mod term_appender;
 pub mod term_gap_filler;
 pub mod term_gap_scanner;

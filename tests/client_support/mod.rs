@@ -276,11 +276,45 @@ pub enum DriverKind {
     Rust,
 }
 
-/// Driver settings a test needs, applied to either driver.
+/// Driver settings a test needs, applied to either driver (durations as `"2s"`, `"100ms"`).
 #[derive(Debug, Clone, Copy, Default)]
 pub struct DriverOptions {
-    /// Client liveness timeout, e.g. `"2s"` (default 10 s).
+    /// Client liveness timeout (default 10 s).
     pub client_liveness_timeout: Option<&'static str>,
+    /// Publication unblock timeout (default 15 s; must exceed the client liveness timeout).
+    pub publication_unblock_timeout: Option<&'static str>,
+    /// Timer interval of the driver conductor's liveness and unblock checks (default 1 s).
+    pub timer_interval: Option<&'static str>,
+}
+
+impl DriverOptions {
+    /// Every setting at the driver's default (usable in `const`s, unlike `default()`).
+    pub const DEFAULT: Self =
+        Self { client_liveness_timeout: None, publication_unblock_timeout: None, timer_interval: None };
+
+    /// Short timeouts for fault tests: clients time out after 2 s, blocked publications are
+    /// unblocked after 3 s, checked every 100 ms.
+    pub const FAST_TIMEOUTS: Self = Self {
+        client_liveness_timeout: Some("2s"),
+        publication_unblock_timeout: Some("3s"),
+        timer_interval: Some("100ms"),
+    };
+
+    /// (Java system property, environment variable of our driver, value) of each setting.
+    fn settings(&self) -> Vec<(&'static str, &'static str, &'static str)> {
+        [
+            ("aeron.client.liveness.timeout", "AERON_CLIENT_LIVENESS_TIMEOUT", self.client_liveness_timeout),
+            (
+                "aeron.publication.unblock.timeout",
+                "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
+                self.publication_unblock_timeout,
+            ),
+            ("aeron.timer.interval", "AERON_TIMER_INTERVAL", self.timer_interval),
+        ]
+        .into_iter()
+        .filter_map(|(property, env, value)| value.map(|v| (property, env, v)))
+        .collect()
+    }
 }
 
 /// A running media driver of either kind.
@@ -295,17 +329,15 @@ impl TestDriver {
         match kind {
             DriverKind::Java => {
                 let mut properties = vec!["-Daeron.term.buffer.sparse.file=true".to_string()];
-                if let Some(timeout) = options.client_liveness_timeout {
-                    properties.push(format!("-Daeron.client.liveness.timeout={timeout}"));
+                for (property, _, value) in options.settings() {
+                    properties.push(format!("-D{property}={value}"));
                 }
                 let properties: Vec<&str> = properties.iter().map(String::as_str).collect();
                 JavaDriver::start(&properties).map(Self::Java)
             }
             DriverKind::Rust => {
-                let mut envs = Vec::new();
-                if let Some(timeout) = options.client_liveness_timeout {
-                    envs.push(("AERON_CLIENT_LIVENESS_TIMEOUT", timeout));
-                }
+                let envs: Vec<_> =
+                    options.settings().into_iter().map(|(_, env, value)| (env, value)).collect();
                 Some(Self::Rust(RustDriver::start(&envs)))
             }
         }
@@ -371,6 +403,57 @@ macro_rules! driver_tests {
 }
 #[allow(unused_imports)]
 pub(crate) use driver_tests;
+
+/// Runs multi-process scenario `test` (its exact test name) against a driver of `kind`: in
+/// a child started by [`spawn_role`] it runs `roles(role)` instead (children attach to the
+/// parent's driver through `AERON_DIR`).
+pub fn run_processes(
+    test: &str,
+    kind: DriverKind,
+    options: DriverOptions,
+    roles: fn(&str),
+    scenario: fn(&str, &mut TestDriver),
+) {
+    if let Some(role) = role() {
+        return roles(&role);
+    }
+    if let Some(mut driver) = TestDriver::start(kind, options) {
+        scenario(test, &mut driver);
+    }
+}
+
+/// `process_tests!(roles; scenario, other with OPTIONS, ...)` makes `scenario::java` and
+/// `scenario::rust` tests running `fn scenario(test_name: &str, &mut TestDriver)` against
+/// each driver; the children it spawns (by `test_name`) run `fn roles(role: &str)`.
+#[allow(unused_macros)]
+macro_rules! process_tests {
+    ($roles:ident; $($scenario:ident $(with $options:expr)?),* $(,)?) => {$(
+        mod $scenario {
+            use crate::client_support::{DriverKind, DriverOptions, run_processes};
+
+            #[allow(unused_variables)]
+            fn options() -> DriverOptions {
+                let options = DriverOptions::default();
+                $(let options = $options;)?
+                options
+            }
+
+            #[test]
+            fn java() {
+                let test = concat!(stringify!($scenario), "::java");
+                run_processes(test, DriverKind::Java, options(), super::$roles, super::$scenario);
+            }
+
+            #[test]
+            fn rust() {
+                let test = concat!(stringify!($scenario), "::rust");
+                run_processes(test, DriverKind::Rust, options(), super::$roles, super::$scenario);
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use process_tests;
 
 /// A Java `Interop pub|sub` peer.
 pub struct JavaPeer {
@@ -443,6 +526,12 @@ pub fn context(aeron_dir: &Path, log: &ErrorLog) -> Context {
     ctx
 }
 
+/// A child role's client, connected to the driver of the `AERON_DIR` its parent set.
+pub fn connect_from_env(log: &ErrorLog) -> aeronrs::client::Aeron {
+    let dir = std::env::var("AERON_DIR").expect("AERON_DIR set by the parent");
+    aeronrs::client::Aeron::connect(context(dir.as_ref(), log)).expect("connect")
+}
+
 /// Bytes `k & 0xFF` for k in 0..len: message i's bytes 8.. are a slice of it starting at
 /// `(i + 8) & 0xFF`, so filling and checking are memcpy/memcmp.
 fn with_pattern<R>(length: usize, f: impl FnOnce(&[u8]) -> R) -> R {
@@ -505,15 +594,80 @@ pub fn wait_until(timeout: Duration, what: &str, mut done: impl FnMut() -> bool)
     }
 }
 
-/// Re-runs this test binary as a child executing test `test_name` with `ROLE_ENV=role`.
-pub fn spawn_role(test_name: &str, role: &str, envs: &[(&str, String)]) -> Child {
+/// A child process running this test binary in a role. Killed (`kill -9`) when dropped
+/// while still running, so a failing test leaves no process behind.
+pub struct RoleChild {
+    child: Child,
+    output: Option<LineReader>,
+    what: String,
+}
+
+impl RoleChild {
+    /// Waits for a line of the child's output starting with `prefix` (children started with
+    /// [`spawn_role_captured`] only).
+    pub fn wait_for(&mut self, prefix: &str, timeout: Duration) -> String {
+        let output = self.output.as_ref().expect("output captured");
+        output.wait_for(prefix, timeout, &mut self.child)
+    }
+
+    /// `kill -9`, then reap.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// Waits for the child to exit successfully within `timeout`, killing it otherwise.
+    pub fn finish(&mut self, timeout: Duration) {
+        let what = self.what.clone();
+        wait_child(&mut self.child, &what, timeout);
+    }
+}
+
+impl std::ops::Deref for RoleChild {
+    type Target = Child;
+
+    fn deref(&self) -> &Child {
+        &self.child
+    }
+}
+
+impl std::ops::DerefMut for RoleChild {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.child
+    }
+}
+
+impl Drop for RoleChild {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            self.kill();
+        }
+    }
+}
+
+fn role_command(test_name: &str, role: &str, envs: &[(&str, String)]) -> Command {
     let exe = std::env::current_exe().expect("current exe");
     let mut command = Command::new(exe);
-    command.args(["--exact", test_name, "--nocapture", "--test-threads", "1"]).env(ROLE_ENV, role);
+    // Quiet: the harness prints no "test … " prefix, so the role's lines start its output lines.
+    command.args(["--exact", test_name, "--nocapture", "--test-threads", "1", "-q"]).env(ROLE_ENV, role);
     for (key, value) in envs {
         command.env(key, value);
     }
-    command.spawn().expect("spawn child role")
+    command
+}
+
+/// Re-runs this test binary as a child executing test `test_name` with `ROLE_ENV=role`.
+pub fn spawn_role(test_name: &str, role: &str, envs: &[(&str, String)]) -> RoleChild {
+    let child = role_command(test_name, role, envs).spawn().expect("spawn child role");
+    RoleChild { child, output: None, what: format!("{role} process") }
+}
+
+/// As [`spawn_role`], reading the child's stdout lines for [`RoleChild::wait_for`].
+pub fn spawn_role_captured(test_name: &str, role: &str, envs: &[(&str, String)]) -> RoleChild {
+    let mut child =
+        role_command(test_name, role, envs).stdout(Stdio::piped()).spawn().expect("spawn child role");
+    let output = Some(LineReader::spawn(child.stdout.take().unwrap()));
+    RoleChild { child, output, what: format!("{role} process") }
 }
 
 /// The role this process was started in, if it is a child.
@@ -536,4 +690,9 @@ pub fn wait_child(child: &mut Child, what: &str, timeout: Duration) {
         }
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Reads environment variable `name` (set by the parent for a child role) as a number.
+pub fn env_u64(name: &str) -> u64 {
+    std::env::var(name).unwrap_or_else(|_| panic!("{name} not set")).parse().expect("a number")
 }

@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# IPC benchmarks: ours (benches/ipc_throughput.rs, benches/ipc_ping_pong.rs, our media driver
+# embedded) beside Java Aeron's embedded samples from the aeron-all jar of interop/java
+# (EmbeddedIpcThroughput, EmbeddedExclusiveIpcThroughput, EmbeddedPingPong over aeron:ipc),
+# run one after the other on this machine with the same settings (32-byte messages, 64 MiB IPC
+# terms, 10 fragments per poll, busy-spinning application threads), then a table of both
+# and the ratio. Each side runs alone; the load average before each run is printed, since
+# other processes on the machine skew the figures.
+#
+#   scripts/bench-ipc-vs-java.sh [seconds per throughput run (10)] [round trips (1000000)] [repeats (3)]
+#
+# BENCH_NICE=-10 runs both sides at that nice level (root only), to keep other work on a
+# shared machine from preempting the busy-spinning threads.
+#
+# Throughput = messages received per second, averaged over each run's reports after the
+# first two (JIT warm-up, page faults). Latency percentiles are read the same way from both
+# sides' HdrHistogram percentile tables: the first row at or above the percentile (so p99 is
+# the value at the 99.0625% tick, p99.9 at 99.9023%); ours also prints exact percentiles.
+#
+# Also run, for a fair thread count on small machines: Java's Ping and Pong samples against
+# a separate Java driver in SHARED mode ("Java Ping/Pong"). EmbeddedPingPong's driver spins
+# a sender and a receiver thread (NoOp idle) beside the ping and pong threads, which on a
+# 2-CPU machine takes CPU time from them; our embedded driver runs only its conductor.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+run_seconds=${1:-10}
+pings=${2:-1000000}
+repeats=${3:-3}
+skip_reports=2
+work=$(mktemp -d)
+shm=/dev/shm
+[ -d "$shm" ] || shm=$(mktemp -d)
+trap 'rm -rf "$work" "$shm"/aeronrs-bench-java-*' EXIT
+
+# --- Java side: the interop jar (real Aeron), built once ---------------------------------
+interop=interop/java
+jar="$interop/target/aeronrs-interop-0.1.0.jar"
+if [ ! -f "$jar" ] || [ ! -d "$interop/target/dependency" ]; then
+  (cd "$interop" && mvn -q -B package -DskipTests)
+fi
+aeron_jar=$(ls "$interop"/target/dependency/aeron-all-*.jar)
+aeron_version=$(basename "$aeron_jar" .jar | sed 's/aeron-all-//')
+# As Aeron's samples scripts (java-common): JIT and GC settings, unchecked buffer bounds.
+java_options=(
+  -XX:+UnlockExperimentalVMOptions -XX:+TrustFinalNonStaticFields
+  -XX:+UnlockDiagnosticVMOptions -XX:GuaranteedSafepointInterval=300000 -XX:+UseParallelGC
+  --add-opens java.base/sun.nio.ch=ALL-UNNAMED
+  --add-opens java.base/jdk.internal.misc=ALL-UNNAMED --add-exports java.base/jdk.internal.misc=ALL-UNNAMED
+  -Dagrona.disable.bounds.checks=true -Daeron.sample.messageLength=32
+  -Daeron.dir.delete.on.start=true -Daeron.dir.delete.on.shutdown=true
+)
+java_command=()
+java_for() { # java_for <aeron dir> <class> [-D...]: sets java_command
+  local dir=$1 class=$2
+  shift 2
+  java_command=(java "${java_options[@]}" -Daeron.dir="$dir" "$@" -cp "$aeron_jar:$jar" "$class")
+}
+
+# --- Our side: the benchmark executables, built once (bench profile: fat LTO) -----------
+cargo bench --bench ipc_throughput --bench ipc_ping_pong --no-run 2>"$work/build.log" ||
+  { cat "$work/build.log"; exit 1; }
+bench_exe() { # the newest executable of a bench target
+  ls -t target/release/deps/"$1"-* | grep -v '\.d$' | head -1
+}
+throughput_exe=$(bench_exe ipc_throughput)
+ping_pong_exe=$(bench_exe ipc_ping_pong)
+
+load() { cut -d' ' -f1-3 /proc/loadavg; }
+note() { printf '%s\n' "$*" >&2; }
+# Notes the load average before a run next to its log, and says what runs.
+starting() { # <log> <what>
+  load >"$1.load"
+  note "== $2 (load average $(load))"
+}
+nice_prefix=()
+if [ -n "${BENCH_NICE:-}" ]; then nice_prefix=(nice -n "$BENCH_NICE"); fi
+
+# "Duration 1000ms - 25,123,456 messages - 803,950,592 payload bytes" lines of a run ->
+# "msgs/s MB/s" over the reports after the first $skip_reports.
+rate() {
+  tr -d , <"$1" | awk -v skip="$skip_reports" '
+    /^Duration [0-9]+ms - [0-9]+ messages - [0-9]+ payload bytes/ {
+      n++; if (n <= skip) next
+      ms += substr($2, 1, length($2) - 2); msgs += $4; bytes += $7
+    }
+    END { if (ms == 0) { print "- -"; exit } printf "%.0f %.1f\n", msgs * 1000 / ms, bytes / ms / 1000 }'
+}
+
+# An HdrHistogram percentile table (µs) -> "p50 p99 p99.9 max".
+percentiles() {
+  awk '
+    NF >= 3 && $1 ~ /^[0-9.]+$/ && $2 ~ /^[0-9.]+$/ {
+      if (p50 == "" && $2 >= 0.5) p50 = $1
+      if (p99 == "" && $2 >= 0.99) p99 = $1
+      if (p999 == "" && $2 >= 0.999) p999 = $1
+    }
+    /^#\[Max/ { gsub(/,/, "", $3); max = $3 }
+    END { printf "%s %s %s %s\n", p50, p99, p999, max }' "$1"
+}
+
+throughput_ours() { # <exclusive|concurrent> <log>
+  starting "$2" "aeronrs ipc_throughput --$1"
+  "${nice_prefix[@]}" "$throughput_exe" --bench "--$1" --seconds "$run_seconds" | tee "$2" >&2
+}
+
+throughput_java() { # <class> <log>
+  starting "$2" "Java $1"
+  java_for "$shm/aeronrs-bench-java-$$" "io.aeron.samples.$1"
+  # The samples run until SIGINT; JVM start and driver set-up take the first report or two.
+  "${nice_prefix[@]}" timeout -s INT "$((run_seconds + 2))" "${java_command[@]}" | tee "$2" >&2 || true
+}
+
+ping_pong_ours() { # <log>
+  starting "$1" "aeronrs ipc_ping_pong"
+  "${nice_prefix[@]}" "$ping_pong_exe" --bench --messages "$pings" | tee "$1" >&2
+}
+
+ping_pong_java_embedded() { # <log>
+  starting "$1" "Java EmbeddedPingPong"
+  java_for "$shm/aeronrs-bench-java-$$" io.aeron.samples.EmbeddedPingPong \
+    -Daeron.sample.ping.channel=aeron:ipc -Daeron.sample.pong.channel=aeron:ipc \
+    -Daeron.sample.messages="$pings" -Daeron.sample.exclusive.publications=true \
+    -Daeron.term.buffer.sparse.file=false -Daeron.pre.touch.mapped.memory=true
+  # "n" answers its "Execute again?" prompt.
+  echo n | "${nice_prefix[@]}" "${java_command[@]}" | tee "$1" >&2
+}
+
+ping_pong_java_separate() { # <log>
+  starting "$1" "Java Ping + Pong, separate SHARED driver"
+  local dir="$shm/aeronrs-bench-java-pp-$$"
+  local samples=(-Daeron.sample.ping.channel=aeron:ipc -Daeron.sample.pong.channel=aeron:ipc
+    -Daeron.sample.messages="$pings" -Daeron.sample.exclusive.publications=true
+    -Daeron.pre.touch.mapped.memory=true)
+  # The interop driver (SHARED, 1 ms sleeping idle) stops when its stdin closes: a fifo we
+  # hold open until the end.
+  mkfifo "$work/driver.stdin"
+  java_for "$dir" aeronrs.interop.Interop -Daeron.term.buffer.sparse.file=false
+  "${nice_prefix[@]}" "${java_command[@]}" driver <"$work/driver.stdin" >"$work/driver.log" &
+  local driver=$!
+  exec 3>"$work/driver.stdin"
+  until grep -q READY "$work/driver.log"; do sleep 0.1; done
+  java_for "$dir" io.aeron.samples.Pong "${samples[@]}"
+  "${nice_prefix[@]}" "${java_command[@]}" >"$work/pong.log" &
+  local pong=$!
+  java_for "$dir" io.aeron.samples.Ping "${samples[@]}"
+  echo n | "${nice_prefix[@]}" "${java_command[@]}" | tee "$1" >&2
+  kill -TERM "$pong" 2>/dev/null || true
+  wait "$pong" || true
+  exec 3>&-
+  wait "$driver" || true
+  rm -f "$work/driver.stdin"
+}
+
+# Each repeat runs every benchmark once, ours and Java's alternating, so slow phases of a
+# shared machine hit both; the table shows medians over the repeats.
+for ((r = 1; r <= repeats; r++)); do
+  throughput_ours concurrent "$work/ours-concurrent-$r.log"
+  throughput_java EmbeddedIpcThroughput "$work/java-concurrent-$r.log"
+  throughput_ours exclusive "$work/ours-exclusive-$r.log"
+  throughput_java EmbeddedExclusiveIpcThroughput "$work/java-exclusive-$r.log"
+  ping_pong_ours "$work/ours-pp-$r.log"
+  ping_pong_java_embedded "$work/java-pp-$r.log"
+  ping_pong_java_separate "$work/java-pp2-$r.log"
+  # One value per line per metric and side: <metric>.<side>
+  for side in ours java; do
+    for kind in concurrent exclusive; do
+      read -r msgs mbs < <(rate "$work/$side-$kind-$r.log")
+      echo "$msgs" >>"$work/$kind-msgs.$side"
+      echo "$mbs" >>"$work/$kind-mbs.$side"
+    done
+  done
+  for side in ours java java2; do
+    log="$work/$side-pp-$r.log"
+    [ "$side" = java2 ] && log="$work/java-pp2-$r.log"
+    read -r p50 p99 p999 max < <(percentiles "$log")
+    echo "$p50" >>"$work/p50.$side"
+    echo "$p99" >>"$work/p99.$side"
+    echo "$p999" >>"$work/p99.9.$side"
+    echo "$max" >>"$work/max.$side"
+  done
+done
+
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+runs() { paste -sd' ' "$1"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+
+echo
+echo "IPC, aeronrs vs Java Aeron $aeron_version (samples from aeron-all), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "medians of $repeats run(s) per benchmark; $run_seconds s per throughput run, $pings round trips per latency run"
+echo
+printf '%-34s %12s %12s %9s   %s\n' "throughput, 32 B messages" aeronrs Java ours/Java "each run (ours | Java)"
+for kind in concurrent exclusive; do
+  for unit in msgs mbs; do
+    label="$kind publication, $([ $unit = msgs ] && echo msgs/s || echo MB/s)"
+    ours=$(median "$work/$kind-$unit.ours")
+    java=$(median "$work/$kind-$unit.java")
+    printf '%-34s %12s %12s %9s   %s | %s\n' "  $label" "$ours" "$java" "$(ratio "$ours" "$java")" \
+      "$(runs "$work/$kind-$unit.ours")" "$(runs "$work/$kind-$unit.java")"
+  done
+done
+echo
+printf '%-34s %12s %12s %9s %12s %9s   %s\n' "round trip, 32 B, exclusive, µs" aeronrs "Java embed." ours/Java \
+  "Java Pi/Po" ours/Java "each run (ours | Java embedded | Java Ping/Pong)"
+for name in p50 p99 p99.9 max; do
+  ours=$(median "$work/$name.ours")
+  java=$(median "$work/$name.java")
+  java2=$(median "$work/$name.java2")
+  printf '%-34s %12s %12s %9s %12s %9s   %s | %s | %s\n' "  $name" "$ours" "$java" "$(ratio "$ours" "$java")" \
+    "$java2" "$(ratio "$ours" "$java2")" "$(runs "$work/$name.ours")" "$(runs "$work/$name.java")" \
+    "$(runs "$work/$name.java2")"
+done
+echo
+printf 'load average (1 min) before each run:'
+for log in "$work"/*.log.load; do
+  name=$(basename "$log" .log.load)
+  printf ' %s=%s' "$name" "$(cut -d' ' -f1 "$log")"
+done
+echo
+echo "load average after the runs: $(load)"
+echo "throughput: ours/Java > 1 means ours is faster; latency: ours/Java < 1 means ours is lower."
+echo "Java Pi/Po = Java's Ping and Pong samples with a separate SHARED-mode Java driver (see the top of this script)."
+grep -h '^aeronrs round trip' "$work"/ours-pp-*.log | sed 's/^/exact percentiles of ours: /'
