@@ -13,7 +13,8 @@
 # shared machine from preempting the busy-spinning threads.
 #
 # Throughput = messages received per second, averaged over each run's reports after the
-# first two (JIT warm-up, page faults). Latency percentiles are read the same way from both
+# first two (JIT warm-up, page faults). The table gives the median and the best of the
+# repeats (the best run is the one least disturbed by other work on the machine). Latency percentiles are read the same way from both
 # sides' HdrHistogram percentile tables: the first row at or above the percentile (so p99 is
 # the value at the 99.0625% tick, p99.9 at 99.9023%); ours also prints exact percentiles.
 #
@@ -181,7 +182,10 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else if (NR % 2) print v[(NR + 1) / 2]; else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# Best of the runs (least disturbed by the rest of the machine): highest rate, lowest latency.
+highest() { sort -g "$1" | tail -1; }
+lowest() { sort -g "$1" | head -1; }
 runs() { paste -sd' ' "$1"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
 
@@ -189,26 +193,40 @@ echo
 echo "IPC, aeronrs vs Java Aeron $aeron_version (samples from aeron-all), $(nproc) CPUs: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
 echo "medians of $repeats run(s) per benchmark; $run_seconds s per throughput run, $pings round trips per latency run"
 echo
-printf '%-34s %12s %12s %9s   %s\n' "throughput, 32 B messages" aeronrs Java ours/Java "each run (ours | Java)"
+printf '%-34s %12s %12s %9s %12s %12s %9s\n' "throughput, 32 B messages" "aeronrs" "Java" "ours/Java" \
+  "aeronrs best" "Java best" "ours/Java"
 for kind in concurrent exclusive; do
   for unit in msgs mbs; do
     label="$kind publication, $([ $unit = msgs ] && echo msgs/s || echo MB/s)"
     ours=$(median "$work/$kind-$unit.ours")
     java=$(median "$work/$kind-$unit.java")
-    printf '%-34s %12s %12s %9s   %s | %s\n' "  $label" "$ours" "$java" "$(ratio "$ours" "$java")" \
-      "$(runs "$work/$kind-$unit.ours")" "$(runs "$work/$kind-$unit.java")"
+    ours_best=$(highest "$work/$kind-$unit.ours")
+    java_best=$(highest "$work/$kind-$unit.java")
+    printf '%-34s %12s %12s %9s %12s %12s %9s\n' "  $label" "$ours" "$java" "$(ratio "$ours" "$java")" \
+      "$ours_best" "$java_best" "$(ratio "$ours_best" "$java_best")"
   done
 done
 echo
-printf '%-34s %12s %12s %9s %12s %9s   %s\n' "round trip, 32 B, exclusive, µs" aeronrs "Java embed." ours/Java \
-  "Java Pi/Po" ours/Java "each run (ours | Java embedded | Java Ping/Pong)"
+printf '%-34s %12s %12s %9s %12s %9s\n' "round trip, 32 B, exclusive, µs" aeronrs "Java embed." ours/Java \
+  "Java Pi/Po" ours/Java
+for best in median lowest; do
+  [ $best = lowest ] && echo "  best run of each:"
+  for name in p50 p99 p99.9 max; do
+    ours=$($best "$work/$name.ours")
+    java=$($best "$work/$name.java")
+    java2=$($best "$work/$name.java2")
+    printf '%-34s %12s %12s %9s %12s %9s\n' "  $name" "$ours" "$java" "$(ratio "$ours" "$java")" \
+      "$java2" "$(ratio "$ours" "$java2")"
+  done
+done
+echo
+echo "each run:"
+for kind in concurrent exclusive; do
+  printf '  %-30s ours %s | Java %s\n' "$kind msgs/s" "$(runs "$work/$kind-msgs.ours")" "$(runs "$work/$kind-msgs.java")"
+done
 for name in p50 p99 p99.9 max; do
-  ours=$(median "$work/$name.ours")
-  java=$(median "$work/$name.java")
-  java2=$(median "$work/$name.java2")
-  printf '%-34s %12s %12s %9s %12s %9s   %s | %s | %s\n' "  $name" "$ours" "$java" "$(ratio "$ours" "$java")" \
-    "$java2" "$(ratio "$ours" "$java2")" "$(runs "$work/$name.ours")" "$(runs "$work/$name.java")" \
-    "$(runs "$work/$name.java2")"
+  printf '  %-30s ours %s | Java embedded %s | Java Ping/Pong %s\n' "round trip $name µs" \
+    "$(runs "$work/$name.ours")" "$(runs "$work/$name.java")" "$(runs "$work/$name.java2")"
 done
 echo
 printf 'load average (1 min) before each run:'
