@@ -316,9 +316,13 @@ typedef struct
 
 static void on_start(void *state, const char *role_name)
 {
+    /* Agents of a DEDICATED driver start on several threads at once. */
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     on_start_seen_t *seen = (on_start_seen_t *)state;
+    pthread_mutex_lock(&lock);
     seen->calls++;
     snprintf(seen->role, sizeof(seen->role), "%s", role_name);
+    pthread_mutex_unlock(&lock);
 }
 
 static void suppliers_and_callbacks(void)
@@ -527,7 +531,8 @@ static void invoker_driver(void)
     CHECK_FAILS(aeron_driver_start(driver, false), -1, EINVAL);
     CHECK_EQ_LL(aeron_driver_start(driver, true), 0);
     CHECK_EQ_LL(seen.calls, 1);
-    CHECK(strcmp(seen.role, "driver-conductor") == 0);
+    /* INVOKER runs conductor, sender and receiver as one composite agent: one on-start call. */
+    CHECK(strstr(seen.role, "driver-conductor") != NULL);
     CHECK_FAILS(aeron_driver_start(driver, true), -1, EPERM);
     for (int i = 0; i < 10; i++)
     {
@@ -603,8 +608,9 @@ static void dedicated_driver(void)
     CHECK_EQ_LL(aeron_driver_main_do_work(driver), 0); /* it runs on its own thread */
     CHECK(aeron_is_driver_active(dir, 10000, NULL));
     CHECK_EQ_LL(aeron_driver_close(driver), 0);
-    CHECK_EQ_LL(seen.calls, 1);
-    CHECK(strcmp(seen.role, "driver-conductor") == 0);
+    /* DEDICATED: conductor, sender and receiver each start on their own thread, and the
+     * on-start hook runs once on each, as Aeron calls it per agent runner. */
+    CHECK_EQ_LL(seen.calls, 3);
 
     /* Closed cleanly: the heartbeat says so and the directory stays. */
     struct stat st;

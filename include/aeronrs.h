@@ -79,6 +79,54 @@ aeron_counter_metadata_descriptor_t;
 #define AERON_COUNTER_OFFSET(id) ((id) * AERON_COUNTER_VALUE_LENGTH)
 #define AERON_COUNTER_METADATA_OFFSET(id) ((id) * AERON_COUNTER_METADATA_LENGTH)
 
+#pragma pack(push)
+#pragma pack(4)
+
+/* A data frame header as it lies in the log buffer: 32 bytes. */
+typedef struct aeron_header_values_frame_t
+{
+    int32_t frame_length;
+    int8_t version;
+    uint8_t flags;
+    int16_t type;
+    int32_t term_offset;
+    int32_t session_id;
+    int32_t stream_id;
+    int32_t term_id;
+    int64_t reserved_value;
+}
+aeron_header_values_frame_t;
+
+/* A frame header with the stream constants that turn it into a position: 44 bytes. */
+typedef struct aeron_header_values_t
+{
+    aeron_header_values_frame_t frame;
+    int32_t initial_term_id;
+    size_t position_bits_to_shift;
+}
+aeron_header_values_t;
+
+/* An error frame a receiver sent about a publication; error_message holds
+ * error_message_length bytes (not NUL-terminated). */
+typedef struct aeron_publication_error_values_t
+{
+    int64_t registration_id;
+    int64_t destination_registration_id;
+    int32_t session_id;
+    int32_t stream_id;
+    int64_t receiver_id;
+    int64_t group_tag;
+    int16_t address_type;
+    uint16_t source_port;
+    uint8_t source_address[16];
+    int32_t error_code;
+    int32_t error_message_length;
+    uint8_t error_message[1];
+}
+aeron_publication_error_values_t;
+
+#pragma pack(pop)
+
 /* Names of the environment variables the embedded media driver reads (aeronmd.h), and the
  * built-in flow control strategy names. Hand-written: cbindgen cannot emit string macros.
  * A Rust test checks each name against what DriverContext reads. */
@@ -193,6 +241,18 @@ aeron_counter_metadata_descriptor_t;
 /* Only pointers to it appear (congestion control suppliers). */
 struct sockaddr_storage;
 
+/* Names of the environment variables an Aeron client context reads (aeronc.h), and the
+ * pseudo-keys of the URI string builder. Hand-written: cbindgen cannot emit string macros.
+ * A Rust test (src/ffi/context.rs) checks each name against what the client reads.
+ * AERON_DIR_ENV_VAR, AERON_DRIVER_TIMEOUT_ENV_VAR and AERON_AGENT_ON_START_FUNCTION_ENV_VAR
+ * are shared with the driver and defined with its names. */
+#define AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR "AERON_CLIENT_RESOURCE_LINGER_DURATION"
+#define AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR "AERON_CLIENT_IDLE_SLEEP_DURATION"
+#define AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY"
+#define AERON_CLIENT_NAME_ENV_VAR "AERON_CLIENT_NAME"
+#define AERON_URI_STRING_BUILDER_PREFIX_KEY "__prefix"
+#define AERON_URI_STRING_BUILDER_MEDIA_KEY "__media"
+
 
 // Conductor, sender and receiver each on their own thread.
 #define AERON_THREADING_MODE_DEDICATED 0
@@ -212,6 +272,24 @@ struct sockaddr_storage;
 
 // Decide from the channel (multicast: yes).
 #define AERON_INFER 2
+
+// Record mode: every record body has `record_size` bytes (the Mappedbus layout).
+#define AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE 0
+
+// Record mode: records are as long as their payload (rounded up to 8).
+#define AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH 1
+
+// Reader start: the first record of the oldest segment.
+#define AERONRS_MAPPED_BUS_START_REPLAY 0
+
+// Reader start: the current end of the bus.
+#define AERONRS_MAPPED_BUS_START_LIVE 1
+
+// Reader start: the given position (a record boundary).
+#define AERONRS_MAPPED_BUS_START_AT_POSITION 2
+
+// Write result: a reader rolled the record back before its commit; write it again.
+#define AERONRS_MAPPED_BUS_ROLLED_BACK -2
 
 // One producer, one consumer (Agrona `OneToOneRingBuffer`); minimum capacity 16.
 #define AERONRS_RING_BUFFER_ONE_TO_ONE 1
@@ -272,11 +350,77 @@ struct sockaddr_storage;
 
 #define AERON_API_VERSION_PATCH 0
 
+// `AERON_NULL_VALUE`: "no value" for ids and positions.
+#define AERON_NULL_VALUE -1
+
+// The client heard nothing from the driver within the driver timeout.
+#define AERON_CLIENT_ERROR_DRIVER_TIMEOUT -1000
+
+// The driver timed this client out (it did not heartbeat in time).
+#define AERON_CLIENT_ERROR_CLIENT_TIMEOUT -1001
+
+// The conductor ran too rarely (e.g. invoker mode not driven) and the client closed.
+#define AERON_CLIENT_ERROR_CONDUCTOR_SERVICE_TIMEOUT -1002
+
+// The command buffer to the driver stayed full.
+#define AERON_CLIENT_ERROR_BUFFER_FULL -1003
+
+// Room for a formatted local socket address, NUL included.
+#define AERON_CLIENT_MAX_LOCAL_ADDRESS_STR_LEN 64
+
+// Address types of response channels.
+#define AERON_RESPONSE_ADDRESS_TYPE_IPV4 1
+
+#define AERON_RESPONSE_ADDRESS_TYPE_IPV6 2
+
+// Do not consume this fragment: stop; it is delivered again by the next poll.
+#define AERON_ACTION_ABORT 1
+
+// Consume this fragment and stop.
+#define AERON_ACTION_BREAK 2
+
+// Consume it, make the position durable now (flow control sees it), and go on.
+#define AERON_ACTION_COMMIT 3
+
+// Consume it and go on; the position is stored at the end of the poll.
+#define AERON_ACTION_CONTINUE 4
+
+// Not connected to any subscriber (yet, or any more): try again later.
+#define AERON_PUBLICATION_NOT_CONNECTED -1
+
+// Subscribers are behind: the publication may not run further ahead of them yet.
+#define AERON_PUBLICATION_BACK_PRESSURED -2
+
+// The log rotated to a new term: retry at once.
+#define AERON_PUBLICATION_ADMIN_ACTION -3
+
+// The publication is closed: stop using it.
+#define AERON_PUBLICATION_CLOSED -4
+
+// The stream reached the largest position its term length allows: add a new publication.
+#define AERON_PUBLICATION_MAX_POSITION_EXCEEDED -5
+
+// The call was wrong (a NULL argument, a message too long): see `aeron_errmsg()`.
+#define AERON_PUBLICATION_ERROR -6
+
+// An add (or destination command) in flight. Opaque; from an `aeron_async_add_*` call,
+// freed by the poll that completes it.
+typedef struct aeron_client_registering_resource_stct aeron_client_registering_resource_stct;
+
 // A mapped `cnc.dat`. Opaque; created by `aeron_cnc_init`, freed by `aeron_cnc_close`.
 typedef struct aeron_cnc_t aeron_cnc_t;
 
 // A congestion control strategy of the driver's (opaque; built by the driver only).
 typedef struct aeron_congestion_control_strategy_t aeron_congestion_control_strategy_t;
+
+// Client settings. Opaque; made by `aeron_context_init`, freed by `aeron_context_close`.
+typedef struct aeron_context_t aeron_context_t;
+
+// As `aeron_fragment_assembler_t`, for controlled polls. Opaque.
+typedef struct aeron_controlled_fragment_assembler_t aeron_controlled_fragment_assembler_t;
+
+// A counter. Opaque; from `aeron_async_add_counter_poll`, freed by `aeron_counter_close`.
+typedef struct aeron_counter_t aeron_counter_t;
 
 // The driver's counters manager (opaque).
 typedef struct aeron_counters_manager_t aeron_counters_manager_t;
@@ -292,11 +436,50 @@ typedef struct aeron_driver_context_t aeron_driver_context_t;
 // `aeron_driver_close`.
 typedef struct aeron_driver_t aeron_driver_t;
 
+// An exclusive publication. Opaque; from `aeron_async_add_exclusive_publication_poll`,
+// freed by `aeron_exclusive_publication_close`.
+typedef struct aeron_exclusive_publication_t aeron_exclusive_publication_t;
+
 // A flow control strategy of the driver's (opaque; built by the driver only).
 typedef struct aeron_flow_control_strategy_t aeron_flow_control_strategy_t;
 
+// Reassembles fragmented messages of a subscription's sessions. Opaque.
+typedef struct aeron_fragment_assembler_t aeron_fragment_assembler_t;
+
+// The header of the fragment being handled, with the stream's constants and the image it
+// came from. Opaque; valid only during the handler call that received it.
+typedef struct aeron_header_t aeron_header_t;
+
+// As `aeron_image_fragment_assembler_t`, for controlled polls. Opaque.
+typedef struct aeron_image_controlled_fragment_assembler_t aeron_image_controlled_fragment_assembler_t;
+
+// Reassembles fragmented messages of one image. Opaque.
+typedef struct aeron_image_fragment_assembler_t aeron_image_fragment_assembler_t;
+
+// An image. Opaque; handed out by image handlers, fragment headers and subscription
+// queries; never freed by the application (release what it retained).
+typedef struct aeron_image_t aeron_image_t;
+
+// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
+// `aeron_publication_close`.
+typedef struct aeron_publication_t aeron_publication_t;
+
+// A subscription. Opaque; from `aeron_async_add_subscription_poll`, freed by
+// `aeron_subscription_close`.
+typedef struct aeron_subscription_t aeron_subscription_t;
+
+// A client connected to a media driver. Opaque; made by `aeron_init`, freed by
+// `aeron_close`.
+typedef struct aeron_t aeron_t;
+
 // A UDP channel of the driver's (opaque).
 typedef struct aeron_udp_channel_t aeron_udp_channel_t;
+
+// Opaque reader handle.
+typedef struct aeronrs_mapped_bus_reader_t aeronrs_mapped_bus_reader_t;
+
+// Opaque writer handle.
+typedef struct aeronrs_mapped_bus_writer_t aeronrs_mapped_bus_writer_t;
 
 // An open ring buffer. Opaque; created by `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
 // freed by `aeronrs_ring_buffer_close`.
@@ -396,6 +579,39 @@ typedef int aeron_threading_mode_t;
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
 typedef int aeron_inferable_boolean_t;
 
+// What every writer and reader of one bus must agree on. Fill with
+// `aeronrs_mapped_bus_config_init`, then change what differs.
+typedef struct aeronrs_mapped_bus_config_t {
+  // Bytes of each segment records may use; the file is this rounded up to 4096.
+  uint64_t segment_length;
+  // `AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE` or `..._VARIABLE_LENGTH`.
+  int record_mode;
+  // Body bytes of every record in fixed-size mode (a multiple of 4); ignored otherwise.
+  uint32_t record_size;
+  // How long a reader waits for an allocated record's commit before rolling it back.
+  int64_t rollback_timeout_ns;
+  // Map each segment's pages when opening it, so reads and writes do not page-fault on
+  // the way (opening and roll-over take longer instead).
+  bool prefault;
+} aeronrs_mapped_bus_config_t;
+
+// Where a record is: segment index (file `<name>` is 0, `<name>.<n>` is n) and byte offset.
+typedef struct aeronrs_mapped_bus_position_t {
+  uint64_t segment;
+  uint64_t offset;
+} aeronrs_mapped_bus_position_t;
+
+// A committed record handed out by `aeronrs_mapped_bus_reader_poll`.
+typedef struct aeronrs_mapped_bus_record_t {
+  struct aeronrs_mapped_bus_position_t position;
+  // Message type of a typed message, or payload length of a byte message.
+  int32_t metadata;
+  // The body: the whole record body in fixed-size mode, the payload in variable-length
+  // mode. Valid until the next poll or close of the reader.
+  const uint8_t *body;
+  size_t body_length;
+} aeronrs_mapped_bus_record_t;
+
 // Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
 typedef int aeronrs_ring_buffer_kind_t;
 
@@ -453,6 +669,216 @@ typedef struct aeron_mapped_file_t {
   size_t length;
 } aeron_mapped_file_t;
 
+// A pending `aeron_async_add_publication`.
+typedef struct aeron_client_registering_resource_stct aeron_async_add_publication_t;
+
+// A pending `aeron_async_add_exclusive_publication`.
+typedef struct aeron_client_registering_resource_stct aeron_async_add_exclusive_publication_t;
+
+// A pending `aeron_async_add_subscription`.
+typedef struct aeron_client_registering_resource_stct aeron_async_add_subscription_t;
+
+// Told that an image (a publisher's stream) joined the subscription. Runs on the
+// conductor thread.
+typedef void (*aeron_on_available_image_t)(void *clientd,
+                                           struct aeron_subscription_t *subscription,
+                                           struct aeron_image_t *image);
+
+// Told that an image left the subscription: stop using it (it stays mapped for the
+// resource linger duration). Runs on the conductor thread, or in `aeron_subscription_close`
+// on the closing thread.
+typedef void (*aeron_on_unavailable_image_t)(void *clientd,
+                                             struct aeron_subscription_t *subscription,
+                                             struct aeron_image_t *image);
+
+// A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
+typedef struct aeron_client_registering_resource_stct aeron_async_add_counter_t;
+
+// A pending destination command (not supported yet: none is ever made).
+typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
+
+// A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
+// promptly (readers wait at the claim until then).
+typedef struct aeron_buffer_claim_t {
+  // The frame's 32-byte header in the log buffer.
+  uint8_t *frame_header;
+  // The payload, `frame_header + 32`.
+  uint8_t *data;
+  size_t length;
+} aeron_buffer_claim_t;
+
+// Told that the client is closing.
+typedef void (*aeron_on_close_client_t)(void *clientd);
+
+// A handler and its clientd, as `aeron_add_close_handler` takes them.
+typedef struct aeron_on_close_client_pair_t {
+  aeron_on_close_client_t handler;
+  void *clientd;
+} aeron_on_close_client_pair_t;
+
+// Told that a counter became available (any client's, or the driver's), with the
+// client's counters reader to look at it. Runs on the conductor thread.
+typedef void (*aeron_on_available_counter_t)(void *clientd,
+                                             struct aeron_counters_reader_t *counters_reader,
+                                             int64_t registration_id,
+                                             int32_t counter_id);
+
+// A counter handler and its clientd, as `aeron_add_available_counter_handler` takes them.
+typedef struct aeron_on_available_counter_pair_t {
+  aeron_on_available_counter_t handler;
+  void *clientd;
+} aeron_on_available_counter_pair_t;
+
+// Told that a counter went away (as `aeron_on_available_counter_t`).
+typedef void (*aeron_on_unavailable_counter_t)(void *clientd,
+                                               struct aeron_counters_reader_t *counters_reader,
+                                               int64_t registration_id,
+                                               int32_t counter_id);
+
+// A counter handler and its clientd, as `aeron_add_unavailable_counter_handler` takes them.
+typedef struct aeron_on_unavailable_counter_pair_t {
+  aeron_on_unavailable_counter_t handler;
+  void *clientd;
+} aeron_on_unavailable_counter_pair_t;
+
+// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
+// give it and a message valid during the call.
+typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
+
+// Receives an error frame; `error_frame` is valid during the call only (copy it with
+// `aeron_publication_error_values_copy`). Runs on the conductor thread.
+typedef void (*aeron_publication_error_frame_handler_t)(void *clientd,
+                                                        aeron_publication_error_values_t *error_frame);
+
+// Told that a publication this client added is ready: `async` is the handle its add
+// returned (NULL if the answer came before the add returned), `channel` valid during the
+// call. Do little here: it runs on the conductor thread.
+typedef void (*aeron_on_new_publication_t)(void *clientd,
+                                           aeron_async_add_publication_t *async,
+                                           const char *channel,
+                                           int32_t stream_id,
+                                           int32_t session_id,
+                                           int64_t correlation_id);
+
+// Told that a subscription this client added is ready (as `aeron_on_new_publication_t`).
+typedef void (*aeron_on_new_subscription_t)(void *clientd,
+                                            aeron_async_add_subscription_t *async,
+                                            const char *channel,
+                                            int32_t stream_id,
+                                            int64_t correlation_id);
+
+// What does not change during a counter's life.
+typedef struct aeron_counter_constants_t {
+  // The registration id (for a static counter: the one given when adding it).
+  int64_t registration_id;
+  // The counter's id in the driver's counters.
+  int32_t counter_id;
+} aeron_counter_constants_t;
+
+// A callback with nothing but its `clientd` (e.g. a close completed).
+typedef void (*aeron_notification_t)(void *clientd);
+
+// Supplies the reserved value (header bytes 24..32) of each frame of an offer, just before
+// the frame is published: `buffer` points at the frame header in the log and
+// `frame_length` is the whole frame's length. Called on the offering thread; read only.
+typedef int64_t (*aeron_reserved_value_supplier_t)(void *clientd,
+                                                   uint8_t *buffer,
+                                                   size_t frame_length);
+
+// One part of a message to gather (`offerv`), or a buffer to fill.
+typedef struct aeron_iovec_t {
+  uint8_t *iov_base;
+  size_t iov_len;
+} aeron_iovec_t;
+
+// What does not change during a publication's life.
+typedef struct aeron_publication_constants_t {
+  // The channel URI, valid while the publication is.
+  const char *channel;
+  // Registration id of the driver's publication (shared by all its publishers).
+  int64_t original_registration_id;
+  // Registration id of this handle; differs from the original when the publication
+  // already existed.
+  int64_t registration_id;
+  // The largest position the stream can reach (term length × 2^31).
+  int64_t max_possible_position;
+  // Right shift turning a position into a term count.
+  size_t position_bits_to_shift;
+  size_t term_buffer_length;
+  // Longest message `offer` takes (fragmented above `max_payload_length`).
+  size_t max_message_length;
+  // Longest payload of one frame (MTU − 32): the limit of `try_claim`.
+  size_t max_payload_length;
+  int32_t stream_id;
+  int32_t session_id;
+  int32_t initial_term_id;
+  int32_t publication_limit_counter_id;
+  int32_t channel_status_indicator_id;
+} aeron_publication_constants_t;
+
+// Receives one fragment: `length` bytes at `buffer` and its header, both valid only
+// during the call. Called on the polling thread.
+typedef void (*aeron_fragment_handler_t)(void *clientd,
+                                         const uint8_t *buffer,
+                                         size_t length,
+                                         struct aeron_header_t *header);
+
+// What a controlled fragment handler asks for: one of `AERON_ACTION_ABORT` ..
+// `AERON_ACTION_CONTINUE` (an unknown value counts as CONTINUE, as in Aeron C).
+typedef int aeron_controlled_fragment_handler_action_t;
+
+// As `aeron_fragment_handler_t`, returning what to do with the fragment.
+typedef aeron_controlled_fragment_handler_action_t (*aeron_controlled_fragment_handler_t)(void *clientd,
+                                                                                          const uint8_t *buffer,
+                                                                                          size_t length,
+                                                                                          struct aeron_header_t *header);
+
+// What does not change during an image's life.
+typedef struct aeron_image_constants_t {
+  // The subscription the image belongs to (NULL when asked through a header outside a
+  // subscription poll).
+  struct aeron_subscription_t *subscription;
+  // `aeron:ipc` for IPC, else the sender's address; valid while the image is.
+  const char *source_identity;
+  int64_t correlation_id;
+  // The position the subscriber joined the stream at.
+  int64_t join_position;
+  size_t position_bits_to_shift;
+  size_t term_buffer_length;
+  size_t mtu_length;
+  int32_t session_id;
+  int32_t initial_term_id;
+  // Counter id of this subscriber's position in the stream.
+  int32_t subscriber_position_id;
+} aeron_image_constants_t;
+
+// Receives a block of whole frames (headers included), `length` bytes from one term of
+// one session, valid during the call.
+typedef void (*aeron_block_handler_t)(void *clientd,
+                                      const uint8_t *buffer,
+                                      size_t length,
+                                      int32_t session_id,
+                                      int32_t term_id);
+
+// What does not change during a subscription's life.
+typedef struct aeron_subscription_constants_t {
+  // The channel URI, valid while the subscription is.
+  const char *channel;
+  aeron_on_available_image_t on_available_image;
+  aeron_on_unavailable_image_t on_unavailable_image;
+  int64_t registration_id;
+  int32_t stream_id;
+  int32_t channel_status_indicator_id;
+} aeron_subscription_constants_t;
+
+// A URI builder. Allocate it yourself; set it up with `aeron_uri_string_builder_init_new`
+// or `_init_on_string`, free what it holds with `aeron_uri_string_builder_close`.
+typedef struct aeron_uri_string_builder_t {
+  // The builder's state; managed by the functions only.
+  void *internal;
+  bool closed;
+} aeron_uri_string_builder_t;
+
 // Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
 // names the setting for error messages. Returns 0 or -1.
 typedef int (*aeron_idle_strategy_init_func_t)(void **state,
@@ -465,6 +891,9 @@ typedef struct aeron_idle_strategy_t {
   aeron_idle_strategy_func_t idle;
   aeron_idle_strategy_init_func_t init;
 } aeron_idle_strategy_t;
+
+// A pending destination removal by id (not supported yet: none is ever made).
+typedef struct aeron_client_registering_resource_stct aeron_async_destination_by_id_t;
 
 #ifdef __cplusplus
 extern "C" {
@@ -2222,6 +2651,124 @@ int aeron_errcode(void);
 // thread's next failing call.
 const char *aeron_errmsg(void);
 
+// Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
+// rollback timeout, prefaulted segments.
+//
+// Returns 0, or -1 if `config` is NULL.
+//
+// # Safety
+// `config` must be NULL or point to writable memory for a config.
+int aeronrs_mapped_bus_config_init(struct aeronrs_mapped_bus_config_t *config);
+
+// Opens the bus at `path` for appending (creating its first segment file if none exists).
+//
+// Returns 0 and sets `*writer`, or -1 (bad config, a file that is not a bus segment of this
+// config, I/O error) with `aeron_errmsg()` saying why.
+//
+// # Safety
+// `writer` must be NULL or writable; `path` NULL or a NUL-terminated string; `config`
+// NULL or readable. Free the writer with `aeronrs_mapped_bus_writer_close`.
+int aeronrs_mapped_bus_writer_open(struct aeronrs_mapped_bus_writer_t **writer,
+                                   const char *path,
+                                   const struct aeronrs_mapped_bus_config_t *config);
+
+// Appends a byte message (metadata = `length`). In fixed-size mode `length` may be up to
+// the record size.
+//
+// Returns 0 when committed, `AERONRS_MAPPED_BUS_ROLLED_BACK` when a reader rolled it back
+// first (write it again), -1 on error (too long, corrupt file, I/O). On 0 and
+// `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
+// (NULL allowed when 0); `position` NULL or writable.
+int aeronrs_mapped_bus_writer_write(struct aeronrs_mapped_bus_writer_t *writer,
+                                    const uint8_t *payload,
+                                    size_t length,
+                                    struct aeronrs_mapped_bus_position_t *position);
+
+// Appends a typed message (fixed-size mode only): metadata = `message_type`, the body
+// (at most the record size) at the start of the record.
+//
+// Returns as `aeronrs_mapped_bus_writer_write`.
+//
+// # Safety
+// As for `aeronrs_mapped_bus_writer_write`.
+int aeronrs_mapped_bus_writer_write_typed(struct aeronrs_mapped_bus_writer_t *writer,
+                                          int32_t message_type,
+                                          const uint8_t *body,
+                                          size_t length,
+                                          struct aeronrs_mapped_bus_position_t *position);
+
+// Writes what this writer appended so far to disk (`msync`, plus `fsync` of the folder
+// after a move to a new segment file), for durability across power loss.
+//
+// Returns 0, or -1 on error.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`.
+int aeronrs_mapped_bus_writer_flush(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Closes and frees a writer (NULL is fine). Records stay in the files.
+//
+// Returns 0.
+//
+// # Safety
+// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, not used afterwards.
+int aeronrs_mapped_bus_writer_close(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Opens the bus at `path` for reading from `start`: `AERONRS_MAPPED_BUS_START_REPLAY`,
+// `AERONRS_MAPPED_BUS_START_LIVE`, or `AERONRS_MAPPED_BUS_START_AT_POSITION` with
+// `*position` a record boundary (ignored, may be NULL, otherwise).
+//
+// Returns 0 and sets `*reader`, or -1 with `aeron_errmsg()` saying why.
+//
+// # Safety
+// `reader` NULL or writable; `path` NULL or NUL-terminated; `config` NULL or readable;
+// `position` NULL or readable. Free the reader with `aeronrs_mapped_bus_reader_close`.
+int aeronrs_mapped_bus_reader_open(struct aeronrs_mapped_bus_reader_t **reader,
+                                   const char *path,
+                                   const struct aeronrs_mapped_bus_config_t *config,
+                                   int start,
+                                   const struct aeronrs_mapped_bus_position_t *position);
+
+// Reads the next committed record into `*record`, skipping rolled-back ones and rolling
+// back records whose writer stalled past the timeout.
+//
+// Returns 1 with `*record` set, 0 when there is no record yet, -1 on error (a corrupt
+// segment). `record->body` stays valid until the next poll or close of this reader.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
+int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
+                                   struct aeronrs_mapped_bus_record_t *record);
+
+// Whether the reader has reached the end the bus had when the reader was opened.
+//
+// Returns false also when `reader` is NULL (with the error set).
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`.
+bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t *reader);
+
+// Where the reader will look for the next record; a reader opened there later continues
+// from the same record.
+//
+// Returns 0, or -1 when an argument is NULL.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
+int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reader,
+                                       struct aeronrs_mapped_bus_position_t *position);
+
+// Closes and frees a reader (NULL is fine).
+//
+// Returns 0.
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, not used afterwards.
+int aeronrs_mapped_bus_reader_close(struct aeronrs_mapped_bus_reader_t *reader);
+
 // Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
 // zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power
 // of two (at least 16 one-to-one, 8 many-to-one). Returns 0, or -1 on error.
@@ -2662,6 +3209,1429 @@ const char *aeron_version_gitsha(void);
 
 // The aeronrs crate version, e.g. `"0.1.0"` (matches `AERONRS_VERSION` in the header).
 const char *aeronrs_version_text(void);
+
+// Starts adding a publication on `uri` and `stream_id`; poll `*async` with
+// `aeron_async_add_publication_poll`. Returns 0, or -1 (NULL argument, bad URI length,
+// client closed).
+//
+// # Safety
+// `async` valid for a pointer write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_async_add_publication(aeron_async_add_publication_t **async,
+                                struct aeron_t *client,
+                                const char *uri,
+                                int32_t stream_id);
+
+// Polls an add publication: 0 while pending, 1 with the publication stored in
+// `*publication`, -1 on error (the driver's, or a driver timeout). The async handle is
+// freed once the result is 1 or -1.
+//
+// # Safety
+// `publication` valid for a pointer write; `async` NULL or pending, polled by one thread.
+int aeron_async_add_publication_poll(struct aeron_publication_t **publication,
+                                     aeron_async_add_publication_t *async);
+
+// Starts adding an exclusive publication; poll with
+// `aeron_async_add_exclusive_publication_poll`. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_async_add_publication`.
+int aeron_async_add_exclusive_publication(aeron_async_add_exclusive_publication_t **async,
+                                          struct aeron_t *client,
+                                          const char *uri,
+                                          int32_t stream_id);
+
+// Polls an add exclusive publication: 0, 1 (stored in `*publication`) or -1; the async
+// handle is freed on 1 or -1.
+//
+// # Safety
+// As `aeron_async_add_publication_poll`.
+int aeron_async_add_exclusive_publication_poll(struct aeron_exclusive_publication_t **publication,
+                                               aeron_async_add_exclusive_publication_t *async);
+
+// Starts adding a subscription. The image handlers (either may be NULL) are called on the
+// conductor thread, with their clientd, the subscription and the image, as publishers
+// join and leave; they may run before the poll below returned the subscription. Poll with
+// `aeron_async_add_subscription_poll`. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_async_add_publication`; the handlers safe to call with their clientd from the
+// conductor thread while the subscription exists.
+int aeron_async_add_subscription(aeron_async_add_subscription_t **async,
+                                 struct aeron_t *client,
+                                 const char *uri,
+                                 int32_t stream_id,
+                                 aeron_on_available_image_t on_available_image_handler,
+                                 void *on_available_image_clientd,
+                                 aeron_on_unavailable_image_t on_unavailable_image_handler,
+                                 void *on_unavailable_image_clientd);
+
+// Polls an add subscription: 0, 1 (stored in `*subscription`) or -1; the async handle is
+// freed on 1 or -1.
+//
+// # Safety
+// As `aeron_async_add_publication_poll`.
+int aeron_async_add_subscription_poll(struct aeron_subscription_t **subscription,
+                                      aeron_async_add_subscription_t *async);
+
+// Starts adding a counter of `type_id` with the key (at most 112 bytes) and label (at most
+// 380 bytes, not NUL-terminated); poll with `aeron_async_add_counter_poll`. Returns 0, or
+// -1.
+//
+// # Safety
+// `async` writable; `client` NULL or open; buffers valid for their lengths.
+int aeron_async_add_counter(aeron_async_add_counter_t **async,
+                            struct aeron_t *client,
+                            int32_t type_id,
+                            const uint8_t *key_buffer,
+                            size_t key_buffer_length,
+                            const char *label_buffer,
+                            size_t label_buffer_length);
+
+// Starts finding or adding the static counter of `type_id` and `registration_id`: it
+// belongs to no client, outlives this one, and closing it leaves it in the driver. Poll
+// with `aeron_async_add_counter_poll`. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_async_add_counter`.
+int aeron_async_add_static_counter(aeron_async_add_counter_t **async,
+                                   struct aeron_t *client,
+                                   int32_t type_id,
+                                   const uint8_t *key_buffer,
+                                   size_t key_buffer_length,
+                                   const char *label_buffer,
+                                   size_t label_buffer_length,
+                                   int64_t registration_id);
+
+// Polls a counter add (either kind): 0, 1 (stored in `*counter`) or -1; the async handle
+// is freed on 1 or -1.
+//
+// # Safety
+// As `aeron_async_add_publication_poll`.
+int aeron_async_add_counter_poll(struct aeron_counter_t **counter,
+                                 aeron_async_add_counter_t *async);
+
+// The registration id of a pending counter add (-1 for NULL).
+//
+// # Safety
+// `add_counter` NULL or pending.
+int64_t aeron_async_add_counter_get_registration_id(aeron_async_add_counter_t *add_counter);
+
+// The registration id of a pending publication add (-1 for NULL).
+//
+// # Safety
+// `add_publication` NULL or pending.
+int64_t aeron_async_add_publication_get_registration_id(aeron_async_add_publication_t *add_publication);
+
+// The registration id of a pending exclusive publication add (-1 for NULL). The name
+// repeats "exclusive" as upstream's does.
+//
+// # Safety
+// `add_exclusive_publication` NULL or pending.
+int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aeron_async_add_exclusive_publication_t *add_exclusive_publication);
+
+// The registration id of a pending subscription add (-1 for NULL).
+//
+// # Safety
+// `add_subscription` NULL or pending.
+int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
+
+// Not supported yet: no destination command can be pending. -1.
+//
+// # Safety
+// `async_destination` NULL or valid.
+int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
+
+// Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
+//
+// # Safety
+// `buffer_claim` NULL or filled by a successful `try_claim` of a publication that is still
+// open or lingering, committed or aborted once.
+int aeron_buffer_claim_commit(struct aeron_buffer_claim_t *buffer_claim);
+
+// Turns the claimed frame into padding, which subscribers skip. Returns 0, or -1 for a
+// NULL or empty claim.
+//
+// # Safety
+// As `aeron_buffer_claim_commit`.
+int aeron_buffer_claim_abort(struct aeron_buffer_claim_t *buffer_claim);
+
+// Connects to the driver of the context's directory (waiting up to its driver timeout)
+// and stores a new client in `*client`; start it with `aeron_start`. The client uses
+// `context` from now on: keep it open until after `aeron_close` and do not give it to
+// another client. Returns 0, or -1 (NULL argument, no driver, bad settings).
+//
+// # Safety
+// `client` valid for a pointer write; `context` NULL or from `aeron_context_init`.
+int aeron_init(struct aeron_t **client, struct aeron_context_t *context);
+
+// Starts the client conductor: its own thread, or in invoker mode just its start
+// function (then drive it with `aeron_main_do_work`). Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open.
+int aeron_start(struct aeron_t *client);
+
+// Runs one duty cycle of the conductor (invoker mode only). Returns the work done (>= 0),
+// or -1 (not invoker mode, not started, NULL).
+//
+// # Safety
+// `client` NULL or open; one thread at a time.
+int aeron_main_do_work(struct aeron_t *client);
+
+// Idles as the conductor would after a duty cycle that did `work_count` work: sleeps the
+// idle sleep duration when it did none. Does nothing for NULL.
+//
+// # Safety
+// `client` NULL or open.
+void aeron_main_idle_strategy(struct aeron_t *client, int work_count);
+
+// Closes the client: stops the conductor, closes every publication, subscription, image
+// and counter it made (their handles then report closed; free them with their own close
+// functions, or leave them: closed handles of a closed client are not used again) and
+// tells the driver. Frees the client; NULL is accepted. Returns 0.
+//
+// # Safety
+// `client` NULL or open, closed once, with no other thread using it; not from a client
+// callback.
+int aeron_close(struct aeron_t *client);
+
+// Whether the client closed (by `aeron_close` in progress, or a driver or client
+// timeout). Not for use after `aeron_close` returned.
+//
+// # Safety
+// `client` NULL or open.
+bool aeron_is_closed(struct aeron_t *client);
+
+// Calls `stream_out` with one line (`"%3d: %20lld - label\r\n"`) per allocated counter of
+// the driver, in id order, on this thread. Does nothing for NULL arguments.
+//
+// # Safety
+// `client` NULL or open; `stream_out` safe to call with a string valid during the call.
+void aeron_print_counters(struct aeron_t *client, void (*stream_out)(const char *line));
+
+// The context the client was made with (NULL and EINVAL for NULL).
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_context_t *aeron_context(struct aeron_t *client);
+
+// This client's id (-1 for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_client_id(struct aeron_t *client);
+
+// A fresh id from the counter the driver and all its clients share (-1 for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_next_correlation_id(struct aeron_t *client);
+
+// The client's reader of the driver's counters, owned by the client (do not free it);
+// valid until `aeron_close`. NULL for NULL.
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
+
+// Adds a handler called (on the conductor thread) when the client closes, besides the
+// context's. Returns 0, or -1 (NULL arguments, the pair already added).
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable, its handler safe to call with its
+// clientd from the conductor thread.
+int aeron_add_close_handler(struct aeron_t *client, struct aeron_on_close_client_pair_t *pair);
+
+// Removes a handler added by `aeron_add_close_handler` (the same function and clientd).
+// Returns 0, or -1 (NULL arguments, not added).
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable.
+int aeron_remove_close_handler(struct aeron_t *client, struct aeron_on_close_client_pair_t *pair);
+
+// Adds a handler called (on the conductor thread) when a counter becomes available,
+// besides the context's. Returns 0, or -1 (NULL arguments, the pair already added).
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable, its handler safe to call with its
+// clientd from the conductor thread.
+int aeron_add_available_counter_handler(struct aeron_t *client,
+                                        struct aeron_on_available_counter_pair_t *pair);
+
+// Removes a handler added by `aeron_add_available_counter_handler`. Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable.
+int aeron_remove_available_counter_handler(struct aeron_t *client,
+                                           struct aeron_on_available_counter_pair_t *pair);
+
+// Adds a handler called (on the conductor thread) when a counter goes away, besides the
+// context's. Returns 0, or -1 (NULL arguments, the pair already added).
+//
+// # Safety
+// As `aeron_add_available_counter_handler`.
+int aeron_add_unavailable_counter_handler(struct aeron_t *client,
+                                          struct aeron_on_unavailable_counter_pair_t *pair);
+
+// Removes a handler added by `aeron_add_unavailable_counter_handler`. Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open; `pair` NULL or readable.
+int aeron_remove_unavailable_counter_handler(struct aeron_t *client,
+                                             struct aeron_on_unavailable_counter_pair_t *pair);
+
+// Makes a context with the defaults overridden by the `AERON_*` environment variables and
+// stores it in `*context`. Returns 0, or -1 (a NULL argument, an unparsable variable).
+//
+// # Safety
+// `context` must be valid for a pointer write.
+int aeron_context_init(struct aeron_context_t **context);
+
+// Frees the context (NULL is accepted). Close the client that used it first. Returns 0.
+//
+// # Safety
+// `context` NULL or from `aeron_context_init`, closed once, no client using it.
+int aeron_context_close(struct aeron_context_t *context);
+
+// Sets the Aeron directory (`AERON_DIR`) the client finds the driver in. Returns 0, or -1
+// for NULL arguments or non-UTF-8 text.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_context_set_dir(struct aeron_context_t *context, const char *value);
+
+// The Aeron directory; valid until the next `aeron_context_set_dir` or close. NULL (and
+// EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+const char *aeron_context_get_dir(struct aeron_context_t *context);
+
+// How long the client waits for the driver at `aeron_init` and for responses, and how
+// stale the driver heartbeat may get (`AERON_DRIVER_TIMEOUT`, default 10 000 ms). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_driver_timeout_ms(struct aeron_context_t *context,
+                                        uint64_t value);
+
+// The current value (see `aeron_context_set_driver_timeout_ms`); 0 and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_driver_timeout_ms(struct aeron_context_t *context);
+
+// How often the client heartbeats to the driver (default 500 ms). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_keepalive_interval_ns(struct aeron_context_t *context,
+                                            uint64_t value);
+
+// The current value (see `aeron_context_set_keepalive_interval_ns`); 0 and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_keepalive_interval_ns(struct aeron_context_t *context);
+
+// How long closed resources stay mapped and their handles valid
+// (`AERON_CLIENT_RESOURCE_LINGER_DURATION`, default 3 s). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_resource_linger_duration_ns(struct aeron_context_t *context, uint64_t value);
+
+// The current value (see `aeron_context_set_resource_linger_duration_ns`); 0 and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_resource_linger_duration_ns(struct aeron_context_t *context);
+
+// The conductor thread's sleep after a duty cycle without work
+// (`AERON_CLIENT_IDLE_SLEEP_DURATION`, default 16 ms). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_idle_sleep_duration_ns(struct aeron_context_t *context, uint64_t value);
+
+// The current value (see `aeron_context_set_idle_sleep_duration_ns`); 0 and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_idle_sleep_duration_ns(struct aeron_context_t *context);
+
+// Touch every page of newly mapped log buffers (`AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY`). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_pre_touch_mapped_memory(struct aeron_context_t *context,
+                                              bool value);
+
+// The current value (see `aeron_context_set_pre_touch_mapped_memory`); false and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+bool aeron_context_get_pre_touch_mapped_memory(struct aeron_context_t *context);
+
+// No conductor thread: the application calls `aeron_main_do_work` (default false). Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_use_conductor_agent_invoker(struct aeron_context_t *context,
+                                                  bool value);
+
+// The current value (see `aeron_context_set_use_conductor_agent_invoker`); false and EINVAL for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+bool aeron_context_get_use_conductor_agent_invoker(struct aeron_context_t *context);
+
+// Sets the client name shown in the heartbeat counter label (`AERON_CLIENT_NAME`, at most
+// 100 bytes). Returns 0, or -1 for NULL arguments or a name too long.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_context_set_client_name(struct aeron_context_t *context, const char *value);
+
+// The client name ("" by default); valid until it is set again or the context closed.
+//
+// # Safety
+// `context` NULL or live.
+const char *aeron_context_get_client_name(struct aeron_context_t *context);
+
+// Asks the driver in `directory` to terminate, passing `token_buffer` (`token_length`
+// bytes, at most 4096; NULL allowed when 0) to its termination validator. Returns 1 once
+// the request is written (the driver does not answer; it decides), -1 on error (no
+// driver CnC in `directory`, token too long).
+//
+// # Safety
+// `directory` NULL or NUL-terminated; `token_buffer` valid for `token_length` bytes.
+int aeron_context_request_driver_termination(const char *directory,
+                                             const uint8_t *token_buffer,
+                                             size_t token_length);
+
+// The handler of errors the client reports asynchronously (conductor errors, driver
+// timeouts, failures of closes). The default prints to stderr.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_error_handler(struct aeron_context_t *context,
+                                    aeron_error_handler_t handler,
+                                    void *clientd);
+
+// The handler set with `aeron_context_set_error_handler` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_error_handler` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
+
+// The handler of error frames receivers send about this client's publications (UDP
+// only: not called until UDP channels are supported).
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_publication_error_frame_handler(struct aeron_context_t *context,
+                                                      aeron_publication_error_frame_handler_t handler,
+                                                      void *clientd);
+
+// The handler set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_publication_error_frame_handler_t aeron_context_get_publication_error_frame_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_publication_error_frame_handler_clientd(struct aeron_context_t *context);
+
+// Called when a publication this client added is ready.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_new_publication(struct aeron_context_t *context,
+                                         aeron_on_new_publication_t handler,
+                                         void *clientd);
+
+// The handler set with `aeron_context_set_on_new_publication` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_publication` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_publication_clientd(struct aeron_context_t *context);
+
+// Called when an exclusive publication this client added is ready.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_new_exclusive_publication(struct aeron_context_t *context,
+                                                   aeron_on_new_publication_t handler,
+                                                   void *clientd);
+
+// The handler set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_exclusive_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_exclusive_publication_clientd(struct aeron_context_t *context);
+
+// Called when a subscription this client added is ready.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_new_subscription(struct aeron_context_t *context,
+                                          aeron_on_new_subscription_t handler,
+                                          void *clientd);
+
+// The handler set with `aeron_context_set_on_new_subscription` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_subscription` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
+
+// Called when a counter becomes available in the driver.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_available_counter(struct aeron_context_t *context,
+                                           aeron_on_available_counter_t handler,
+                                           void *clientd);
+
+// The handler set with `aeron_context_set_on_available_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_available_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
+
+// Called when a counter goes away.
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
+                                             aeron_on_unavailable_counter_t handler,
+                                             void *clientd);
+
+// The handler set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_unavailable_counter` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
+
+// Called once when the client closes (by `aeron_close` or a timeout).
+// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
+// for as long as the client runs.
+int aeron_context_set_on_close_client(struct aeron_context_t *context,
+                                      aeron_on_close_client_t handler,
+                                      void *clientd);
+
+// The handler set with `aeron_context_set_on_close_client` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_close_client_t aeron_context_get_on_close_client(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_close_client` (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_close_client_clientd(struct aeron_context_t *context);
+
+// Sets the function called with `state` and the role name when the conductor starts, on
+// its thread (in invoker mode: from `aeron_start`). NULL removes it. Returns 0, or -1 for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` from the conductor thread.
+int aeron_context_set_agent_on_start_function(struct aeron_context_t *context,
+                                              aeron_agent_on_start_func_t value,
+                                              void *state);
+
+// The agent start function (NULL if none).
+//
+// # Safety
+// `context` NULL or live.
+aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aeron_context_t *context);
+
+// The `state` passed to the agent start function.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
+
+// The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic
+// reads and writes by the application. Valid while the client is open. NULL for NULL.
+//
+// # Safety
+// `counter` NULL or open.
+int64_t *aeron_counter_addr(struct aeron_counter_t *counter);
+
+// Fills `*constants`. Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `counter` NULL or open; `constants` NULL or writable.
+int aeron_counter_constants(struct aeron_counter_t *counter,
+                            struct aeron_counter_constants_t *constants);
+
+// Closes the counter: the driver frees it (a static counter stays in the driver). Calls
+// `on_close_complete(on_close_complete_clientd)` if not NULL, on this thread, once done.
+// NULL is accepted. Returns 0.
+//
+// # Safety
+// `counter` NULL or open, closed once.
+int aeron_counter_close(struct aeron_counter_t *counter,
+                        aeron_notification_t on_close_complete,
+                        void *on_close_complete_clientd);
+
+// Whether the counter is closed (by close, by the driver, or with its client).
+//
+// # Safety
+// `counter` NULL or open (or lingering).
+bool aeron_counter_is_closed(struct aeron_counter_t *counter);
+
+// Appends a message; see `aeron_publication_offer`.
+//
+// # Safety
+// `publication` NULL or open, used by this thread only now; `buffer` valid for `length`.
+int64_t aeron_exclusive_publication_offer(struct aeron_exclusive_publication_t *publication,
+                                          const uint8_t *buffer,
+                                          size_t length,
+                                          aeron_reserved_value_supplier_t reserved_value_supplier,
+                                          void *clientd);
+
+// Appends a message gathered from `iovcnt` parts; see `aeron_publication_offerv`.
+//
+// # Safety
+// `publication` NULL or open, used by this thread only now; `iov` valid for `iovcnt`.
+int64_t aeron_exclusive_publication_offerv(struct aeron_exclusive_publication_t *publication,
+                                           struct aeron_iovec_t *iov,
+                                           size_t iovcnt,
+                                           aeron_reserved_value_supplier_t reserved_value_supplier,
+                                           void *clientd);
+
+// Claims a frame to write in place; see `aeron_publication_try_claim`.
+//
+// # Safety
+// `publication` NULL or open, used by this thread only now; `buffer_claim` NULL or
+// writable.
+int64_t aeron_exclusive_publication_try_claim(struct aeron_exclusive_publication_t *publication,
+                                              size_t length,
+                                              struct aeron_buffer_claim_t *buffer_claim);
+
+// Appends a padding frame with a body of `length` bytes (e.g. to bring the stream to a
+// position). Returns the new position or a negative `AERON_PUBLICATION_*` code.
+//
+// # Safety
+// `publication` NULL or open, used by this thread only now.
+int64_t aeron_exclusive_publication_append_padding(struct aeron_exclusive_publication_t *publication,
+                                                   size_t length);
+
+// Copies `length` bytes of pre-formatted frames into the log at the current position. The
+// first frame's header must carry this stream's session and stream ids and the current
+// term id and offset; the block must fit the current term. Returns the new position or a
+// negative `AERON_PUBLICATION_*` code.
+//
+// # Safety
+// `publication` NULL or open, used by this thread only now; `buffer` valid for `length`.
+int64_t aeron_exclusive_publication_offer_block(struct aeron_exclusive_publication_t *publication,
+                                                const uint8_t *buffer,
+                                                size_t length);
+
+// The send channel status: 1 ACTIVE, -1 ERRORED (also once closed).
+//
+// # Safety
+// `publication` NULL or open (or lingering), used by this thread only now.
+int64_t aeron_exclusive_publication_channel_status(struct aeron_exclusive_publication_t *publication);
+
+// The position the next message starts at, or CLOSED.
+//
+// # Safety
+// `publication` NULL or open (or lingering), used by this thread only now.
+int64_t aeron_exclusive_publication_position(struct aeron_exclusive_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED.
+//
+// # Safety
+// `publication` NULL or open (or lingering), used by this thread only now.
+int64_t aeron_exclusive_publication_position_limit(struct aeron_exclusive_publication_t *publication);
+
+// Whether the publication is closed.
+//
+// # Safety
+// `publication` NULL or open (or lingering), used by this thread only now.
+bool aeron_exclusive_publication_is_closed(struct aeron_exclusive_publication_t *publication);
+
+// Whether a subscriber is connected.
+//
+// # Safety
+// `publication` NULL or open (or lingering), used by this thread only now.
+bool aeron_exclusive_publication_is_connected(struct aeron_exclusive_publication_t *publication);
+
+// The channel URI, valid while the publication is.
+//
+// # Safety
+// `publication` NULL or open (or lingering).
+const char *aeron_exclusive_publication_channel(struct aeron_exclusive_publication_t *publication);
+
+// The stream id.
+//
+// # Safety
+// `publication` NULL or open (or lingering).
+int32_t aeron_exclusive_publication_stream_id(struct aeron_exclusive_publication_t *publication);
+
+// The session id.
+//
+// # Safety
+// `publication` NULL or open (or lingering).
+int32_t aeron_exclusive_publication_session_id(struct aeron_exclusive_publication_t *publication);
+
+// Fills `*constants`; see `aeron_publication_constants`. Any thread.
+//
+// # Safety
+// `publication` NULL or open; `constants` NULL or writable.
+int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *publication,
+                                          struct aeron_publication_constants_t *constants);
+
+// Closes the publication; see `aeron_publication_close`. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open, closed once, by its one writer thread.
+int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
+                                      aeron_notification_t on_close_complete,
+                                      void *on_close_complete_clientd);
+
+// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+//
+// # Safety
+// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
+                                                struct aeron_iovec_t *address_vec,
+                                                size_t address_vec_len);
+
+// Not supported yet (destinations need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
+                                                      struct aeron_t *client,
+                                                      struct aeron_exclusive_publication_t *publication,
+                                                      const char *uri);
+
+// Not supported yet (destinations need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
+                                                         struct aeron_t *client,
+                                                         struct aeron_exclusive_publication_t *publication,
+                                                         const char *uri);
+
+// Not supported yet (destinations need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                               struct aeron_t *client,
+                                                               struct aeron_exclusive_publication_t *publication,
+                                                               int64_t destination_registration_id);
+
+// Not supported yet: no destination command can be pending. -1.
+//
+// # Safety
+// `async` NULL or valid.
+int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// Makes an assembler for subscription polls delivering whole messages to `delegate` with
+// `delegate_clientd`. Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd`
+// on the polling thread.
+int aeron_fragment_assembler_create(struct aeron_fragment_assembler_t **assembler,
+                                    aeron_fragment_handler_t delegate,
+                                    void *delegate_clientd);
+
+// Frees an assembler (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_fragment_assembler_delete(struct aeron_fragment_assembler_t *assembler);
+
+// The fragment handler to poll with, the assembler as clientd.
+//
+// # Safety
+// `clientd` an `aeron_fragment_assembler_t`; the other arguments as a poll passes them.
+void aeron_fragment_assembler_handler(void *clientd,
+                                      const uint8_t *buffer,
+                                      size_t length,
+                                      struct aeron_header_t *header);
+
+// Makes a controlled assembler for subscription polls. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_fragment_assembler_create`.
+int aeron_controlled_fragment_assembler_create(struct aeron_controlled_fragment_assembler_t **assembler,
+                                               aeron_controlled_fragment_handler_t delegate,
+                                               void *delegate_clientd);
+
+// Frees a controlled assembler (NULL is accepted). Returns 0.
+//
+// # Safety
+// As `aeron_fragment_assembler_delete`.
+int aeron_controlled_fragment_assembler_delete(struct aeron_controlled_fragment_assembler_t *assembler);
+
+// The controlled fragment handler to poll with, the assembler as clientd. Returns the
+// delegate's action (CONTINUE for fragments still being joined; ABORT on error).
+//
+// # Safety
+// `clientd` an `aeron_controlled_fragment_assembler_t`; the rest as a poll passes them.
+aeron_controlled_fragment_handler_action_t aeron_controlled_fragment_assembler_handler(void *clientd,
+                                                                                       const uint8_t *buffer,
+                                                                                       size_t length,
+                                                                                       struct aeron_header_t *header);
+
+// Makes an assembler for polling one image. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_fragment_assembler_create`.
+int aeron_image_fragment_assembler_create(struct aeron_image_fragment_assembler_t **assembler,
+                                          aeron_fragment_handler_t delegate,
+                                          void *delegate_clientd);
+
+// Frees an image assembler (NULL is accepted). Returns 0.
+//
+// # Safety
+// As `aeron_fragment_assembler_delete`.
+int aeron_image_fragment_assembler_delete(struct aeron_image_fragment_assembler_t *assembler);
+
+// The fragment handler to poll an image with, the assembler as clientd.
+//
+// # Safety
+// `clientd` an `aeron_image_fragment_assembler_t`; the rest as a poll passes them.
+void aeron_image_fragment_assembler_handler(void *clientd,
+                                            const uint8_t *buffer,
+                                            size_t length,
+                                            struct aeron_header_t *header);
+
+// Makes a controlled assembler for polling one image. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_fragment_assembler_create`.
+int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controlled_fragment_assembler_t **assembler,
+                                                     aeron_controlled_fragment_handler_t delegate,
+                                                     void *delegate_clientd);
+
+// Frees an image controlled assembler (NULL is accepted). Returns 0.
+//
+// # Safety
+// As `aeron_fragment_assembler_delete`.
+int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
+
+// The controlled fragment handler to poll an image with, the assembler as clientd.
+//
+// # Safety
+// `clientd` an `aeron_image_controlled_fragment_assembler_t`; the rest as a poll passes.
+aeron_controlled_fragment_handler_action_t aeron_image_controlled_fragment_assembler_handler(void *clientd,
+                                                                                             const uint8_t *buffer,
+                                                                                             size_t length,
+                                                                                             struct aeron_header_t *header);
+
+// Copies the header's fields and stream constants into `*values`. Returns 0, or -1 for
+// NULL arguments.
+//
+// # Safety
+// `header` NULL or the header of the running handler call; `values` NULL or writable.
+int aeron_header_values(struct aeron_header_t *header, aeron_header_values_t *values);
+
+// The stream position just after this fragment (after the whole message for a message
+// an assembler put together). -1 for NULL.
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int64_t aeron_header_position(struct aeron_header_t *header);
+
+// The right shift turning a position into a term count (0 for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+size_t aeron_header_position_bits_to_shift(struct aeron_header_t *header);
+
+// The term offset of the frame after this one (-1 for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int32_t aeron_header_next_term_offset(struct aeron_header_t *header);
+
+// The image (`aeron_image_t *`) the fragment came from (NULL for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+void *aeron_header_context(struct aeron_header_t *header);
+
+// Fills `*constants` (with `subscription` NULL: an image does not know its C handle).
+// Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `image` NULL or valid; `constants` NULL or writable.
+int aeron_image_constants(struct aeron_image_t *image, struct aeron_image_constants_t *constants);
+
+// How far this subscriber consumed the stream (frozen once the image closed).
+//
+// # Safety
+// `image` NULL or valid.
+int64_t aeron_image_position(struct aeron_image_t *image);
+
+// Whether the publisher ended the stream and everything was consumed.
+//
+// # Safety
+// `image` NULL or valid.
+bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
+
+// The position the publisher ended the stream at (INT64_MAX while it goes on).
+//
+// # Safety
+// `image` NULL or valid.
+int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
+
+// Senders heard from recently (0 for IPC and closed images).
+//
+// # Safety
+// `image` NULL or valid.
+int aeron_image_active_transport_count(struct aeron_image_t *image);
+
+// Whether the image closed (its publisher left, or the subscription closed).
+//
+// # Safety
+// `image` NULL or valid.
+bool aeron_image_is_closed(struct aeron_image_t *image);
+
+// Moves the subscriber position (frame aligned, within the current term). Returns 0, or
+// -1 (NULL, a bad position, closed).
+//
+// # Safety
+// `image` NULL or valid; called by the polling thread.
+int aeron_image_set_position(struct aeron_image_t *image, int64_t position);
+
+// Delivers up to `fragment_limit` fragments to `handler` and consumes them. Returns the
+// fragments delivered, or -1.
+//
+// # Safety
+// `image` NULL or valid, polled by this thread only now; `handler` safe to call with
+// `clientd`.
+int aeron_image_poll(struct aeron_image_t *image,
+                     aeron_fragment_handler_t handler,
+                     void *clientd,
+                     size_t fragment_limit);
+
+// As `aeron_image_poll`, the handler choosing per fragment.
+//
+// # Safety
+// As `aeron_image_poll`.
+int aeron_image_controlled_poll(struct aeron_image_t *image,
+                                aeron_controlled_fragment_handler_t handler,
+                                void *clientd,
+                                size_t fragment_limit);
+
+// As `aeron_image_poll`, starting no fragment at or past `limit_position`.
+//
+// # Safety
+// As `aeron_image_poll`.
+int aeron_image_bounded_poll(struct aeron_image_t *image,
+                             aeron_fragment_handler_t handler,
+                             void *clientd,
+                             int64_t limit_position,
+                             size_t fragment_limit);
+
+// As `aeron_image_controlled_poll`, starting no fragment at or past `limit_position`.
+//
+// # Safety
+// As `aeron_image_poll`.
+int aeron_image_bounded_controlled_poll(struct aeron_image_t *image,
+                                        aeron_controlled_fragment_handler_t handler,
+                                        void *clientd,
+                                        int64_t limit_position,
+                                        size_t fragment_limit);
+
+// Delivers fragments from `initial_position` (frame aligned, at or after the subscriber
+// position, within its term) up to `limit_position` without consuming them. Returns the
+// position after the last whole message delivered (`initial_position` if none, or the
+// image is closed), or -1 (NULL, a bad initial position).
+//
+// # Safety
+// As `aeron_image_poll`.
+int64_t aeron_image_controlled_peek(struct aeron_image_t *image,
+                                    int64_t initial_position,
+                                    aeron_controlled_fragment_handler_t handler,
+                                    void *clientd,
+                                    int64_t limit_position);
+
+// Hands `handler` the next run of whole frames (headers included, at most
+// `block_length_limit` bytes, within one term) and consumes it. A padding frame at the
+// start is handed over alone. Returns the bytes consumed, or -1.
+//
+// # Safety
+// As `aeron_image_poll`.
+int aeron_image_block_poll(struct aeron_image_t *image,
+                           aeron_block_handler_t handler,
+                           void *clientd,
+                           size_t block_length_limit);
+
+// Not supported yet: rejecting an image is a UDP feature. -1.
+//
+// # Safety
+// `image` NULL or valid; `reason` NULL or NUL-terminated.
+int aeron_image_reject(struct aeron_image_t *image, const char *reason);
+
+// Appends `length` bytes at `buffer` as one message (fragmented when longer than the max
+// payload length). With a `reserved_value_supplier`, each frame's reserved value comes
+// from it. Returns the new position or a negative `AERON_PUBLICATION_*` code.
+//
+// # Safety
+// `publication` NULL or open; `buffer` valid for `length` bytes; the supplier safe to call
+// with `clientd` on this thread.
+int64_t aeron_publication_offer(struct aeron_publication_t *publication,
+                                const uint8_t *buffer,
+                                size_t length,
+                                aeron_reserved_value_supplier_t reserved_value_supplier,
+                                void *clientd);
+
+// As `aeron_publication_offer`, gathering the message from `iovcnt` parts.
+//
+// # Safety
+// `publication` NULL or open; `iov` valid for `iovcnt` entries, each for its length.
+int64_t aeron_publication_offerv(struct aeron_publication_t *publication,
+                                 struct aeron_iovec_t *iov,
+                                 size_t iovcnt,
+                                 aeron_reserved_value_supplier_t reserved_value_supplier,
+                                 void *clientd);
+
+// Claims a frame for `length` bytes (at most the max payload length) to be written in
+// place, filling `*buffer_claim`. Returns the new position (then commit or abort the
+// claim) or a negative `AERON_PUBLICATION_*` code.
+//
+// # Safety
+// `publication` NULL or open; `buffer_claim` NULL or valid for a write.
+int64_t aeron_publication_try_claim(struct aeron_publication_t *publication,
+                                    size_t length,
+                                    struct aeron_buffer_claim_t *buffer_claim);
+
+// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED
+// (also once closed), or another value of the status counter.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_channel_status(struct aeron_publication_t *publication);
+
+// Whether the publication is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_closed(struct aeron_publication_t *publication);
+
+// Whether a subscriber is connected (false for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_connected(struct aeron_publication_t *publication);
+
+// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code
+// (CLOSED once closed).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position(struct aeron_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED once closed.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
+
+// The channel URI, valid while the publication is (NULL for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+const char *aeron_publication_channel(struct aeron_publication_t *publication);
+
+// The stream id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
+
+// The session id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
+
+// Fills `*constants` with what does not change during the publication's life. Returns 0,
+// or -1 for NULL arguments.
+//
+// # Safety
+// `publication` NULL or open; `constants` NULL or valid for a write.
+int aeron_publication_constants(struct aeron_publication_t *publication,
+                                struct aeron_publication_constants_t *constants);
+
+// Closes the publication: no more offers, and the driver is told to release it. Calls
+// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+// duration, then is freed. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open, closed once.
+int aeron_publication_close(struct aeron_publication_t *publication,
+                            aeron_notification_t on_close_complete,
+                            void *on_close_complete_clientd);
+
+// Not supported yet (multi-destination publications need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_publication_async_add_destination(aeron_async_destination_t **async,
+                                            struct aeron_t *client,
+                                            struct aeron_publication_t *publication,
+                                            const char *uri);
+
+// Not supported yet (multi-destination publications need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
+                                               struct aeron_t *client,
+                                               struct aeron_publication_t *publication,
+                                               const char *uri);
+
+// Not supported yet (multi-destination publications need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                     struct aeron_t *client,
+                                                     struct aeron_publication_t *publication,
+                                                     int64_t destination_registration_id);
+
+// Not supported yet: no destination command can be pending. -1.
+//
+// # Safety
+// `async` NULL or valid.
+int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// Writes the channel's local socket addresses into `address_vec` (each entry a buffer of
+// `iov_len` bytes for a NUL-terminated address). Returns how many there are: 0 for IPC;
+// UDP channels are not supported yet (-1).
+//
+// # Safety
+// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
+                                      struct aeron_iovec_t *address_vec,
+                                      size_t address_vec_len);
+
+// Copies `*src` (with its message) into a new allocation stored in `*dst`; free it with
+// `aeron_publication_error_values_delete`. Returns 0, or -1 for NULL arguments or a
+// negative message length.
+//
+// # Safety
+// `dst` valid for a pointer write; `src` NULL or a complete error frame.
+int aeron_publication_error_values_copy(aeron_publication_error_values_t **dst,
+                                        aeron_publication_error_values_t *src);
+
+// Frees a copy made by `aeron_publication_error_values_copy` (NULL is accepted); not for
+// the frame a handler receives.
+//
+// # Safety
+// `to_delete` NULL or from `aeron_publication_error_values_copy`, freed once.
+void aeron_publication_error_values_delete(aeron_publication_error_values_t *to_delete);
+
+// Delivers up to `fragment_limit` fragments from the images in turn to `handler`.
+// Returns the fragments delivered, or -1 (NULL arguments).
+//
+// # Safety
+// `subscription` NULL or open, polled by this thread only now; `handler` safe to call
+// with `clientd` on this thread.
+int aeron_subscription_poll(struct aeron_subscription_t *subscription,
+                            aeron_fragment_handler_t handler,
+                            void *clientd,
+                            size_t fragment_limit);
+
+// As `aeron_subscription_poll`, with the handler choosing per fragment (ABORT, BREAK,
+// COMMIT, CONTINUE) within each image.
+//
+// # Safety
+// As `aeron_subscription_poll`.
+int aeron_subscription_controlled_poll(struct aeron_subscription_t *subscription,
+                                       aeron_controlled_fragment_handler_t handler,
+                                       void *clientd,
+                                       size_t fragment_limit);
+
+// Hands each image's next run of whole frames (at most `block_length_limit` bytes) to
+// `handler`. Returns the bytes consumed, or -1.
+//
+// # Safety
+// As `aeron_subscription_poll`.
+long aeron_subscription_block_poll(struct aeron_subscription_t *subscription,
+                                   aeron_block_handler_t handler,
+                                   void *clientd,
+                                   size_t block_length_limit);
+
+// Whether an open image (a connected publisher) is present.
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_connected(struct aeron_subscription_t *subscription);
+
+// The number of images (-1 for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int aeron_subscription_image_count(struct aeron_subscription_t *subscription);
+
+// Whether the subscription is closed.
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_closed(struct aeron_subscription_t *subscription);
+
+// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed.
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int64_t aeron_subscription_channel_status(struct aeron_subscription_t *subscription);
+
+// Fills `*constants`. Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `constants` NULL or writable.
+int aeron_subscription_constants(struct aeron_subscription_t *subscription,
+                                 struct aeron_subscription_constants_t *constants);
+
+// The image of the publisher with `session_id`, retained (release it with
+// `aeron_subscription_image_release`); NULL if there is none.
+//
+// # Safety
+// `subscription` NULL or open.
+struct aeron_image_t *aeron_subscription_image_by_session_id(struct aeron_subscription_t *subscription,
+                                                             int32_t session_id);
+
+// The image at `index`, retained (release it with `aeron_subscription_image_release`);
+// NULL if the index is past the end.
+//
+// # Safety
+// `subscription` NULL or open.
+struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscription_t *subscription,
+                                                        size_t index);
+
+// Calls `handler(image, clientd)` for each current image, on this thread; each image is
+// valid during its call.
+//
+// # Safety
+// `subscription` NULL or open; `handler` safe to call with `clientd`.
+void aeron_subscription_for_each_image(struct aeron_subscription_t *subscription,
+                                       void (*handler)(struct aeron_image_t *image, void *clientd),
+                                       void *clientd);
+
+// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or
+// -1 for NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or a valid image of it.
+int aeron_subscription_image_retain(struct aeron_subscription_t *subscription,
+                                    struct aeron_image_t *image);
+
+// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or
+// `image_retain`). Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
+// retain.
+int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
+                                     struct aeron_image_t *image);
+
+// Closes the subscription: its images become unavailable (the unavailable-image handler
+// runs for each, on this thread) and the driver is told. Then calls
+// `on_close_complete(on_close_complete_clientd)` if not NULL. The handle stays readable
+// (reporting closed) for the resource linger duration. NULL is accepted. Returns 0.
+//
+// # Safety
+// `subscription` NULL or open, closed once, by its polling thread.
+int aeron_subscription_close(struct aeron_subscription_t *subscription,
+                             aeron_notification_t on_close_complete,
+                             void *on_close_complete_clientd);
+
+// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+//
+// # Safety
+// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries.
+int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
+                                       struct aeron_iovec_t *address_vec,
+                                       size_t address_vec_len);
+
+// The first local socket address: 0 (none) for IPC; UDP not supported yet (-1).
+//
+// # Safety
+// `subscription` NULL or open; `address` valid for `address_len` bytes.
+int aeron_subscription_resolved_endpoint(struct aeron_subscription_t *subscription,
+                                         const char *address,
+                                         size_t address_len);
+
+// Writes the channel URI with any wildcard port resolved into `uri` (`uri_len` bytes, NUL
+// included). A channel without a wildcard port (e.g. IPC) is written unchanged; UDP
+// channels with a wildcard port are not supported yet (-1). Returns the URI's length, or
+// -1; a result >= `uri_len` means it was truncated.
+//
+// # Safety
+// `subscription` NULL or open; `uri` valid for `uri_len` bytes.
+int aeron_subscription_try_resolve_channel_endpoint_port(struct aeron_subscription_t *subscription,
+                                                         char *uri,
+                                                         size_t uri_len);
+
+// Not supported yet (destinations need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
+                                             struct aeron_t *client,
+                                             struct aeron_subscription_t *subscription,
+                                             const char *uri);
+
+// Not supported yet (destinations need UDP): -1.
+//
+// # Safety
+// Pointers NULL or valid.
+int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
+                                                struct aeron_t *client,
+                                                struct aeron_subscription_t *subscription,
+                                                const char *uri);
+
+// Not supported yet: no destination command can be pending. -1.
+//
+// # Safety
+// `async` NULL or valid.
+int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
+
+// Sets up an empty builder. Returns 0, or -1 for NULL.
+//
+// # Safety
+// `builder` NULL or valid for a write (an earlier state is not freed: close it first).
+int aeron_uri_string_builder_init_new(struct aeron_uri_string_builder_t *builder);
+
+// Sets up a builder holding the parts of `uri` (`[prefix:]aeron:media[?k=v|...]`).
+// Returns 0, or -1 (NULL, a malformed URI).
+//
+// # Safety
+// `builder` NULL or valid for a write; `uri` NULL or NUL-terminated.
+int aeron_uri_string_builder_init_on_string(struct aeron_uri_string_builder_t *builder,
+                                            const char *uri);
+
+// Frees what the builder holds; closing again is harmless. Returns 0 (-1 for NULL).
+//
+// # Safety
+// `builder` NULL or initialised.
+int aeron_uri_string_builder_close(struct aeron_uri_string_builder_t *builder);
+
+// Sets `key` to `value`, or removes it when `value` is NULL. Neither may contain `?`,
+// `|` or `=`. Returns 0, or -1.
+//
+// # Safety
+// `builder` NULL or initialised; `key` and `value` NULL or NUL-terminated.
+int aeron_uri_string_builder_put(struct aeron_uri_string_builder_t *builder,
+                                 const char *key,
+                                 const char *value);
+
+// Sets `key` to the decimal `value`. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_uri_string_builder_put`.
+int aeron_uri_string_builder_put_int32(struct aeron_uri_string_builder_t *builder,
+                                       const char *key,
+                                       int32_t value);
+
+// Sets `key` to the decimal `value`. Returns 0, or -1.
+//
+// # Safety
+// As `aeron_uri_string_builder_put`.
+int aeron_uri_string_builder_put_int64(struct aeron_uri_string_builder_t *builder,
+                                       const char *key,
+                                       int64_t value);
+
+// The value of `key` (including `__prefix` and `__media`), or NULL if unset. Valid until
+// the key is changed or the builder closed.
+//
+// # Safety
+// `builder` NULL or initialised; `key` NULL or NUL-terminated.
+const char *aeron_uri_string_builder_get(struct aeron_uri_string_builder_t *builder,
+                                         const char *key);
+
+// Writes the URI, NUL-terminated, into `buffer` (`buffer_len` bytes). Returns 0, or -1
+// (no media set, or the buffer too small: then it holds a truncated copy).
+//
+// # Safety
+// `builder` NULL or initialised; `buffer` NULL or valid for `buffer_len` bytes.
+int aeron_uri_string_builder_sprint(struct aeron_uri_string_builder_t *builder,
+                                    char *buffer,
+                                    size_t buffer_len);
+
+// Puts `term-length`, `init-term-id`, `term-id` and `term-offset` so that a publication
+// made with the URI starts at `position`. Returns 0, or -1 (position not frame aligned or
+// negative, bad term length).
+//
+// # Safety
+// `builder` NULL or initialised.
+int aeron_uri_string_builder_set_initial_position(struct aeron_uri_string_builder_t *builder,
+                                                  int64_t position,
+                                                  int32_t initial_term_id,
+                                                  int32_t term_length);
 
 #ifdef __cplusplus
 }  // extern "C"

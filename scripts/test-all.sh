@@ -23,6 +23,12 @@ cargo test --profile ci --all-targets
 step "C tests (CTest, shared and static library)"
 bash scripts/c-tests.sh
 
+step "C samples (examples-c) built through find_package(aeronrs), run against aeronmd"
+bash scripts/examples-c.sh
+
+step "Other languages: Go (cgo) and Java (FFM), through libaeronrs.so"
+bash scripts/interop-langs.sh
+
 if cargo +nightly fuzz --version >/dev/null 2>&1; then
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-15} s"
   bash scripts/fuzz.sh

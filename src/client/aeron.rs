@@ -17,7 +17,7 @@ use crate::client::driver_connect::connect;
 use crate::client::exclusive_publication::ExclusivePublication;
 use crate::client::image::Image;
 use crate::client::publication::Publication;
-use crate::client::subscription::{Subscription, SubscriptionState};
+use crate::client::subscription::{Subscription, SubscriptionState, SubscriptionView};
 use crate::concurrent::counters::CountersReader;
 use crate::util::agent::{AgentInvoker, AgentRunner};
 use crate::util::error::{Error, Result};
@@ -31,6 +31,8 @@ const MAX_LABEL_LENGTH: usize = 380;
 
 /// How the conductor runs.
 enum ConductorDriver {
+    /// Connected but not started yet (between [`Aeron::init`] and [`Aeron::start`]).
+    Ready(Box<ConductorAgent>),
     Thread(AgentRunner),
     Invoker(AgentInvoker),
 }
@@ -49,6 +51,15 @@ impl Aeron {
     /// Connects to the driver in `ctx.aeron_dir()` (waiting up to the driver timeout for
     /// it) and starts the conductor.
     pub fn connect(ctx: Context) -> Result<Self> {
+        let aeron = Self::init(ctx)?;
+        aeron.start()?;
+        Ok(aeron)
+    }
+
+    /// Connects to the driver without starting the conductor (Aeron's `aeron_init`); call
+    /// [`start`](Self::start) next. Commands may be sent in between; their responses are
+    /// read once the conductor runs.
+    pub fn init(ctx: Context) -> Result<Self> {
         ctx.validate()?;
         let connection = connect(&ctx)?;
         let conductor = ClientConductor::new(ctx.clone(), connection)?;
@@ -56,16 +67,43 @@ impl Aeron {
         let counters_reader = conductor.counters_reader.clone();
         let handle = Arc::new(ConductorHandle::new(conductor));
         let agent = Box::new(ConductorAgent { handle: Arc::clone(&handle) });
-        let runner = if ctx.use_conductor_agent_invoker() {
-            let mut invoker = AgentInvoker::new(agent);
-            invoker.start()?;
-            ConductorDriver::Invoker(invoker)
-        } else {
-            let error_handler = Arc::clone(ctx.error_handler());
-            let idle = IdleStrategy::Sleep(ctx.idle_sleep_duration());
-            ConductorDriver::Thread(AgentRunner::start(agent, idle, error_handler)?)
+        let runner = Mutex::new(Some(ConductorDriver::Ready(agent)));
+        Ok(Self { handle, runner, client_id, counters_reader, ctx })
+    }
+
+    /// Starts the conductor: its own thread, or in invoker mode (`use_conductor_agent_invoker`)
+    /// just its start hook, after which the application calls [`do_work`](Self::do_work).
+    /// Idempotent; an error once closed.
+    pub fn start(&self) -> Result<()> {
+        let mut runner = self.runner.lock().unwrap_or_else(PoisonError::into_inner);
+        let agent = match runner.take() {
+            Some(ConductorDriver::Ready(agent)) => agent,
+            Some(started) => {
+                *runner = Some(started);
+                return Ok(());
+            }
+            None => return Err(Error::illegal_state("Aeron client is closed")),
         };
-        Ok(Self { handle, runner: Mutex::new(Some(runner)), client_id, counters_reader, ctx })
+        if self.ctx.use_conductor_agent_invoker() {
+            let mut invoker = AgentInvoker::new(agent);
+            let result = invoker.start();
+            *runner = Some(ConductorDriver::Invoker(invoker));
+            result
+        } else {
+            let error_handler = Arc::clone(self.ctx.error_handler());
+            let idle = IdleStrategy::Sleep(self.ctx.idle_sleep_duration());
+            AgentRunner::start(agent, idle, error_handler)
+                .map(|thread| *runner = Some(ConductorDriver::Thread(thread)))
+        }
+    }
+
+    /// What the conductor's idle strategy does after a duty cycle that did `work_count`
+    /// units of work: nothing after work, else sleep the idle sleep duration (Aeron's
+    /// `aeron_main_idle_strategy`, for invoker mode).
+    pub fn idle(&self, work_count: i32) {
+        if work_count <= 0 {
+            std::thread::sleep(self.ctx.idle_sleep_duration());
+        }
     }
 
     /// This client's id (from the driver's correlation counter).
@@ -101,6 +139,7 @@ impl Aeron {
             Some(ConductorDriver::Thread(_)) => Err(Error::illegal_state(
                 "do_work needs use_conductor_agent_invoker; the conductor has its own thread",
             )),
+            Some(ConductorDriver::Ready(_)) => Err(Error::illegal_state("the client is not started")),
             None => Ok(0),
         }
     }
@@ -113,7 +152,7 @@ impl Aeron {
         match runner {
             Some(ConductorDriver::Thread(mut runner)) => runner.close(),
             Some(ConductorDriver::Invoker(mut invoker)) => invoker.close(),
-            None => {}
+            Some(ConductorDriver::Ready(_)) | None => {}
         }
         self.handle.with(|c| c.close());
     }
@@ -123,6 +162,17 @@ impl Aeron {
             return Err(Error::invalid_argument(format!(
                 "channel length {} must be 1..={MAX_CHANNEL_LENGTH}",
                 channel.len()
+            )));
+        }
+        Ok(())
+    }
+
+    fn check_counter(key: &[u8], label: &str) -> Result<()> {
+        if key.len() > MAX_KEY_LENGTH || label.len() > MAX_LABEL_LENGTH {
+            return Err(Error::invalid_argument(format!(
+                "counter key length {} (max {MAX_KEY_LENGTH}) or label length {} (max {MAX_LABEL_LENGTH}) too long",
+                key.len(),
+                label.len()
             )));
         }
         Ok(())
@@ -176,19 +226,39 @@ impl Aeron {
         on_available_image: Option<ImageHandler>,
         on_unavailable_image: Option<ImageHandler>,
     ) -> Result<AsyncAddSubscription> {
+        self.async_add_subscription_with_view(channel, stream_id, |_| {
+            (on_available_image, on_unavailable_image)
+        })
+    }
+
+    /// As [`async_add_subscription_with_handlers`](Self::async_add_subscription_with_handlers),
+    /// with the handlers made by `make_handlers` from a view of the subscription being
+    /// added, so a handler can query the subscription it serves (the C API hands it to
+    /// them). `make_handlers` runs once, with the client locked: it must not call the client.
+    pub fn async_add_subscription_with_view(
+        &self,
+        channel: &str,
+        stream_id: i32,
+        make_handlers: impl FnOnce(SubscriptionView) -> (Option<ImageHandler>, Option<ImageHandler>),
+    ) -> Result<AsyncAddSubscription> {
         Self::check_channel(channel)?;
         let id = self.handle.with(|c| {
             c.ensure_open()?;
             let id = c.driver.add_subscription(channel, stream_id)?;
-            let state = SubscriptionState::new(
-                id,
-                channel,
-                stream_id,
-                c.counters_values.clone(),
-                on_available_image,
-                on_unavailable_image,
-            );
-            c.register(id, RegistrationKind::Subscription(Arc::new(state)));
+            let counters_values = c.counters_values.clone();
+            let state = Arc::new_cyclic(|weak| {
+                let (on_available_image, on_unavailable_image) =
+                    make_handlers(SubscriptionView::new(weak.clone()));
+                SubscriptionState::new(
+                    id,
+                    channel,
+                    stream_id,
+                    counters_values,
+                    on_available_image,
+                    on_unavailable_image,
+                )
+            });
+            c.register(id, RegistrationKind::Subscription(state));
             Ok::<_, Error>(id)
         })?;
         Ok(AsyncAddSubscription::new(Arc::clone(&self.handle), id))
@@ -197,13 +267,7 @@ impl Aeron {
     /// Sends ADD_COUNTER for a counter of `type_id` with `key` (≤ 112 bytes) and `label`
     /// (≤ 380 bytes).
     pub fn async_add_counter(&self, type_id: i32, key: &[u8], label: &str) -> Result<AsyncAddCounter> {
-        if key.len() > MAX_KEY_LENGTH || label.len() > MAX_LABEL_LENGTH {
-            return Err(Error::invalid_argument(format!(
-                "counter key length {} (max {MAX_KEY_LENGTH}) or label length {} (max {MAX_LABEL_LENGTH}) too long",
-                key.len(),
-                label.len()
-            )));
-        }
+        Self::check_counter(key, label)?;
         let id = self.handle.with(|c| {
             c.ensure_open()?;
             let id = c.driver.add_counter(type_id, key, label)?;
@@ -211,6 +275,78 @@ impl Aeron {
             Ok::<_, Error>(id)
         })?;
         Ok(AsyncAddCounter::new(Arc::clone(&self.handle), id))
+    }
+
+    /// Sends ADD_STATIC_COUNTER: finds or makes the counter of `type_id` and the caller's
+    /// `registration_id`, which belongs to no client and outlives this one.
+    pub fn async_add_static_counter(
+        &self,
+        type_id: i32,
+        key: &[u8],
+        label: &str,
+        registration_id: i64,
+    ) -> Result<AsyncAddCounter> {
+        Self::check_counter(key, label)?;
+        let id = self.handle.with(|c| {
+            c.ensure_open()?;
+            let id = c.driver.add_static_counter(type_id, key, label, registration_id)?;
+            c.register(id, RegistrationKind::StaticCounter { registration_id });
+            Ok::<_, Error>(id)
+        })?;
+        Ok(AsyncAddCounter::new(Arc::clone(&self.handle), id))
+    }
+
+    /// Adds a static counter and waits for it.
+    pub fn add_static_counter(
+        &self,
+        type_id: i32,
+        key: &[u8],
+        label: &str,
+        registration_id: i64,
+    ) -> Result<Counter> {
+        let mut pending = self.async_add_static_counter(type_id, key, label, registration_id)?;
+        self.await_completion(|| pending.poll())
+    }
+
+    /// Adds a handler called with `(registration id, counter id)` whenever a counter becomes
+    /// available, besides the context's; returns the id to remove it with.
+    pub fn add_available_counter_handler(&self, handler: impl Fn(i64, i32) + Send + Sync + 'static) -> i64 {
+        self.handle.with(|c| {
+            let id = c.handlers.next_id();
+            c.handlers.available_counter.add(id, Arc::new(handler));
+            id
+        })
+    }
+
+    /// Removes a handler added by `add_available_counter_handler`; false if unknown.
+    pub fn remove_available_counter_handler(&self, id: i64) -> bool {
+        self.handle.with(|c| c.handlers.available_counter.remove(id))
+    }
+
+    /// As `add_available_counter_handler`, for counters going away.
+    pub fn add_unavailable_counter_handler(&self, handler: impl Fn(i64, i32) + Send + Sync + 'static) -> i64 {
+        self.handle.with(|c| {
+            let id = c.handlers.next_id();
+            c.handlers.unavailable_counter.add(id, Arc::new(handler));
+            id
+        })
+    }
+
+    pub fn remove_unavailable_counter_handler(&self, id: i64) -> bool {
+        self.handle.with(|c| c.handlers.unavailable_counter.remove(id))
+    }
+
+    /// Adds a handler called once when the client closes, besides the context's.
+    pub fn add_close_handler(&self, handler: impl Fn() + Send + Sync + 'static) -> i64 {
+        self.handle.with(|c| {
+            let id = c.handlers.next_id();
+            c.handlers.close_client.add(id, Arc::new(handler));
+            id
+        })
+    }
+
+    pub fn remove_close_handler(&self, id: i64) -> bool {
+        self.handle.with(|c| c.handlers.close_client.remove(id))
     }
 
     /// Adds a publication and waits for it (up to the driver timeout).

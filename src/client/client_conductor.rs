@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use crate::concurrent::ring_buffer::RingBuffer;
 
+use crate::client::client_handlers::ClientHandlers;
 use crate::client::context::Context;
 use crate::client::counter::CounterState;
 use crate::client::driver_connect::DriverConnection;
@@ -43,10 +44,20 @@ pub(crate) enum Resource {
 
 /// What an ADD command asked for.
 pub(crate) enum RegistrationKind {
-    Publication { channel: String, stream_id: i32 },
-    ExclusivePublication { channel: String, stream_id: i32 },
+    Publication {
+        channel: String,
+        stream_id: i32,
+    },
+    ExclusivePublication {
+        channel: String,
+        stream_id: i32,
+    },
     Subscription(Arc<SubscriptionState>),
     Counter,
+    /// ADD_STATIC_COUNTER with the caller's registration id.
+    StaticCounter {
+        registration_id: i64,
+    },
 }
 
 impl RegistrationKind {
@@ -56,6 +67,7 @@ impl RegistrationKind {
             Self::ExclusivePublication { .. } => "ADD_EXCLUSIVE_PUBLICATION",
             Self::Subscription(_) => "ADD_SUBSCRIPTION",
             Self::Counter => "ADD_COUNTER",
+            Self::StaticCounter { .. } => "ADD_STATIC_COUNTER",
         }
     }
 }
@@ -110,6 +122,7 @@ pub(crate) struct ClientConductor {
     pub pending_removals: HashMap<i64, PendingRemoval>,
     lingering: Vec<(i64, Lingering)>,
     callbacks: Vec<Callback>,
+    pub handlers: ClientHandlers,
 }
 
 fn nanos(duration: std::time::Duration) -> i64 {
@@ -150,6 +163,7 @@ impl ClientConductor {
             pending_removals: HashMap::new(),
             lingering: Vec::new(),
             callbacks: Vec::new(),
+            handlers: ClientHandlers::default(),
             to_clients: Some(CopyBroadcastReceiver::new(receiver)),
             driver,
             counters_reader: counters,
@@ -443,7 +457,8 @@ impl ClientConductor {
             return;
         };
         state.close();
-        if !self.is_closed {
+        // A static counter belongs to no client: the driver keeps it.
+        if !self.is_closed && !state.is_static {
             let sent = self.driver.remove_counter(registration_id);
             self.await_removal(sent, "REMOVE_COUNTER");
         }
@@ -509,7 +524,10 @@ impl ClientConductor {
     }
 
     fn notify_close(&mut self) {
-        if let Some(handler) = self.ctx.on_close_client().cloned() {
+        let handlers =
+            self.ctx.on_close_client().cloned().into_iter().chain(self.handlers.close_client.snapshot());
+        let handlers: Vec<_> = handlers.collect();
+        for handler in handlers {
             self.queue(move || handler());
         }
     }

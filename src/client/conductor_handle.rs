@@ -51,6 +51,11 @@ impl ConductorHandle {
         result
     }
 
+    /// The client's view of the driver's counters.
+    pub fn counters_reader(&self) -> crate::concurrent::counters::CountersReader {
+        self.lock().counters_reader.clone()
+    }
+
     pub fn do_work(&self) -> i32 {
         self.with(|c| c.do_work())
     }
@@ -78,6 +83,14 @@ pub(crate) struct ConductorAgent {
 }
 
 impl Agent for ConductorAgent {
+    fn on_start(&mut self) -> Result<()> {
+        let hook = self.handle.with(|c| c.ctx.agent_on_start().cloned());
+        if let Some(hook) = hook {
+            hook(self.role_name());
+        }
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         Ok(self.handle.do_work())
     }

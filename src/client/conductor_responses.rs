@@ -53,8 +53,9 @@ impl ClientConductor {
             Response::CounterReady(m) => self.on_counter_ready(&m),
             Response::UnavailableCounter(m) => self.on_unavailable_counter(&m),
             Response::ClientTimeout(m) => self.on_client_timeout(&m),
-            // Static counters and error frames from receivers are not used by this client.
-            Response::StaticCounter(_) | Response::PublicationError(_) => {}
+            Response::StaticCounter(m) => self.on_static_counter(&m),
+            // Error frames come from UDP receivers, which this client does not handle yet.
+            Response::PublicationError(_) => {}
         }
     }
 
@@ -217,9 +218,28 @@ impl ClientConductor {
                 Err(e) => self.fail_registration(id, |_| e.context("counter")),
             }
         }
-        if let Some(handler) = self.ctx.on_available_counter().cloned() {
-            let counter_id = m.counter_id;
+        let handlers: Vec<_> = self
+            .ctx
+            .on_available_counter()
+            .cloned()
+            .into_iter()
+            .chain(self.handlers.available_counter.snapshot())
+            .collect();
+        let counter_id = m.counter_id;
+        for handler in handlers {
             self.queue(move || handler(id, counter_id));
+        }
+    }
+
+    fn on_static_counter(&mut self, m: &CounterUpdate) {
+        let id = m.correlation_id;
+        let registration_id = match self.pending(id).map(|r| &r.kind) {
+            Some(RegistrationKind::StaticCounter { registration_id }) => *registration_id,
+            _ => return,
+        };
+        match CounterState::new_static(registration_id, m.counter_id, &self.counters_values) {
+            Ok(state) => self.complete(id, Resource::Counter(Arc::new(state))),
+            Err(e) => self.fail_registration(id, |_| e.context("static counter")),
         }
     }
 
@@ -228,8 +248,15 @@ impl ClientConductor {
         if let Some(state) = self.counters.remove(&id) {
             state.close();
         }
-        if let Some(handler) = self.ctx.on_unavailable_counter().cloned() {
-            let counter_id = m.counter_id;
+        let handlers: Vec<_> = self
+            .ctx
+            .on_unavailable_counter()
+            .cloned()
+            .into_iter()
+            .chain(self.handlers.unavailable_counter.snapshot())
+            .collect();
+        let counter_id = m.counter_id;
+        for handler in handlers {
             self.queue(move || handler(id, counter_id));
         }
     }

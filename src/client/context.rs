@@ -41,6 +41,9 @@ pub type NewPublicationHandler = Arc<dyn Fn(&str, i32, i32, i64) + Send + Sync>;
 pub type NewSubscriptionHandler = Arc<dyn Fn(&str, i32, i64) + Send + Sync>;
 /// Called once when the client closes.
 pub type CloseClientHandler = Arc<dyn Fn() + Send + Sync>;
+/// Called with the agent's role name on the conductor's thread as it starts (in invoker
+/// mode: by `Aeron::start`), e.g. to pin the thread to a core.
+pub type AgentOnStart = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// Client settings. `Context::from_env()` starts from the C client's defaults overridden by
 /// its environment variables; setters override both.
@@ -63,6 +66,7 @@ pub struct Context {
     on_new_exclusive_publication: Option<NewPublicationHandler>,
     on_new_subscription: Option<NewSubscriptionHandler>,
     on_close_client: Option<CloseClientHandler>,
+    agent_on_start: Option<AgentOnStart>,
 }
 
 impl std::fmt::Debug for Context {
@@ -107,6 +111,7 @@ impl Default for Context {
             on_new_exclusive_publication: None,
             on_new_subscription: None,
             on_close_client: None,
+            agent_on_start: None,
         }
     }
 }
@@ -351,6 +356,15 @@ impl Context {
 
     pub fn set_on_close_client(&mut self, handler: impl Fn() + Send + Sync + 'static) -> &mut Self {
         self.on_close_client = Some(Arc::new(handler));
+        self
+    }
+
+    pub fn agent_on_start(&self) -> Option<&AgentOnStart> {
+        self.agent_on_start.as_ref()
+    }
+
+    pub fn set_agent_on_start(&mut self, hook: impl Fn(&str) + Send + Sync + 'static) -> &mut Self {
+        self.agent_on_start = Some(Arc::new(hook));
         self
     }
 }

@@ -27,6 +27,8 @@ pub(crate) fn counter_value_view(values: &AtomicBuffer, counter_id: i32) -> Resu
 pub(crate) struct CounterState {
     pub registration_id: i64,
     pub counter_id: i32,
+    /// Made by ADD_STATIC_COUNTER: closing it leaves it in the driver.
+    pub is_static: bool,
     value: AtomicBuffer,
     is_closed: AtomicBool,
 }
@@ -34,7 +36,12 @@ pub(crate) struct CounterState {
 impl CounterState {
     pub fn new(registration_id: i64, counter_id: i32, counters_values: &AtomicBuffer) -> Result<Self> {
         let value = counter_value_view(counters_values, counter_id)?;
-        Ok(Self { registration_id, counter_id, value, is_closed: AtomicBool::new(false) })
+        Ok(Self { registration_id, counter_id, is_static: false, value, is_closed: AtomicBool::new(false) })
+    }
+
+    /// A static counter: `registration_id` is the one the caller chose.
+    pub fn new_static(registration_id: i64, counter_id: i32, counters_values: &AtomicBuffer) -> Result<Self> {
+        Ok(Self { is_static: true, ..Self::new(registration_id, counter_id, counters_values)? })
     }
 
     /// True for the one call that closed it.
@@ -98,11 +105,23 @@ impl Counter {
         self.state.counter_id
     }
 
+    /// Whether this is a static counter (kept by the driver when closed).
+    pub fn is_static(&self) -> bool {
+        self.state.is_static
+    }
+
+    /// Address of the counter's 8-byte value in the mapped CnC, for C callers that update it
+    /// with their own atomics (Aeron `aeron_counter_addr`). Valid while the client is open.
+    pub fn value_ptr(&self) -> *mut i64 {
+        self.state.value.as_ptr().cast()
+    }
+
     pub fn is_closed(&self) -> bool {
         self.state.is_closed()
     }
 
-    /// Asks the driver to free the counter; idempotent, also done on drop.
+    /// Asks the driver to free the counter (a static one stays in the driver); idempotent,
+    /// also done on drop.
     pub fn close(&self) {
         if self.state.close() {
             self.client.release_counter(self.state.registration_id);

@@ -3,7 +3,8 @@
 #![forbid(unsafe_code)]
 
 use crate::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, SubscriptionMessage,
+    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, StaticCounterMessage,
+    SubscriptionMessage, TerminateDriverMessage,
 };
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
@@ -86,6 +87,32 @@ impl DriverProxy {
         };
         self.write(&Command::AddCounter(message))?;
         Ok(correlation_id)
+    }
+
+    pub fn add_static_counter(
+        &self,
+        type_id: i32,
+        key: &[u8],
+        label: &str,
+        registration_id: i64,
+    ) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = StaticCounterMessage {
+            correlated: self.correlated(correlation_id),
+            registration_id,
+            type_id,
+            key,
+            label: label.as_bytes(),
+        };
+        self.write(&Command::AddStaticCounter(message))?;
+        Ok(correlation_id)
+    }
+
+    /// Asks the driver to terminate; its termination validator judges `token`. The driver
+    /// does not answer.
+    pub fn terminate_driver(&self, token: &[u8]) -> Result<()> {
+        let correlated = self.correlated(self.next_correlation_id());
+        self.write(&Command::TerminateDriver(TerminateDriverMessage { correlated, token }))
     }
 
     pub fn remove_counter(&self, registration_id: i64) -> Result<i64> {

@@ -232,6 +232,11 @@ impl ExclusivePublication {
         self.core.info.registration_id
     }
 
+    /// Equal to the registration id: an exclusive publication is never shared.
+    pub fn original_registration_id(&self) -> i64 {
+        self.core.info.original_registration_id
+    }
+
     pub fn initial_term_id(&self) -> i32 {
         self.core.initial_term_id
     }
@@ -262,6 +267,15 @@ impl ExclusivePublication {
 
     pub fn channel_status_indicator_id(&self) -> i32 {
         self.core.info.channel_status_id
+    }
+
+    /// The local addresses the UDP send endpoint is bound to (`ip:port`); empty for IPC.
+    pub fn local_socket_addresses(&self) -> Vec<String> {
+        let counters = self.client.counters_reader();
+        crate::client::local_socket_addresses::local_socket_addresses(
+            &counters,
+            self.core.info.channel_status_id,
+        )
     }
 
     /// Stops this publication and asks the driver to release it; idempotent, done on drop.

@@ -3,6 +3,7 @@
 //! `Image`).
 #![forbid(unsafe_code)]
 
+use std::ffi::{CStr, CString};
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 
@@ -13,11 +14,11 @@ use crate::logbuffer::descriptor::{
     position_bits_to_shift,
 };
 use crate::logbuffer::frame_descriptor::{
-    aligned_frame_length, frame_length_volatile, frame_term_id, is_padding_frame,
+    aligned_frame_length, frame_fits, frame_length_volatile, frame_term_id, is_padding_frame,
 };
-use crate::logbuffer::term_reader::{controlled_read, read};
+use crate::logbuffer::term_reader::{controlled_read, controlled_read_bounded, read, read_bounded};
 use crate::logbuffer::{ControlledPollAction, Header, LogBuffers};
-use crate::protocol::header::FRAME_ALIGNMENT;
+use crate::protocol::header::{DATA_HEADER_LENGTH, END_FLAG, FRAME_ALIGNMENT};
 use crate::util::error::{Error, Result};
 
 /// What the driver said about an image (ON_AVAILABLE_IMAGE).
@@ -36,6 +37,8 @@ pub(crate) struct ImageInfo {
 /// thread at a time (the subscription's poller); everything else may be called anywhere.
 pub struct Image {
     info: ImageInfo,
+    /// The source identity NUL-terminated, for C callers.
+    source_identity_c: CString,
     log: LogBuffers,
     subscriber_position: AtomicBuffer,
     initial_term_id: i32,
@@ -63,7 +66,9 @@ impl Image {
         let term_length = log.term_length();
         // Acquire: the driver set the join position before announcing the image.
         let join_position = subscriber_position.get_i64_acquire(0);
+        let source_identity_c = CString::new(info.source_identity.replace('\0', " ")).unwrap_or_default();
         Ok(Self {
+            source_identity_c,
             initial_term_id: initial_term_id(log.metadata()),
             position_bits_to_shift: position_bits_to_shift(term_length),
             term_length_mask: term_length as i64 - 1,
@@ -125,6 +130,152 @@ impl Image {
             counter.put_i64_release(0, new_position);
         }
         outcome.fragments_read
+    }
+
+    /// As [`poll`](Self::poll), starting no fragment at or past `limit_position` (a
+    /// fragment that starts before it is delivered whole). Returns the fragments delivered.
+    pub fn bounded_poll<F>(&self, handler: F, limit_position: i64, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header),
+    {
+        if self.is_closed() {
+            return 0;
+        }
+        let position = self.subscriber_position.get_i64(0);
+        let Some((term_offset, limit_offset)) = self.bounded_offsets(position, limit_position) else {
+            return 0;
+        };
+        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let outcome = read_bounded(term, term_offset, limit_offset, fragment_limit, &mut header, handler);
+        if outcome.offset > term_offset {
+            // Release: as in poll, the space is handed back only after the reads.
+            self.subscriber_position
+                .put_i64_release(0, position.wrapping_add((outcome.offset - term_offset) as i64));
+        }
+        outcome.fragments_read
+    }
+
+    /// As [`controlled_poll`](Self::controlled_poll), starting no fragment at or past
+    /// `limit_position`.
+    pub fn bounded_controlled_poll<F>(&self, handler: F, limit_position: i64, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    {
+        if self.is_closed() {
+            return 0;
+        }
+        let position = self.subscriber_position.get_i64(0);
+        let Some((term_offset, limit_offset)) = self.bounded_offsets(position, limit_position) else {
+            return 0;
+        };
+        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let counter = &self.subscriber_position;
+        let outcome = controlled_read_bounded(
+            term,
+            term_offset,
+            limit_offset,
+            fragment_limit,
+            &mut header,
+            handler,
+            |offset| counter.put_i64_release(0, position.wrapping_add((offset - term_offset) as i64)),
+        );
+        let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
+        if new_position > counter.get_i64(0) {
+            counter.put_i64_release(0, new_position);
+        }
+        outcome.fragments_read
+    }
+
+    /// The term offsets to read from and up to for a bounded poll at `position`; `None`
+    /// when the limit is not ahead.
+    fn bounded_offsets(&self, position: i64, limit_position: i64) -> Option<(usize, usize)> {
+        if position >= limit_position {
+            return None;
+        }
+        let term_offset = (position & self.term_length_mask) as usize;
+        let span = usize::try_from(limit_position.wrapping_sub(position)).unwrap_or(usize::MAX);
+        Some((term_offset, term_offset.saturating_add(span)))
+    }
+
+    /// Delivers fragments from `initial_position` (at or after the subscriber position,
+    /// within its term, frame aligned) up to `limit_position` without consuming them: the
+    /// subscriber position does not move. The handler's ABORT stops before its fragment,
+    /// BREAK after it. Returns the position after the last whole message delivered (the
+    /// last fragment with the END flag; padding counts as whole), or `initial_position`
+    /// when closed or nothing was delivered (Aeron `Image.controlledPeek`).
+    pub fn controlled_peek<F>(
+        &self,
+        initial_position: i64,
+        mut handler: F,
+        limit_position: i64,
+    ) -> Result<i64>
+    where
+        F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    {
+        if self.is_closed() {
+            return Ok(initial_position);
+        }
+        self.validate_position(initial_position)?;
+        if initial_position >= limit_position {
+            return Ok(initial_position);
+        }
+        let term = self.log.term(index_by_position(initial_position, self.position_bits_to_shift));
+        let capacity = term.capacity();
+        let term_offset = (initial_position & self.term_length_mask) as usize;
+        let span = usize::try_from(limit_position - initial_position).unwrap_or(usize::MAX);
+        let limit_offset = term_offset.saturating_add(span).min(capacity);
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let mut offset = term_offset;
+        let mut resulting_position = initial_position;
+        while offset < limit_offset && !self.is_closed() {
+            let frame_length = frame_length_volatile(term, offset);
+            if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
+                break;
+            }
+            let frame_offset = offset;
+            offset += aligned_frame_length(frame_length as usize);
+            if is_padding_frame(term, frame_offset) {
+                resulting_position = initial_position + (offset - term_offset) as i64;
+                continue;
+            }
+            header.load(term, frame_offset, frame_length);
+            let payload = term.published_slice(
+                frame_offset + DATA_HEADER_LENGTH,
+                frame_length as usize - DATA_HEADER_LENGTH,
+            );
+            let action = handler(payload, &header);
+            if action == ControlledPollAction::Abort {
+                break;
+            }
+            if header.flags() & END_FLAG != 0 {
+                resulting_position = initial_position + (offset - term_offset) as i64;
+            }
+            if action == ControlledPollAction::Break {
+                break;
+            }
+        }
+        Ok(resulting_position)
+    }
+
+    /// A position a reader may move to: frame aligned, not behind the subscriber position
+    /// and not past the end of its term.
+    fn validate_position(&self, position: i64) -> Result<()> {
+        let current = self.subscriber_position.get_i64(0);
+        let term_begin = current & !self.term_length_mask;
+        let limit = term_begin.saturating_add(self.term_length_mask + 1);
+        if position < current || position > limit {
+            return Err(Error::invalid_argument(format!(
+                "position {position} is outside the range {current}..={limit}"
+            )));
+        }
+        if position % FRAME_ALIGNMENT as i64 != 0 {
+            return Err(Error::invalid_argument(format!(
+                "position {position} is not a multiple of the frame alignment {FRAME_ALIGNMENT}"
+            )));
+        }
+        Ok(())
     }
 
     /// Hands `handler(block, session_id, term_id)` the run of complete frames (headers
@@ -237,6 +388,11 @@ impl Image {
     /// `aeron:ipc` for IPC, else the sender's `address:port`.
     pub fn source_identity(&self) -> &str {
         &self.info.source_identity
+    }
+
+    /// [`source_identity`](Self::source_identity) as a C string.
+    pub fn source_identity_c(&self) -> &CStr {
+        &self.source_identity_c
     }
 
     pub fn join_position(&self) -> i64 {

@@ -10,15 +10,18 @@
 pub mod aeron;
 pub mod async_add;
 mod client_conductor;
+mod client_handlers;
 mod conductor_handle;
 mod conductor_responses;
 pub mod context;
 pub mod counter;
 mod driver_connect;
 mod driver_proxy;
+pub mod driver_termination;
 pub mod exclusive_publication;
 mod heartbeat;
 pub mod image;
+pub mod local_socket_addresses;
 pub mod publication;
 pub mod publication_core;
 pub mod subscription;
@@ -36,4 +39,4 @@ pub use publication::Publication;
 pub use publication_core::{
     ADMIN_ACTION, BACK_PRESSURED, CLOSED, ERROR as PUBLICATION_ERROR, MAX_POSITION_EXCEEDED, NOT_CONNECTED,
 };
-pub use subscription::Subscription;
+pub use subscription::{Subscription, SubscriptionView};

@@ -251,6 +251,15 @@ impl Publication {
         self.core.info.channel_status_id
     }
 
+    /// The local addresses the UDP send endpoint is bound to (`ip:port`); empty for IPC.
+    pub fn local_socket_addresses(&self) -> Vec<String> {
+        let counters = self.client.counters_reader();
+        crate::client::local_socket_addresses::local_socket_addresses(
+            &counters,
+            self.core.info.channel_status_id,
+        )
+    }
+
     /// Stops this handle and asks the driver to release it (asynchronously; errors go to
     /// the client's error handler). Idempotent; also done on drop.
     pub fn close(&self) {

@@ -8,7 +8,7 @@
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::context::ImageHandler;
@@ -108,6 +108,97 @@ impl SubscriptionState {
     pub fn is_closed(&self) -> bool {
         self.is_closed.load(Ordering::Acquire)
     }
+
+    pub fn image_by_session_id(&self, session_id: i32) -> Option<Arc<Image>> {
+        self.images().iter().find(|i| i.session_id() == session_id).cloned()
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.images().iter().any(|i| !i.is_closed())
+    }
+
+    pub fn channel_status(&self) -> i64 {
+        if self.is_closed() {
+            return CHANNEL_STATUS_NO_ID_ALLOCATED;
+        }
+        match self.channel_status_indicator_id() {
+            id if id < 0 => CHANNEL_STATUS_ACTIVE,
+            id => counter_value_view(&self.counters_values, id)
+                .map(|c| c.get_i64_acquire(0))
+                .unwrap_or(CHANNEL_STATUS_NO_ID_ALLOCATED),
+        }
+    }
+
+    pub fn channel_status_indicator_id(&self) -> i32 {
+        self.channel_status_id.load(Ordering::Acquire)
+    }
+}
+
+/// Queries of a subscription that may run on any thread, also while another thread polls
+/// it (e.g. from an image handler, which runs on the conductor's thread). It does not keep
+/// the subscription alive: once the subscription is gone it reports a closed one with no
+/// images.
+#[derive(Clone)]
+pub struct SubscriptionView {
+    state: Weak<SubscriptionState>,
+}
+
+impl SubscriptionView {
+    pub(crate) fn new(state: Weak<SubscriptionState>) -> Self {
+        Self { state }
+    }
+
+    fn with<R>(&self, f: impl FnOnce(&SubscriptionState) -> R, gone: R) -> R {
+        match self.state.upgrade() {
+            Some(state) => f(&state),
+            None => gone,
+        }
+    }
+
+    /// A snapshot of the current images.
+    pub fn images(&self) -> Vec<Arc<Image>> {
+        self.with(|s| s.images().to_vec(), Vec::new())
+    }
+
+    pub fn image_count(&self) -> usize {
+        self.with(|s| s.images().len(), 0)
+    }
+
+    pub fn image_at_index(&self, index: usize) -> Option<Arc<Image>> {
+        self.with(|s| s.images().get(index).cloned(), None)
+    }
+
+    pub fn image_by_session_id(&self, session_id: i32) -> Option<Arc<Image>> {
+        self.with(|s| s.image_by_session_id(session_id), None)
+    }
+
+    pub fn is_connected(&self) -> bool {
+        self.with(SubscriptionState::is_connected, false)
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.with(SubscriptionState::is_closed, true)
+    }
+
+    pub fn channel_status(&self) -> i64 {
+        self.with(SubscriptionState::channel_status, CHANNEL_STATUS_NO_ID_ALLOCATED)
+    }
+
+    /// The channel status counter id; -1 until the driver named one (or once gone).
+    pub fn channel_status_indicator_id(&self) -> i32 {
+        self.with(SubscriptionState::channel_status_indicator_id, -1)
+    }
+
+    /// The subscription's registration id; -1 once gone.
+    pub fn registration_id(&self) -> i64 {
+        self.with(|s| s.registration_id, -1)
+    }
+}
+
+impl std::fmt::Debug for SubscriptionView {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SubscriptionView").field("is_closed", &self.is_closed()).finish()
+    }
 }
 
 /// A subscription. Polling takes `&mut self` (one poller at a time, as in Aeron); queries
@@ -138,9 +229,19 @@ impl Subscription {
 
     /// Polls the images in turn (starting one further each call, for fairness) for up to
     /// `fragment_limit` fragments in total; returns how many were delivered.
+    #[inline]
     pub fn poll<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
     where
         F: FnMut(&[u8], &Header),
+    {
+        self.poll_with_image(|payload, header, _| handler(payload, header), fragment_limit)
+    }
+
+    /// As [`poll`](Self::poll), also telling the handler which image each fragment is from.
+    #[inline]
+    pub fn poll_with_image<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header, &Arc<Image>),
     {
         self.refresh_images();
         let count = self.images.len();
@@ -153,7 +254,9 @@ impl Subscription {
             if fragments >= fragment_limit {
                 break;
             }
-            fragments += self.images[i].poll(&mut handler, fragment_limit - fragments);
+            let image = &self.images[i];
+            fragments +=
+                image.poll(|payload, header| handler(payload, header, image), fragment_limit - fragments);
         }
         fragments
     }
@@ -163,6 +266,14 @@ impl Subscription {
     where
         F: FnMut(&[u8], &Header) -> ControlledPollAction,
     {
+        self.controlled_poll_with_image(|payload, header, _| handler(payload, header), fragment_limit)
+    }
+
+    /// As [`controlled_poll`](Self::controlled_poll), also telling the handler the image.
+    pub fn controlled_poll_with_image<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header, &Arc<Image>) -> ControlledPollAction,
+    {
         self.refresh_images();
         let count = self.images.len();
         if count == 0 {
@@ -174,7 +285,11 @@ impl Subscription {
             if fragments >= fragment_limit {
                 break;
             }
-            fragments += self.images[i].controlled_poll(&mut handler, fragment_limit - fragments);
+            let image = &self.images[i];
+            fragments += image.controlled_poll(
+                |payload, header| handler(payload, header, image),
+                fragment_limit - fragments,
+            );
         }
         fragments
     }
@@ -195,9 +310,14 @@ impl Subscription {
         start
     }
 
+    /// A view for querying this subscription from any thread, also while it is polled.
+    pub fn view(&self) -> SubscriptionView {
+        SubscriptionView { state: Arc::downgrade(&self.state) }
+    }
+
     /// The image of the publisher with `session_id`, if connected.
     pub fn image_by_session_id(&self, session_id: i32) -> Option<Arc<Image>> {
-        self.state.images().iter().find(|i| i.session_id() == session_id).cloned()
+        self.state.image_by_session_id(session_id)
     }
 
     /// The image at `index` in the current list.
@@ -216,7 +336,7 @@ impl Subscription {
 
     /// Whether any publisher is connected (an image is present and open).
     pub fn is_connected(&self) -> bool {
-        self.state.images().iter().any(|i| !i.is_closed())
+        self.state.is_connected()
     }
 
     pub fn is_closed(&self) -> bool {
@@ -225,19 +345,20 @@ impl Subscription {
 
     /// The receive channel endpoint status (`CHANNEL_STATUS_*`, or the counter's value).
     pub fn channel_status(&self) -> i64 {
-        if self.state.is_closed() {
-            return CHANNEL_STATUS_NO_ID_ALLOCATED;
-        }
-        match self.state.channel_status_id.load(Ordering::Acquire) {
-            id if id < 0 => CHANNEL_STATUS_ACTIVE,
-            id => counter_value_view(&self.state.counters_values, id)
-                .map(|c| c.get_i64_acquire(0))
-                .unwrap_or(CHANNEL_STATUS_NO_ID_ALLOCATED),
-        }
+        self.state.channel_status()
     }
 
     pub fn channel_status_indicator_id(&self) -> i32 {
-        self.state.channel_status_id.load(Ordering::Acquire)
+        self.state.channel_status_indicator_id()
+    }
+
+    /// The local addresses the UDP receive endpoint is bound to (`ip:port`); empty for IPC.
+    pub fn local_socket_addresses(&self) -> Vec<String> {
+        let counters = self.client.counters_reader();
+        crate::client::local_socket_addresses::local_socket_addresses(
+            &counters,
+            self.channel_status_indicator_id(),
+        )
     }
 
     pub fn channel(&self) -> &str {

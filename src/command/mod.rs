@@ -10,6 +10,7 @@
 
 pub mod codec;
 pub mod control_protocol_events;
+mod message_enum;
 
 pub mod correlated_message;
 pub mod counter_message;

@@ -63,6 +63,17 @@ pub fn map_existing(path: &Path) -> Result<AtomicBuffer> {
 /// The returned flag says whether this call created the file. Several processes racing
 /// here all end up with the same file (`O_CREAT` without truncation).
 pub fn open_or_create_mapped(path: &Path, length: usize) -> Result<(AtomicBuffer, bool)> {
+    open_or_create_mapped_prefaulted(path, length, false)
+}
+
+/// [`open_or_create_mapped`], and with `prefault` every page is mapped up front
+/// (`MAP_POPULATE`), so the first access to each page does not take a page fault on a hot
+/// path (on tmpfs not even the first write; on a disk file the first write still does).
+pub fn open_or_create_mapped_prefaulted(
+    path: &Path,
+    length: usize,
+    prefault: bool,
+) -> Result<(AtomicBuffer, bool)> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -81,7 +92,7 @@ pub fn open_or_create_mapped(path: &Path, length: usize) -> Result<(AtomicBuffer
             path.display()
         )));
     }
-    Ok((map_file(&file, path, length)?, created))
+    Ok((map_file_with(&file, path, length, prefault)?, created))
 }
 
 /// Flushes a mapped range to the file (`msync`), for durability across power loss.
@@ -102,10 +113,19 @@ pub fn flush(buffer: &AtomicBuffer, offset: usize, length: usize) -> Result<()> 
 }
 
 fn map_file(file: &File, path: &Path, length: usize) -> Result<AtomicBuffer> {
+    map_file_with(file, path, length, false)
+}
+
+fn map_file_with(file: &File, path: &Path, length: usize, prefault: bool) -> Result<AtomicBuffer> {
+    let mut options = memmap2::MmapOptions::new();
+    options.len(length);
+    if prefault {
+        options.populate();
+    }
     // SAFETY: the mapping is shared with other processes by design; every access to it goes
     // through AtomicBuffer's atomics or protocol-guarded copies, and the file is never
     // truncated by aeronrs while mapped.
-    let map = unsafe { memmap2::MmapOptions::new().len(length).map_mut(file) }
+    let map = unsafe { options.map_mut(file) }
         .map_err(|e| Error::io(&e, format_args!("mmap {}", path.display())))?;
     Ok(AtomicBuffer::from_mmap(map))
 }
@@ -135,6 +155,9 @@ mod tests {
         let (_, created) = open_or_create_mapped(&path, 4096).unwrap();
         assert!(!created);
         assert!(open_or_create_mapped(&path, 8192).is_err());
+        let (prefaulted, created) = open_or_create_mapped_prefaulted(&path, 4096, true).unwrap();
+        assert!(!created);
+        assert_eq!(prefaulted.capacity(), 4096);
     }
 
     #[test]

@@ -17,24 +17,37 @@ use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
 use crate::driver::agent_config::with_on_start;
+use crate::driver::agent_proxy::command_queue;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
 use crate::driver::context::{DriverContext, ThreadingMode};
 use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
+use crate::driver::loss::LossReport;
+use crate::driver::media::loss_injection::IncomingInterceptors;
+use crate::driver::receiver::Receiver;
+use crate::driver::sender::Sender;
 use crate::driver::system_counters::{
     AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH, SystemCounterId, SystemCounters,
     semantic_version_compose,
 };
-use crate::util::agent::{Agent, AgentInvoker, AgentRunner};
+use crate::util::agent::{Agent, AgentInvoker, AgentRunner, CompositeAgent, ErrorHandler};
 use crate::util::bits::align;
 use crate::util::clock::epoch_ms;
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
 
+/// The driver's three agents before they start.
+struct Agents {
+    conductor: Box<DriverConductor>,
+    sender: Box<Sender>,
+    receiver: Box<Receiver>,
+}
+
 enum Runner {
     /// Built, not started.
-    Idle(Box<DriverConductor>),
-    Thread(AgentRunner),
+    Idle(Agents),
+    /// Running on threads; the network agents' runners come first so they stop first.
+    Threads(Vec<AgentRunner>),
     Invoker(AgentInvoker),
     Closed,
 }
@@ -84,8 +97,10 @@ impl MediaDriver {
         };
         let cnc = CncFile::create(&ctx.aeron_dir.join(CNC_FILE), &config)?;
         let loss_report_length = align(ctx.loss_report_buffer_length, ctx.file_page_size);
-        create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Sparse)
-            .map_err(|e| e.context("create loss report"))?;
+        let loss_report = LossReport::new(
+            create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Sparse)
+                .map_err(|e| e.context("create loss report"))?,
+        );
 
         let mut counters = CountersManager::new(
             cnc.counters_metadata_buffer().clone(),
@@ -105,6 +120,27 @@ impl MediaDriver {
         let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer().clone())?;
         let transmitter = BroadcastTransmitter::new(cnc.to_clients_buffer().clone())?;
         let termination_requested = Arc::new(AtomicBool::new(false));
+        let (sender_proxy, sender_commands) =
+            command_queue(system.position(SystemCounterId::SenderProxyFails).clone());
+        let (receiver_proxy, receiver_commands) =
+            command_queue(system.position(SystemCounterId::ReceiverProxyFails).clone());
+        let (conductor_proxy, agent_commands) =
+            command_queue(system.position(SystemCounterId::ConductorProxyFails).clone());
+        let interceptors = IncomingInterceptors::from_context(&ctx)?;
+        let sender = Sender::new(
+            &ctx,
+            sender_commands,
+            conductor_proxy.clone(),
+            system.clone(),
+            interceptors.as_ref().map(|i| i.new_chain()),
+        );
+        let receiver = Receiver::new(
+            &ctx,
+            receiver_commands,
+            conductor_proxy.clone(),
+            system.clone(),
+            interceptors.as_ref().map(|i| i.new_chain()),
+        );
         let conductor = DriverConductor::new(ConductorParts {
             ctx: ctx.clone(),
             to_driver,
@@ -113,6 +149,11 @@ impl MediaDriver {
             error_log,
             system,
             termination_requested: Arc::clone(&termination_requested),
+            sender_proxy,
+            receiver_proxy,
+            conductor_proxy,
+            agent_commands,
+            loss_report,
         });
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).
@@ -122,36 +163,84 @@ impl MediaDriver {
             ThreadingMode::Dedicated | ThreadingMode::SharedNetwork => ctx.conductor_idle_strategy.clone(),
             ThreadingMode::Shared | ThreadingMode::Invoker => ctx.shared_idle_strategy.clone(),
         };
-        Ok(Self { ctx, runner: Runner::Idle(Box::new(conductor)), main_idle, termination_requested, cnc })
+        let agents =
+            Agents { conductor: Box::new(conductor), sender: Box::new(sender), receiver: Box::new(receiver) };
+        Ok(Self { ctx, runner: Runner::Idle(agents), main_idle, termination_requested, cnc })
     }
 
-    /// Starts the conductor: on its own thread, or — in INVOKER mode or when
-    /// `manual_main_loop` — left for the caller to drive with [`do_work`](Self::do_work).
-    ///
-    /// IPC needs no sender or receiver, so every threading mode runs the conductor alone;
-    /// the mode only chooses its idle strategy (conductor's for DEDICATED and SHARED_NETWORK,
-    /// shared for SHARED).
+    /// Starts the agents as the threading mode says (`spec/driver.md` §1): DEDICATED runs
+    /// conductor, sender and receiver on three threads; SHARED_NETWORK the conductor on one
+    /// and sender + receiver on another; SHARED all three on one. INVOKER mode, or
+    /// `manual_main_loop`, leaves all three to the caller's [`do_work`](Self::do_work).
     pub fn start(&mut self, manual_main_loop: bool) -> Result<()> {
-        let conductor = match std::mem::replace(&mut self.runner, Runner::Closed) {
-            Runner::Idle(conductor) => conductor,
+        let agents = match std::mem::replace(&mut self.runner, Runner::Closed) {
+            Runner::Idle(agents) => agents,
             other => {
                 self.runner = other;
                 return Err(Error::illegal_state("media driver already started or closed"));
             }
         };
-        let conductor = with_on_start(conductor, self.ctx.agents.on_start.clone());
+        let Agents { conductor, sender, receiver } = agents;
+        // The on-start hook runs once per agent thread, as Aeron calls it per agent runner.
+        let on_start = self.ctx.agents.on_start.clone();
+        let hooked = |agent: Box<dyn Agent>| with_on_start(agent, on_start.clone());
+        let all = |c: Box<DriverConductor>, s: Box<Sender>, r: Box<Receiver>| -> Box<dyn Agent> {
+            Box::new(CompositeAgent::new(vec![s, r, c]))
+        };
         if manual_main_loop || self.ctx.threading_mode == ThreadingMode::Invoker {
-            let mut invoker = AgentInvoker::new(conductor);
+            let mut invoker = AgentInvoker::new(hooked(all(conductor, sender, receiver)));
             invoker.start()?;
             self.runner = Runner::Invoker(invoker);
-        } else {
-            let on_error = Arc::new(|e: &Error| eprintln!("driver-conductor: {e}"));
-            self.runner = Runner::Thread(AgentRunner::start(conductor, self.main_idle.clone(), on_error)?);
+            return Ok(());
         }
+        let on_error =
+            |name: &'static str| -> ErrorHandler { Arc::new(move |e: &Error| eprintln!("{name}: {e}")) };
+        let ctx = &self.ctx;
+        let mut runners = Vec::with_capacity(3);
+        match ctx.threading_mode {
+            ThreadingMode::Dedicated => {
+                runners.push(AgentRunner::start(
+                    hooked(sender),
+                    ctx.sender_idle_strategy.clone(),
+                    on_error("sender"),
+                )?);
+                runners.push(AgentRunner::start(
+                    hooked(receiver),
+                    ctx.receiver_idle_strategy.clone(),
+                    on_error("receiver"),
+                )?);
+                runners.push(AgentRunner::start(
+                    hooked(conductor),
+                    self.main_idle.clone(),
+                    on_error("driver-conductor"),
+                )?);
+            }
+            ThreadingMode::SharedNetwork => {
+                let network: Box<dyn Agent> = Box::new(CompositeAgent::new(vec![sender, receiver]));
+                runners.push(AgentRunner::start(
+                    hooked(network),
+                    ctx.shared_network_idle_strategy.clone(),
+                    on_error("sender-receiver"),
+                )?);
+                runners.push(AgentRunner::start(
+                    hooked(conductor),
+                    self.main_idle.clone(),
+                    on_error("driver-conductor"),
+                )?);
+            }
+            ThreadingMode::Shared | ThreadingMode::Invoker => {
+                runners.push(AgentRunner::start(
+                    hooked(all(conductor, sender, receiver)),
+                    self.main_idle.clone(),
+                    on_error("shared"),
+                )?);
+            }
+        }
+        self.runner = Runner::Threads(runners);
         Ok(())
     }
 
-    /// One conductor duty cycle (INVOKER mode or manual main loop); 0 otherwise.
+    /// One duty cycle of all agents (INVOKER mode or manual main loop); 0 otherwise.
     pub fn do_work(&mut self) -> Result<i32> {
         match &mut self.runner {
             Runner::Invoker(invoker) => invoker.invoke(),
@@ -183,9 +272,9 @@ impl MediaDriver {
     pub fn close(&mut self) -> Result<()> {
         match std::mem::replace(&mut self.runner, Runner::Closed) {
             Runner::Closed => return Ok(()),
-            Runner::Thread(mut runner) => runner.close(),
+            Runner::Threads(mut runners) => runners.iter_mut().for_each(AgentRunner::close),
             Runner::Invoker(mut invoker) => invoker.close(),
-            Runner::Idle(mut conductor) => conductor.on_close(),
+            Runner::Idle(mut agents) => agents.conductor.on_close(),
         }
         self.cnc.flush()?;
         if self.ctx.dir_delete_on_shutdown {

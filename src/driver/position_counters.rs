@@ -6,9 +6,9 @@ use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::descriptor::{COUNTER_LENGTH, MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
 use crate::concurrent::counters::type_ids::{
-    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, PUBLISHER_LIMIT_NAME,
-    PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID, SUBSCRIBER_POSITION_NAME,
-    SUBSCRIBER_POSITION_TYPE_ID,
+    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, LOCAL_SOCKADDR_TYPE_ID,
+    PUBLISHER_LIMIT_NAME, PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID,
+    SUBSCRIBER_POSITION_NAME, SUBSCRIBER_POSITION_TYPE_ID,
 };
 use crate::util::error::Result;
 
@@ -116,8 +116,10 @@ fn truncate_label(mut label: String) -> String {
     label
 }
 
+/// A stream counter of any type (`snd-pos`, `rcv-hwm`, `rcv-cc-cubic-rtt`, ...): key and
+/// label as [`stream_key`] and [`stream_label`], registration id set.
 #[allow(clippy::too_many_arguments)] // the stream key's fields, as Aeron names them
-fn allocate_stream_counter(
+pub fn allocate_stream_counter(
     manager: &mut CountersManager,
     type_id: i32,
     name: &str,
@@ -218,6 +220,61 @@ pub fn allocate_client_heartbeat(
     Ok(Position::new(manager.reader().values_buffer(), counter_id))
 }
 
+/// Channel endpoint status value: not yet usable.
+pub const CHANNEL_STATUS_INITIALIZING: i64 = 0;
+/// Channel endpoint status value: failed.
+pub const CHANNEL_STATUS_ERRORED: i64 = -1;
+/// Channel endpoint status value: open.
+pub const CHANNEL_STATUS_ACTIVE: i64 = 1;
+/// Channel endpoint status value: being closed.
+pub const CHANNEL_STATUS_CLOSING: i64 = 2;
+/// Channel bytes in a channel status key after the length (`spec/counters.md` §7.2).
+pub const CHANNEL_KEY_MAX_CHANNEL_LENGTH: usize = MAX_KEY_LENGTH - 4;
+/// Address bytes in a local socket address key (Aeron C caps them at 103 + NUL).
+pub const LOCAL_SOCKADDR_MAX_LENGTH: usize = 103;
+
+/// A `snd-channel` / `rcv-channel` status counter (types 6, 7) of the endpoint registered as
+/// `registration_id`: key = channel length + channel, label `"<name>: <channel> <bound>"`.
+pub fn allocate_channel_status(
+    manager: &mut CountersManager,
+    type_id: i32,
+    name: &str,
+    registration_id: i64,
+    channel: &str,
+    bound_address: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    let mut key = [0u8; MAX_KEY_LENGTH];
+    let length = channel.len().min(CHANNEL_KEY_MAX_CHANNEL_LENGTH);
+    key[0..4].copy_from_slice(&(length as i32).to_le_bytes());
+    key[4..4 + length].copy_from_slice(&channel.as_bytes()[..length]);
+    let label = truncate_label(format!("{name}: {channel} {bound_address}"));
+    let counter_id = manager.allocate(type_id, &key, &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, registration_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
+}
+
+/// The `snd-local-sockaddr` / `rcv-local-sockaddr` counter (type 14) of an endpoint whose
+/// status counter is `status_counter_id`: key = status id, address length, address text.
+pub fn allocate_local_sockaddr(
+    manager: &mut CountersManager,
+    name: &str,
+    registration_id: i64,
+    status_counter_id: i32,
+    address: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    let mut key = [0u8; MAX_KEY_LENGTH];
+    let length = address.len().min(LOCAL_SOCKADDR_MAX_LENGTH);
+    key[0..4].copy_from_slice(&status_counter_id.to_le_bytes());
+    key[4..8].copy_from_slice(&(length as i32).to_le_bytes());
+    key[8..8 + length].copy_from_slice(&address.as_bytes()[..length]);
+    let label = truncate_label(format!("{name}: {status_counter_id} {address}"));
+    let counter_id = manager.allocate(LOCAL_SOCKADDR_TYPE_ID, &key, &label, now_ms)?;
+    manager.set_counter_registration_id(counter_id, registration_id)?;
+    Ok(Position::new(manager.reader().values_buffer(), counter_id))
+}
+
 /// Frees a counter the conductor allocated. Freeing can only fail for a counter that is
 /// not allocated, which would mean it was freed already; there is nothing more to undo.
 pub fn free_counter(manager: &mut CountersManager, counter_id: i32, now_ms: i64) {
@@ -241,6 +298,40 @@ mod tests {
         let key = stream_key(1, 2, 3, &long);
         assert_eq!(&key[16..20], &92i32.to_le_bytes());
         assert_eq!(&key[20..112], &long.as_bytes()[..92]);
+    }
+
+    #[test]
+    fn channel_status_and_local_sockaddr_layouts() {
+        use crate::concurrent::AtomicBuffer;
+        let mut m =
+            CountersManager::new(AtomicBuffer::alloc(8 * 512), AtomicBuffer::alloc(8 * 128), 0).unwrap();
+        let channel = "aeron:udp?endpoint=127.0.0.1:20121";
+        let status =
+            allocate_channel_status(&mut m, 7, "rcv-channel", 4, channel, "127.0.0.1:20121", 1).unwrap();
+        let r = m.reader();
+        assert_eq!(
+            r.counter_label(status.counter_id()).unwrap(),
+            format!("rcv-channel: {channel} 127.0.0.1:20121")
+        );
+        let key = r.counter_key(status.counter_id()).unwrap();
+        assert_eq!(&key[0..4], &(channel.len() as i32).to_le_bytes());
+        assert_eq!(&key[4..4 + channel.len()], channel.as_bytes());
+        assert_eq!(r.counter_registration_id(status.counter_id()).unwrap(), 4);
+        let addr = allocate_local_sockaddr(
+            &mut m,
+            "rcv-local-sockaddr",
+            4,
+            status.counter_id(),
+            "127.0.0.1:20121",
+            1,
+        )
+        .unwrap();
+        let r = m.reader();
+        assert_eq!(r.counter_type_id(addr.counter_id()).unwrap(), 14);
+        assert_eq!(r.counter_label(addr.counter_id()).unwrap(), "rcv-local-sockaddr: 0 127.0.0.1:20121");
+        let key = r.counter_key(addr.counter_id()).unwrap();
+        assert_eq!(&key[0..8], &[0, 0, 0, 0, 15, 0, 0, 0]);
+        assert_eq!(&key[8..23], b"127.0.0.1:20121");
     }
 
     #[test]

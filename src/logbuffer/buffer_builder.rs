@@ -2,6 +2,8 @@
 //! joined, with the header of its first fragment (Aeron `BufferBuilder`).
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
+
 use crate::logbuffer::descriptor::MAX_MESSAGE_LENGTH;
 use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::header::Header;
@@ -75,6 +77,41 @@ impl BufferBuilder {
         let mut header = self.first_header;
         header.complete_fragmented(self.buffer.len(), last.flags());
         header
+    }
+}
+
+/// The builders of one fragment assembler, keyed by session id: each is made at its
+/// session's first BEGIN fragment and then reused, so steady-state reassembly does not
+/// allocate once the builders have grown to the largest message.
+#[derive(Debug)]
+pub struct SessionBuilders {
+    builders: HashMap<i32, BufferBuilder>,
+    initial_buffer_length: usize,
+}
+
+impl SessionBuilders {
+    pub fn new(initial_buffer_length: usize) -> Self {
+        Self { builders: HashMap::new(), initial_buffer_length }
+    }
+
+    /// Starts the message of the fragment's session with its BEGIN fragment, dropping any
+    /// partial message that session had.
+    pub fn begin(&mut self, payload: &[u8], header: &Header) {
+        let capacity = self.initial_buffer_length;
+        self.builders
+            .entry(header.session_id())
+            .or_insert_with(|| BufferBuilder::with_capacity(capacity))
+            .begin(payload, header);
+    }
+
+    /// The builder of `session_id`, if that session ever began a message.
+    pub fn get_mut(&mut self, session_id: i32) -> Option<&mut BufferBuilder> {
+        self.builders.get_mut(&session_id)
+    }
+
+    /// Drops the builder of `session_id`; whether it had one.
+    pub fn remove(&mut self, session_id: i32) -> bool {
+        self.builders.remove(&session_id).is_some()
     }
 }
 

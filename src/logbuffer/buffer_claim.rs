@@ -29,6 +29,12 @@ impl<'a> BufferClaim<'a> {
         self.frame_offset
     }
 
+    /// Address of the claimed frame's header in the mapped term (for C callers, which
+    /// write the payload and commit through raw pointers: Aeron `aeron_buffer_claim_t`).
+    pub fn frame_ptr(&self) -> *mut u8 {
+        self.term.as_ptr().wrapping_add(self.frame_offset)
+    }
+
     /// Payload length claimed.
     pub fn length(&self) -> usize {
         self.length

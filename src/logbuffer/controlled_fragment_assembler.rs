@@ -4,18 +4,18 @@
 //! `ControlledFragmentAssembler`).
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-
-use crate::logbuffer::buffer_builder::BufferBuilder;
+use crate::logbuffer::buffer_builder::SessionBuilders;
 use crate::logbuffer::fragment_assembler::DEFAULT_INITIAL_BUFFER_LENGTH;
 use crate::logbuffer::header::Header;
 pub use crate::logbuffer::term_reader::ControlledPollAction;
 use crate::protocol::header::{BEGIN_FLAG, END_FLAG, UNFRAGMENTED};
 
+/// Wraps a handler `FnMut(&[u8], &Header) -> ControlledPollAction`, as
+/// [`FragmentAssembler`](crate::logbuffer::fragment_assembler::FragmentAssembler) does a
+/// plain one.
 pub struct ControlledFragmentAssembler<F> {
     delegate: F,
-    builders: HashMap<i32, BufferBuilder>,
-    initial_buffer_length: usize,
+    builders: SessionBuilders,
 }
 
 impl<F> ControlledFragmentAssembler<F>
@@ -27,7 +27,7 @@ where
     }
 
     pub fn with_initial_buffer_length(delegate: F, initial_buffer_length: usize) -> Self {
-        Self { delegate, builders: HashMap::new(), initial_buffer_length }
+        Self { delegate, builders: SessionBuilders::new(initial_buffer_length) }
     }
 
     /// The controlled fragment handler to give a controlled read or poll.
@@ -38,15 +38,10 @@ where
             return (self.delegate)(payload, header);
         }
         if flags & BEGIN_FLAG != 0 {
-            let capacity = self.initial_buffer_length;
-            let builder = self
-                .builders
-                .entry(header.session_id())
-                .or_insert_with(|| BufferBuilder::with_capacity(capacity));
-            builder.begin(payload, header);
+            self.builders.begin(payload, header);
             return ControlledPollAction::Continue;
         }
-        let Some(builder) = self.builders.get_mut(&header.session_id()) else {
+        let Some(builder) = self.builders.get_mut(header.session_id()) else {
             return ControlledPollAction::Continue;
         };
         let (previous_length, previous_next) = (builder.len(), builder.next_term_offset());
@@ -63,7 +58,7 @@ where
     }
 
     pub fn free_session_buffer(&mut self, session_id: i32) -> bool {
-        self.builders.remove(&session_id).is_some()
+        self.builders.remove(session_id)
     }
 
     pub fn delegate(&mut self) -> &mut F {

@@ -5,14 +5,12 @@
 
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::buffer_claim::BufferClaim;
-use crate::logbuffer::descriptor::{
-    PARTITION_COUNT, compute_fragmented_length, pack_tail, tail_counter_offset,
-};
+use crate::logbuffer::descriptor::{compute_fragmented_length, pack_tail};
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered};
 use crate::logbuffer::header_writer::HeaderWriter;
 use crate::logbuffer::term_appender::{
-    AppendOutcome, ReservedValueSupplier, check_message_length, copy_parts, handle_end_of_log_condition,
-    publish, write_fragments, write_padding,
+    AppendOutcome, ReservedValueSupplier, check_message_length, checked_tail_offset, copy_parts,
+    handle_end_of_log_condition, publish, write_fragments, write_padding,
 };
 use crate::protocol::header::{
     DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_DATA, SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET,
@@ -30,12 +28,7 @@ pub struct ExclusiveTermAppender {
 
 impl ExclusiveTermAppender {
     pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
-        if partition_index >= PARTITION_COUNT {
-            return Err(Error::invalid_argument(format!("partition index {partition_index} >= 3")));
-        }
-        crate::logbuffer::descriptor::check_term_length(term.capacity())?;
-        let tail_offset = tail_counter_offset(partition_index);
-        metadata.check_bounds(tail_offset, 8)?;
+        let tail_offset = checked_tail_offset(&term, &metadata, partition_index)?;
         Ok(Self { term, metadata, tail_offset })
     }
 

@@ -3,9 +3,7 @@
 //! `FragmentAssembler` / `aeron_fragment_assembler`).
 #![forbid(unsafe_code)]
 
-use std::collections::HashMap;
-
-use crate::logbuffer::buffer_builder::BufferBuilder;
+use crate::logbuffer::buffer_builder::SessionBuilders;
 use crate::logbuffer::header::Header;
 use crate::protocol::header::{BEGIN_FLAG, END_FLAG, UNFRAGMENTED};
 
@@ -17,8 +15,7 @@ pub const DEFAULT_INITIAL_BUFFER_LENGTH: usize = 4096;
 /// message is delivered on its END fragment with a header spanning all fragments.
 pub struct FragmentAssembler<F> {
     delegate: F,
-    builders: HashMap<i32, BufferBuilder>,
-    initial_buffer_length: usize,
+    builders: SessionBuilders,
 }
 
 impl<F> FragmentAssembler<F>
@@ -30,7 +27,7 @@ where
     }
 
     pub fn with_initial_buffer_length(delegate: F, initial_buffer_length: usize) -> Self {
-        Self { delegate, builders: HashMap::new(), initial_buffer_length }
+        Self { delegate, builders: SessionBuilders::new(initial_buffer_length) }
     }
 
     /// The fragment handler to give a term reader or image poll.
@@ -40,13 +37,8 @@ where
         if flags & UNFRAGMENTED == UNFRAGMENTED {
             (self.delegate)(payload, header);
         } else if flags & BEGIN_FLAG != 0 {
-            let capacity = self.initial_buffer_length;
-            let builder = self
-                .builders
-                .entry(header.session_id())
-                .or_insert_with(|| BufferBuilder::with_capacity(capacity));
-            builder.begin(payload, header);
-        } else if let Some(builder) = self.builders.get_mut(&header.session_id()) {
+            self.builders.begin(payload, header);
+        } else if let Some(builder) = self.builders.get_mut(header.session_id()) {
             if builder.append(payload, header) && flags & END_FLAG != 0 {
                 let complete = builder.complete_header(header);
                 (self.delegate)(builder.bytes(), &complete);
@@ -57,7 +49,7 @@ where
 
     /// Drops the partial message of a session (e.g. when its image goes away).
     pub fn free_session_buffer(&mut self, session_id: i32) -> bool {
-        self.builders.remove(&session_id).is_some()
+        self.builders.remove(session_id)
     }
 
     pub fn delegate(&mut self) -> &mut F {

@@ -158,6 +158,13 @@ impl Header {
         self.fragmented_frame_length
     }
 
+    /// Term offset of the frame after this one (Aeron `aeron_header_next_term_offset`).
+    pub fn next_term_offset(&self) -> i32 {
+        let next =
+            align(self.term_offset.max(0) as usize + self.frame_length.max(0) as usize, FRAME_ALIGNMENT);
+        next.min(i32::MAX as usize) as i32
+    }
+
     /// Position just after this frame (or after the last fragment of a reassembled message).
     pub fn position(&self) -> i64 {
         let span =
@@ -199,6 +206,7 @@ mod tests {
         assert_eq!(header.term_id(), 1001);
         assert_eq!(header.reserved_value(), 0x0123_4567_89AB_CDEF);
         assert_eq!(header.position(), 65536 + 1056);
+        assert_eq!(header.next_term_offset(), 1056);
         let mut bytes = [0u8; 32];
         term.get_bytes(992, &mut bytes);
         assert_eq!(Header::from_bytes(&bytes, 1000, 16), Some(header));

@@ -58,12 +58,7 @@ pub struct TermAppender {
 impl TermAppender {
     /// An appender for `term` (partition `partition_index`) whose tail lives in `metadata`.
     pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
-        if partition_index >= PARTITION_COUNT {
-            return Err(Error::invalid_argument(format!("partition index {partition_index} >= 3")));
-        }
-        crate::logbuffer::descriptor::check_term_length(term.capacity())?;
-        let tail_offset = tail_counter_offset(partition_index);
-        metadata.check_bounds(tail_offset, 8)?;
+        let tail_offset = checked_tail_offset(&term, &metadata, partition_index)?;
         Ok(Self { term, metadata, tail_offset })
     }
 
@@ -268,6 +263,25 @@ impl TermAppender {
         }
         None
     }
+}
+
+/// Validates an appender's term and partition and returns the offset of the partition's
+/// raw tail in `metadata`, checked to lie inside it so the hot path's tail accesses cannot
+/// fail.
+pub(crate) fn checked_tail_offset(
+    term: &AtomicBuffer,
+    metadata: &AtomicBuffer,
+    partition_index: usize,
+) -> Result<usize> {
+    if partition_index >= PARTITION_COUNT {
+        return Err(Error::invalid_argument(format!(
+            "partition index {partition_index} >= {PARTITION_COUNT}"
+        )));
+    }
+    crate::logbuffer::descriptor::check_term_length(term.capacity())?;
+    let tail_offset = tail_counter_offset(partition_index);
+    metadata.check_bounds(tail_offset, 8)?;
+    Ok(tail_offset)
 }
 
 /// Errors for a message longer than the max message length of a term of `term_length`.

@@ -9,7 +9,8 @@ use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 /// Scans from `term_offset` over complete frames up to `limit_offset` (the high-water mark
 /// within this term). If a gap is found before the limit, calls
 /// `on_gap(term_id, gap_offset, gap_length)` once, with the gap running to the next received
-/// frame (or the limit). Returns the offset where the contiguous data ends.
+/// frame (or the limit). Returns the offset where the contiguous data ends; an unaligned
+/// `term_offset` is returned as it is, with no gap reported.
 pub fn scan_for_gap<F>(
     term: &AtomicBuffer,
     term_id: i32,
@@ -20,6 +21,11 @@ pub fn scan_for_gap<F>(
 where
     F: FnMut(i32, usize, usize),
 {
+    if term_offset % FRAME_ALIGNMENT != 0 {
+        // No frame starts off a 32-byte boundary, and an unaligned length load would panic;
+        // the offset derives from a peer's SETUP frame, so refuse it quietly.
+        return term_offset;
+    }
     let limit_offset = limit_offset.min(term.capacity());
     let mut offset = term_offset;
     while offset < limit_offset {
@@ -65,5 +71,16 @@ mod tests {
         gaps.clear();
         assert_eq!(scan_for_gap(&term, 7, 0, 1056, |t, o, l| gaps.push((t, o, l))), 1056);
         assert!(gaps.is_empty());
+    }
+
+    #[test]
+    fn unaligned_start_is_returned_without_panicking() {
+        let term = AtomicBuffer::alloc(65536);
+        term.put_i32_release(0, 1032);
+        let mut gaps = 0;
+        for offset in [1, 7, 33, 65535] {
+            assert_eq!(scan_for_gap(&term, 7, offset, 65536, |_, _, _| gaps += 1), offset);
+        }
+        assert_eq!(gaps, 0);
     }
 }

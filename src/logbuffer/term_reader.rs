@@ -3,12 +3,12 @@
 //! the fragment limit or at the end of the term; skips padding.
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
-use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_fits, frame_length_volatile};
 use std::sync::atomic::{AtomicI32, Ordering};
 
+use crate::concurrent::AtomicBuffer;
+use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_fits, frame_length_volatile};
 use crate::logbuffer::header::{HEADER_WORDS, Header};
-use crate::protocol::header::{DATA_HEADER_LENGTH, HDR_TYPE_PAD, TYPE_OFFSET};
+use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_PAD, TYPE_OFFSET};
 
 /// Where a read stopped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,11 +49,29 @@ impl ControlledPollAction {
 
 /// Reads up to `fragments_limit` fragments from `term_offset`, calling `handler(payload,
 /// header)` for each DATA frame. `header` carries the stream constants and is refilled per
-/// fragment. Frame lengths that would run past the term (corrupt memory) stop the read.
+/// fragment. Frame lengths that would run past the term (corrupt memory) stop the read, and
+/// a `term_offset` that is not frame-aligned reads nothing.
 #[inline]
 pub fn read<F>(
     term: &AtomicBuffer,
     term_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
+    handler: F,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header),
+{
+    read_bounded(term, term_offset, term.capacity(), fragments_limit, header, handler)
+}
+
+/// As [`read`], starting no frame at or past `limit_offset` (Aeron `Image.boundedPoll`: a
+/// frame that begins before the limit is read whole even if it ends after it).
+#[inline]
+pub fn read_bounded<F>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    limit_offset: usize,
     fragments_limit: usize,
     header: &mut Header,
     mut handler: F,
@@ -61,46 +79,45 @@ pub fn read<F>(
 where
     F: FnMut(&[u8], &Header),
 {
-    let capacity = term.capacity();
-    let mut offset = term_offset;
-    let mut fragments_read = 0;
-    while fragments_read < fragments_limit && offset < capacity {
-        let frame_length = frame_length_volatile(term, offset);
-        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
-            break;
-        }
-        let frame_offset = offset;
-        offset += aligned_frame_length(frame_length as usize);
-        // The header's words, checked once for the type test and the copy.
-        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
-        if is_padding_word(&words[TYPE_OFFSET / 4]) {
-            continue;
-        }
-        header.load_words(words, frame_length);
-        let payload = term
-            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
-        handler(payload, header);
-        fragments_read += 1;
-    }
-    ReadOutcome { offset: offset.min(capacity), fragments_read }
+    controlled_read_bounded(
+        term,
+        term_offset,
+        limit_offset,
+        fragments_limit,
+        header,
+        |payload, header| {
+            handler(payload, header);
+            ControlledPollAction::Continue
+        },
+        |_| {},
+    )
 }
-
-/// Whether the header word holding the type (bytes 4-7: version, flags, type) says PAD.
-#[inline]
-fn is_padding_word(version_flags_type: &AtomicI32) -> bool {
-    // Relaxed: published by the frame length the caller acquired; type = the high half.
-    (version_flags_type.load(Ordering::Relaxed) as u32 >> 16) as u16 == HDR_TYPE_PAD
-}
-
-// The type is the high half of the little-endian word at byte 4.
-const _: () = assert!(TYPE_OFFSET == 6 && cfg!(target_endian = "little"));
 
 /// Controlled read (Aeron `Image.controlledPoll` over one term). `on_commit(offset)` is
 /// called when the handler returns `Commit`, with the term offset consumed so far, so the
 /// caller can store the subscriber position at once. ABORT leaves the fragment unconsumed.
+#[inline]
 pub fn controlled_read<F, C>(
     term: &AtomicBuffer,
     term_offset: usize,
+    fragments_limit: usize,
+    header: &mut Header,
+    handler: F,
+    on_commit: C,
+) -> ReadOutcome
+where
+    F: FnMut(&[u8], &Header) -> ControlledPollAction,
+    C: FnMut(usize),
+{
+    controlled_read_bounded(term, term_offset, term.capacity(), fragments_limit, header, handler, on_commit)
+}
+
+/// As [`controlled_read`], starting no frame at or past `limit_offset`.
+#[inline]
+pub fn controlled_read_bounded<F, C>(
+    term: &AtomicBuffer,
+    term_offset: usize,
+    limit_offset: usize,
     fragments_limit: usize,
     header: &mut Header,
     mut handler: F,
@@ -110,10 +127,17 @@ where
     F: FnMut(&[u8], &Header) -> ControlledPollAction,
     C: FnMut(usize),
 {
+    if term_offset % FRAME_ALIGNMENT != 0 {
+        // Frames start on 32-byte boundaries, so no frame starts here; and the length word
+        // at an unaligned offset cannot be read atomically. The offset comes from a position
+        // in shared memory, so a bad one stalls the reader instead of panicking it.
+        return ReadOutcome { offset: term_offset, fragments_read: 0 };
+    }
     let capacity = term.capacity();
+    let limit_offset = limit_offset.min(capacity);
     let mut offset = term_offset;
     let mut fragments_read = 0;
-    while fragments_read < fragments_limit && offset < capacity {
+    while fragments_read < fragments_limit && offset < limit_offset {
         let frame_length = frame_length_volatile(term, offset);
         if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
             break;
@@ -121,6 +145,7 @@ where
         let frame_offset = offset;
         let aligned = aligned_frame_length(frame_length as usize);
         offset += aligned;
+        // The header's words, bounds-checked once for the type test and the copy.
         let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
         if is_padding_word(&words[TYPE_OFFSET / 4]) {
             continue;
@@ -142,6 +167,16 @@ where
     }
     ReadOutcome { offset: offset.min(capacity), fragments_read }
 }
+
+/// Whether the header word holding the type (bytes 4-7: version, flags, type) says PAD.
+#[inline]
+fn is_padding_word(version_flags_type: &AtomicI32) -> bool {
+    // Relaxed: published by the frame length the caller acquired; type = the high half.
+    (version_flags_type.load(Ordering::Relaxed) as u32 >> 16) as u16 == HDR_TYPE_PAD
+}
+
+// The type is the high half of the little-endian word at byte 4.
+const _: () = assert!(TYPE_OFFSET == 6 && cfg!(target_endian = "little"));
 
 #[cfg(test)]
 mod tests {
@@ -198,6 +233,41 @@ mod tests {
         let mut header = Header::new(0, 16);
         assert_eq!(read(&term, 65536 - 32, 10, &mut header, |_, _| {}).fragments_read, 0);
         assert_eq!(read(&term, 0, 10, &mut header, |_, _| {}).offset, 0);
+    }
+
+    #[test]
+    fn bounded_reads_start_no_frame_at_or_past_the_limit() {
+        let log = log_with_messages(&[b"a", b"bb", b"ccc"]);
+        let mut header = Header::new(5, 16);
+        let mut seen = Vec::new();
+        // Frames at 0, 64, 128; a limit of 65 still takes the frame that starts at 64.
+        let outcome = read_bounded(log.term(0), 0, 65, 10, &mut header, |p, _| seen.push(p.to_vec()));
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 2 });
+        assert_eq!(seen, vec![b"a".to_vec(), b"bb".to_vec()]);
+        let outcome = read_bounded(log.term(0), 128, 128, 10, &mut header, |_, _| panic!("at the limit"));
+        assert_eq!(outcome, ReadOutcome { offset: 128, fragments_read: 0 });
+        let outcome = controlled_read_bounded(
+            log.term(0),
+            0,
+            64,
+            10,
+            &mut header,
+            |_, _| ControlledPollAction::Continue,
+            |_| {},
+        );
+        assert_eq!(outcome, ReadOutcome { offset: 64, fragments_read: 1 });
+    }
+
+    #[test]
+    fn unaligned_start_offset_reads_nothing_instead_of_panicking() {
+        // The start offset comes from a position in shared memory (a subscriber position
+        // counter seeded by the driver from a peer's SETUP frame); it must not panic.
+        let log = log_with_messages(&[b"a"]);
+        let mut header = Header::new(5, 16);
+        for offset in [1, 4, 31, 65535] {
+            let outcome = read(log.term(0), offset, 10, &mut header, |_, _| panic!("nothing to deliver"));
+            assert_eq!(outcome, ReadOutcome { offset, fragments_read: 0 });
+        }
     }
 
     #[test]

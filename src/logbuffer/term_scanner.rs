@@ -6,7 +6,7 @@ use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::frame_descriptor::{
     aligned_frame_length, frame_fits, frame_length_volatile, is_padding_frame,
 };
-use crate::protocol::header::DATA_HEADER_LENGTH;
+use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 
 /// Result of a scan from some term offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,8 +22,12 @@ pub struct Availability {
 
 /// Scans committed frames from `offset`, up to `max_length` bytes and the end of the term.
 /// The scan stops at a frame not yet published, after a PAD frame, or before the frame
-/// that would cross the limit.
+/// that would cross the limit. Nothing is available at an offset that is not frame-aligned.
 pub fn scan_for_availability(term: &AtomicBuffer, offset: usize, max_length: usize) -> Availability {
+    if offset % FRAME_ALIGNMENT != 0 {
+        // No frame starts here, and the length word could not be loaded atomically.
+        return Availability { available: 0, padding: 0 };
+    }
     let capacity = term.capacity();
     let limit = max_length.min(capacity.saturating_sub(offset));
     let mut available = 0usize;
@@ -83,5 +87,14 @@ mod tests {
         write_padding(&term, &HeaderWriter::new(1, 2), 65344, 192, 0);
         assert_eq!(scan_for_availability(&term, 64288, 1408), Availability { available: 1088, padding: 160 });
         assert_eq!(scan_for_availability(&term, 65344, 1408), Availability { available: 32, padding: 160 });
+    }
+
+    #[test]
+    fn unaligned_offset_has_nothing_available() {
+        let term = AtomicBuffer::alloc(65536);
+        frame(&term, 0, 1032);
+        for offset in [1, 4, 31, 65535] {
+            assert_eq!(scan_for_availability(&term, offset, 4096), Availability { available: 0, padding: 0 });
+        }
     }
 }

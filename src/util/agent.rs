@@ -18,7 +18,8 @@ pub trait Agent: Send {
     }
 
     /// One duty cycle; returns the amount of work done (0 = idle). An `Err` is reported
-    /// to the error handler and the loop goes on, unless `is_terminal` says otherwise.
+    /// to the error handler and the loop goes on: an agent that must stop says so through
+    /// its own state (e.g. the driver's termination flag), not through the error.
     fn do_work(&mut self) -> Result<i32>;
 
     /// Called once on the agent's thread after the last duty cycle.
@@ -83,6 +84,9 @@ impl AgentRunner {
             .name(name.chars().take(15).collect())
             .spawn(move || {
                 if let Err(e) = agent.on_start() {
+                    // Release: before the handler runs, so whoever it notifies sees the
+                    // runner as stopped (it will never run a duty cycle).
+                    flag.store(false, Ordering::Release);
                     on_error(&e);
                     agent.on_close();
                     return;
@@ -230,6 +234,35 @@ mod tests {
         assert!(closed.load(Ordering::Relaxed));
         assert!(errors.load(Ordering::Relaxed) >= 10);
         assert!(!runner.is_running());
+    }
+
+    struct FailsToStart;
+
+    impl Agent for FailsToStart {
+        fn on_start(&mut self) -> Result<()> {
+            Err(Error::illegal_state("cannot start"))
+        }
+        fn do_work(&mut self) -> Result<i32> {
+            unreachable!("an agent that failed to start runs no duty cycle")
+        }
+        fn role_name(&self) -> &str {
+            "fails"
+        }
+    }
+
+    #[test]
+    fn runner_whose_agent_fails_to_start_is_not_running() {
+        let (tx, rx) = std::sync::mpsc::channel();
+        let mut runner = AgentRunner::start(
+            Box::new(FailsToStart),
+            IdleStrategy::Sleep(std::time::Duration::from_micros(10)),
+            Arc::new(move |e: &Error| tx.send(e.message().to_string()).unwrap()),
+        )
+        .unwrap();
+        let message = rx.recv_timeout(std::time::Duration::from_secs(60)).unwrap();
+        assert!(message.contains("cannot start"), "{message}");
+        assert!(!runner.is_running());
+        runner.close();
     }
 
     #[test]

@@ -76,8 +76,9 @@ impl BroadcastTransmitter {
 
         if to_end_of_buffer < aligned_length {
             // Announce the padding and the record together before touching either.
-            // Release: keeps this store ahead of the data stores; the data stores
-            // themselves are release too, which is what receivers pair with.
+            // What orders this store before the data stores is that each of those is a
+            // release store: a receiver that acquires any byte of the new record also sees
+            // this tail intent, and so fails validation. (Release here only matches Java.)
             buffer.put_i64_release(self.tail_intent_index, new_tail.wrapping_add(to_end_of_buffer as i64));
             buffer.put_i64_release(record_offset, header_word(to_end_of_buffer as i32, PADDING_MSG_TYPE_ID));
             current_tail = current_tail.wrapping_add(to_end_of_buffer as i64);

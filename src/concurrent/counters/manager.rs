@@ -81,6 +81,7 @@ impl CountersManager {
 
     fn next_counter_id(&mut self, now_ms: i64) -> Result<i32> {
         let metadata = self.reader.metadata_buffer();
+        // Relaxed: this manager is the only writer of the deadlines it reads back.
         let reusable = self
             .free_list
             .iter()
@@ -92,6 +93,8 @@ impl CountersManager {
             // Release: a reader matching on registration id never pairs the old id with
             // the new counter's value.
             values.put_i64_release(value + REGISTRATION_ID_OFFSET, DEFAULT_REGISTRATION_ID);
+            // Relaxed: as in `set_counter_owner_id`; the record is not ALLOCATED yet, and
+            // `allocate`'s release of the state publishes these to readers.
             values.put_i64(value + OWNER_ID_OFFSET, DEFAULT_OWNER_ID);
             values.put_i64(value + REFERENCE_ID_OFFSET, DEFAULT_REFERENCE_ID);
             values.put_i64_release(value + COUNTER_VALUE_OFFSET, 0);

@@ -185,6 +185,8 @@ impl CountersReader {
         load_bytes(&self.metadata, record + KEY_OFFSET, &mut key);
         let mut label = [0u8; MAX_LABEL_LENGTH];
         let label_length = self.load_label(record, &mut label);
+        // Relaxed loads of type, owner and reference id: the caller acquired the ALLOCATED
+        // state that published them (see `counter_type_id`, `counter_owner_id`).
         CounterRecord {
             id,
             type_id: self.metadata.get_i32(record + TYPE_ID_OFFSET),
@@ -226,6 +228,7 @@ impl CountersReader {
     /// The id of the allocated counter with this type and registration id, if any.
     pub fn find_by_type_id_and_registration_id(&self, type_id: i32, registration_id: i64) -> Option<i32> {
         self.allocated_ids().find(|&id| {
+            // Relaxed type id: published by the state `allocated_ids` acquired.
             self.metadata.get_i32(metadata_offset(id) + TYPE_ID_OFFSET) == type_id
                 && self.values.get_i64_acquire(counter_offset(id) + REGISTRATION_ID_OFFSET) == registration_id
         })

@@ -70,6 +70,7 @@ where
                 offset,
                 // Relaxed: a monotonic count that publishes nothing else.
                 observation_count: buffer.get_i32(offset + OBSERVATION_COUNT_OFFSET),
+                // Relaxed: written once, before the length this loop acquired.
                 first_observation_timestamp: buffer.get_i64(offset + FIRST_OBSERVATION_TIMESTAMP_OFFSET),
                 last_observation_timestamp: last,
                 // The text never changes once its record is published.

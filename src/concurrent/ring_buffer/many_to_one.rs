@@ -2,20 +2,17 @@
 //! to-driver command buffer in `cnc.dat`. Producers in any thread or process claim space
 //! with a CAS on the tail; one consumer reads, zeroing what it consumed.
 
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
+use super::RingBuffer;
 use super::descriptor::{
-    ALIGNMENT, HEADER_LENGTH, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, encoded_msg_offset,
+    ALIGNMENT, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, length_offset, type_offset,
 };
-use super::descriptor::{length_offset, type_offset};
-use super::ring::{Header, Ring, Words};
-use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
-use crate::concurrent::AtomicBuffer;
-use crate::util::bits::align;
+use super::ring::{Ring, Words, ring_buffer_delegates, ring_buffer_kind};
 use crate::util::error::Result;
 
-/// Many producers, one consumer. See [`RingBuffer`] for the operations.
+/// Many producers, one consumer. See [`RingBuffer`] for the operations. The data capacity
+/// is a power of two of at least 8 bytes (one record header).
 ///
 /// A claim that must wrap but finds no room at the start of the buffer follows Java: the
 /// tail still advances over a padding record to the end and the claim reports "full" (C
@@ -24,35 +21,9 @@ pub struct ManyToOneRingBuffer {
     ring: Ring,
 }
 
-impl std::fmt::Debug for ManyToOneRingBuffer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ManyToOneRingBuffer").field("capacity", &self.ring.layout.capacity).finish()
-    }
-}
+ring_buffer_kind!(ManyToOneRingBuffer, min_capacity = MANY_TO_ONE_MIN_CAPACITY);
 
 impl ManyToOneRingBuffer {
-    /// Wraps `buffer` (data capacity, a power of two >= 8, plus the 768-byte trailer). The
-    /// contents are used as they are: a fresh buffer must be zeroed.
-    pub fn new(buffer: AtomicBuffer) -> Result<Self> {
-        Ok(Self { ring: Ring::new(buffer, MANY_TO_ONE_MIN_CAPACITY)? })
-    }
-
-    /// A zeroed heap buffer with data `capacity`.
-    pub fn with_capacity(capacity: usize) -> Result<Self> {
-        let length = super::descriptor::total_length(capacity, MANY_TO_ONE_MIN_CAPACITY)?;
-        Self::new(AtomicBuffer::alloc(length))
-    }
-
-    /// Creates (truncating) a file at `path` for data `capacity` and maps it shared.
-    pub fn create_mapped(path: &Path, capacity: usize) -> Result<Self> {
-        Self::new(create_mapped_buffer(path, capacity, MANY_TO_ONE_MIN_CAPACITY)?)
-    }
-
-    /// Maps an existing ring buffer file shared (its length gives the capacity).
-    pub fn open_mapped(path: &Path) -> Result<Self> {
-        Self::new(map_existing_buffer(path)?)
-    }
-
     /// Claims `required` (aligned) bytes; the record index, or `None` when full.
     #[inline]
     fn claim_capacity(&self, words: &Words<'_>, required: usize) -> Option<usize> {
@@ -108,32 +79,10 @@ impl ManyToOneRingBuffer {
         }
         write_index
     }
-
-    /// Claims a record for a `length`-byte payload after validating the message.
-    #[inline]
-    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize, Header<'_>)>> {
-        self.ring.layout.check_message(msg_type_id, length)?;
-        let record_length = length + HEADER_LENGTH;
-        let words = self.ring.words();
-        let Some(record_index) = self.claim_capacity(&words, align(record_length, ALIGNMENT)) else {
-            return Ok(None);
-        };
-        let header = words.header(record_index);
-        header.begin(record_length, msg_type_id);
-        Ok(Some((record_index, record_length, header)))
-    }
 }
 
 impl RingBuffer for ManyToOneRingBuffer {
-    #[inline]
-    fn capacity(&self) -> usize {
-        self.ring.layout.capacity
-    }
-
-    #[inline]
-    fn max_msg_length(&self) -> usize {
-        self.ring.layout.max_msg_length
-    }
+    ring_buffer_delegates!(zero_consumed = true);
 
     #[inline]
     fn write(&self, msg_type_id: i32, payload: &[u8]) -> Result<bool> {
@@ -144,57 +93,6 @@ impl RingBuffer for ManyToOneRingBuffer {
             }
             None => Ok(false),
         }
-    }
-
-    #[inline]
-    fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
-        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| encoded_msg_offset(record_index)))
-    }
-
-    fn commit(&self, index: usize) -> Result<()> {
-        self.ring.commit(index)
-    }
-
-    fn abort(&self, index: usize) -> Result<()> {
-        self.ring.abort(index)
-    }
-
-    #[inline]
-    fn read(&self, handler: impl FnMut(i32, &[u8]), message_count_limit: usize) -> Result<usize> {
-        self.ring.read::<true>(handler, message_count_limit)
-    }
-
-    #[inline]
-    fn controlled_read(
-        &self,
-        handler: impl FnMut(i32, &[u8]) -> ControlledReadAction,
-        message_count_limit: usize,
-    ) -> Result<usize> {
-        self.ring.controlled_read::<true>(handler, message_count_limit)
-    }
-
-    fn producer_position(&self) -> i64 {
-        self.ring.producer_position()
-    }
-
-    fn consumer_position(&self) -> i64 {
-        self.ring.consumer_position()
-    }
-
-    fn size(&self) -> usize {
-        self.ring.size()
-    }
-
-    fn next_correlation_id(&self) -> i64 {
-        self.ring.next_correlation_id()
-    }
-
-    fn consumer_heartbeat_time(&self) -> i64 {
-        self.ring.consumer_heartbeat_time()
-    }
-
-    fn set_consumer_heartbeat_time(&self, time_ms: i64) {
-        self.ring.set_consumer_heartbeat_time(time_ms)
     }
 
     /// Agrona `unblock` (spec §6). Only the consumer may call this, and only once it is sure
@@ -240,10 +138,6 @@ impl RingBuffer for ManyToOneRingBuffer {
                 return false;
             }
         }
-    }
-
-    fn buffer(&self) -> &AtomicBuffer {
-        &self.ring.buffer
     }
 }
 

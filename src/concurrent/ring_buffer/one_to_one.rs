@@ -2,19 +2,18 @@
 //! single producer publishes the tail with a plain release store (no CAS) and pre-zeroes
 //! the header after each record, so the consumer never has to zero what it consumed.
 
-use std::path::Path;
 use std::sync::atomic::Ordering;
 
+use super::RingBuffer;
 use super::descriptor::{ALIGNMENT, HEADER_LENGTH, ONE_TO_ONE_MIN_CAPACITY, encoded_msg_offset};
-use super::ring::{Header, Ring, Words};
-use super::{ControlledReadAction, RingBuffer, create_mapped_buffer, map_existing_buffer};
-use crate::concurrent::AtomicBuffer;
+use super::ring::{Ring, Words, ring_buffer_delegates, ring_buffer_kind};
 use crate::util::bits::align;
 use crate::util::error::Result;
 
 /// One producer thread, one consumer thread (possibly in different processes). See
 /// [`RingBuffer`] for the operations; calling the producer operations from two threads at
-/// once corrupts the buffer.
+/// once corrupts the buffer. The data capacity is a power of two of at least 16 bytes (a
+/// record header plus the pre-zeroed header after it).
 ///
 /// A claim that must wrap but finds no room at the start of the buffer follows Java: the
 /// tail advances over a padding record to the end and the claim reports "full". (Aeron's C
@@ -23,35 +22,9 @@ pub struct OneToOneRingBuffer {
     ring: Ring,
 }
 
-impl std::fmt::Debug for OneToOneRingBuffer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OneToOneRingBuffer").field("capacity", &self.ring.layout.capacity).finish()
-    }
-}
+ring_buffer_kind!(OneToOneRingBuffer, min_capacity = ONE_TO_ONE_MIN_CAPACITY);
 
 impl OneToOneRingBuffer {
-    /// Wraps `buffer` (data capacity, a power of two >= 16, plus the 768-byte trailer). The
-    /// contents are used as they are: a fresh buffer must be zeroed.
-    pub fn new(buffer: AtomicBuffer) -> Result<Self> {
-        Ok(Self { ring: Ring::new(buffer, ONE_TO_ONE_MIN_CAPACITY)? })
-    }
-
-    /// A zeroed heap buffer with data `capacity`.
-    pub fn with_capacity(capacity: usize) -> Result<Self> {
-        let length = super::descriptor::total_length(capacity, ONE_TO_ONE_MIN_CAPACITY)?;
-        Self::new(AtomicBuffer::alloc(length))
-    }
-
-    /// Creates (truncating) a file at `path` for data `capacity` and maps it shared.
-    pub fn create_mapped(path: &Path, capacity: usize) -> Result<Self> {
-        Self::new(create_mapped_buffer(path, capacity, ONE_TO_ONE_MIN_CAPACITY)?)
-    }
-
-    /// Maps an existing ring buffer file shared (its length gives the capacity).
-    pub fn open_mapped(path: &Path) -> Result<Self> {
-        Self::new(map_existing_buffer(path)?)
-    }
-
     /// Claims `aligned` bytes plus room for the header after them; the record index, or
     /// `None` when full.
     #[inline]
@@ -120,31 +93,10 @@ impl OneToOneRingBuffer {
         }
         write_index
     }
-
-    #[inline]
-    fn claim(&self, msg_type_id: i32, length: usize) -> Result<Option<(usize, usize, Header<'_>)>> {
-        self.ring.layout.check_message(msg_type_id, length)?;
-        let record_length = length + HEADER_LENGTH;
-        let words = self.ring.words();
-        let Some(record_index) = self.claim_capacity(&words, align(record_length, ALIGNMENT)) else {
-            return Ok(None);
-        };
-        let header = words.header(record_index);
-        header.begin(record_length, msg_type_id);
-        Ok(Some((record_index, record_length, header)))
-    }
 }
 
 impl RingBuffer for OneToOneRingBuffer {
-    #[inline]
-    fn capacity(&self) -> usize {
-        self.ring.layout.capacity
-    }
-
-    #[inline]
-    fn max_msg_length(&self) -> usize {
-        self.ring.layout.max_msg_length
-    }
+    ring_buffer_delegates!(zero_consumed = false);
 
     #[inline]
     /// Unlike Agrona's current `write` (but like earlier Agrona versions), the header is not
@@ -167,65 +119,10 @@ impl RingBuffer for OneToOneRingBuffer {
         Ok(true)
     }
 
-    #[inline]
-    fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>> {
-        Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| encoded_msg_offset(record_index)))
-    }
-
-    fn commit(&self, index: usize) -> Result<()> {
-        self.ring.commit(index)
-    }
-
-    fn abort(&self, index: usize) -> Result<()> {
-        self.ring.abort(index)
-    }
-
-    #[inline]
-    fn read(&self, handler: impl FnMut(i32, &[u8]), message_count_limit: usize) -> Result<usize> {
-        self.ring.read::<false>(handler, message_count_limit)
-    }
-
-    #[inline]
-    fn controlled_read(
-        &self,
-        handler: impl FnMut(i32, &[u8]) -> ControlledReadAction,
-        message_count_limit: usize,
-    ) -> Result<usize> {
-        self.ring.controlled_read::<false>(handler, message_count_limit)
-    }
-
-    fn producer_position(&self) -> i64 {
-        self.ring.producer_position()
-    }
-
-    fn consumer_position(&self) -> i64 {
-        self.ring.consumer_position()
-    }
-
-    fn size(&self) -> usize {
-        self.ring.size()
-    }
-
-    fn next_correlation_id(&self) -> i64 {
-        self.ring.next_correlation_id()
-    }
-
-    fn consumer_heartbeat_time(&self) -> i64 {
-        self.ring.consumer_heartbeat_time()
-    }
-
-    fn set_consumer_heartbeat_time(&self, time_ms: i64) {
-        self.ring.set_consumer_heartbeat_time(time_ms)
-    }
-
     /// A single producer can only die while holding the head of its own stream, and the
     /// consumer of a one-to-one buffer has no way to tell that apart: nothing to do.
     fn unblock(&self) -> bool {
         false
-    }
-
-    fn buffer(&self) -> &AtomicBuffer {
-        &self.ring.buffer
     }
 }
 

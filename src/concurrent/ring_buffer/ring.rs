@@ -117,32 +117,21 @@ impl Ring {
         ))
     }
 
-    /// Agrona `read`; `ZERO` says whether consumed space is zeroed (many-to-one).
+    /// Agrona `read`: a controlled read whose handler always continues. `ZERO` says
+    /// whether consumed space is zeroed (many-to-one).
     #[inline]
     pub fn read<const ZERO: bool>(&self, mut handler: impl FnMut(i32, &[u8]), limit: usize) -> Result<usize> {
-        let mut consumed = self.begin_read::<ZERO>()?;
-        let mut messages = 0;
-        let start = consumed.head_index;
-        // A pass never wraps: it stops at the end of the data region.
-        while messages < limit && start + consumed.bytes_read < self.layout.capacity {
-            let record_index = start + consumed.bytes_read;
-            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
-            consumed.bytes_read += aligned;
-            // Relaxed: published by the length acquired in next_record.
-            let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
-            if msg_type_id == PADDING_MSG_TYPE_ID {
-                continue;
-            }
-            messages += 1;
-            handler(
-                msg_type_id,
-                self.buffer.published_slice(encoded_msg_offset(record_index), length - HEADER_LENGTH),
-            );
-        }
-        Ok(messages)
+        self.controlled_read::<ZERO>(
+            |msg_type_id, payload| {
+                handler(msg_type_id, payload);
+                ControlledReadAction::Continue
+            },
+            limit,
+        )
     }
 
-    /// Agrona `controlledRead`; `ZERO` as for [`Ring::read`].
+    /// Agrona `controlledRead`; `ZERO` as for [`Ring::read`]. A pass never wraps: it stops
+    /// at the end of the data region.
     #[inline]
     pub fn controlled_read<const ZERO: bool>(
         &self,
@@ -155,6 +144,7 @@ impl Ring {
             let record_index = consumed.head_index + consumed.bytes_read;
             let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
             consumed.bytes_read += aligned;
+            // Relaxed: published by the length acquired in next_record.
             let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);
             if msg_type_id == PADDING_MSG_TYPE_ID {
                 continue;
@@ -220,6 +210,28 @@ impl Ring {
         // Release: the padding type is visible before the positive length.
         self.buffer.put_i32_release(length_offset(record_index), -length);
         Ok(())
+    }
+
+    /// Validates the message, claims a record for a `length`-byte payload through the
+    /// kind's `claim_capacity` (given the aligned record length; `None` when full) and
+    /// writes the claimed header. Returns the record index, the unaligned record length and
+    /// the header to publish.
+    #[inline]
+    pub fn claim(
+        &self,
+        msg_type_id: i32,
+        length: usize,
+        claim_capacity: impl FnOnce(&Words<'_>, usize) -> Option<usize>,
+    ) -> Result<Option<(usize, usize, Header<'_>)>> {
+        self.layout.check_message(msg_type_id, length)?;
+        let record_length = length + HEADER_LENGTH;
+        let words = self.words();
+        let Some(record_index) = claim_capacity(&words, align(record_length, ALIGNMENT)) else {
+            return Ok(None);
+        };
+        let header = words.header(record_index);
+        header.begin(record_length, msg_type_id);
+        Ok(Some((record_index, record_length, header)))
     }
 
     /// Copies `payload` into the claimed record at `record_index` and publishes it.
@@ -360,3 +372,134 @@ impl Header<'_> {
         self.msg_type_id.store(0, Ordering::Relaxed);
     }
 }
+
+/// What the two ring buffer kinds share outside their claim logic: `Debug`, the
+/// constructors and `claim`. Invoked once per kind with its minimum data capacity; the kind
+/// defines `claim_capacity` and, in its `RingBuffer` impl, `write` and `unblock`, then
+/// [`ring_buffer_delegates`] for the rest.
+macro_rules! ring_buffer_kind {
+    ($kind:ident, min_capacity = $min:expr) => {
+        impl std::fmt::Debug for $kind {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.debug_struct(stringify!($kind)).field("capacity", &self.ring.layout.capacity).finish()
+            }
+        }
+
+        impl $kind {
+            /// Wraps `buffer`: data capacity (a power of two, at least the kind's minimum)
+            /// plus the 768-byte trailer. The contents are used as they are: a fresh buffer
+            /// must be zeroed.
+            pub fn new(buffer: $crate::concurrent::AtomicBuffer) -> $crate::util::error::Result<Self> {
+                Ok(Self { ring: super::ring::Ring::new(buffer, $min)? })
+            }
+
+            /// A zeroed heap buffer with data `capacity`.
+            pub fn with_capacity(capacity: usize) -> $crate::util::error::Result<Self> {
+                let length = super::descriptor::total_length(capacity, $min)?;
+                Self::new($crate::concurrent::AtomicBuffer::alloc(length))
+            }
+
+            /// Creates (truncating) a file at `path` for data `capacity` and maps it shared.
+            pub fn create_mapped(
+                path: &std::path::Path,
+                capacity: usize,
+            ) -> $crate::util::error::Result<Self> {
+                Self::new(super::create_mapped_buffer(path, capacity, $min)?)
+            }
+
+            /// Maps an existing ring buffer file shared (its length gives the capacity).
+            pub fn open_mapped(path: &std::path::Path) -> $crate::util::error::Result<Self> {
+                Self::new(super::map_existing_buffer(path)?)
+            }
+
+            #[inline]
+            fn claim(
+                &self,
+                msg_type_id: i32,
+                length: usize,
+            ) -> $crate::util::error::Result<Option<(usize, usize, super::ring::Header<'_>)>> {
+                self.ring.claim(msg_type_id, length, |words, aligned| self.claim_capacity(words, aligned))
+            }
+        }
+    };
+}
+
+/// The [`RingBuffer`](super::RingBuffer) items that only delegate to [`Ring`]; expanded
+/// inside each kind's trait impl. `zero_consumed`: whether the consumer zeroes what it
+/// consumed (many-to-one).
+macro_rules! ring_buffer_delegates {
+    (zero_consumed = $zero:literal) => {
+        #[inline]
+        fn capacity(&self) -> usize {
+            self.ring.layout.capacity
+        }
+
+        #[inline]
+        fn max_msg_length(&self) -> usize {
+            self.ring.layout.max_msg_length
+        }
+
+        #[inline]
+        fn try_claim(&self, msg_type_id: i32, length: usize) -> $crate::util::error::Result<Option<usize>> {
+            Ok(self
+                .claim(msg_type_id, length)?
+                .map(|(record_index, _, _)| super::descriptor::encoded_msg_offset(record_index)))
+        }
+
+        fn commit(&self, index: usize) -> $crate::util::error::Result<()> {
+            self.ring.commit(index)
+        }
+
+        fn abort(&self, index: usize) -> $crate::util::error::Result<()> {
+            self.ring.abort(index)
+        }
+
+        #[inline]
+        fn read(
+            &self,
+            handler: impl FnMut(i32, &[u8]),
+            message_count_limit: usize,
+        ) -> $crate::util::error::Result<usize> {
+            self.ring.read::<$zero>(handler, message_count_limit)
+        }
+
+        #[inline]
+        fn controlled_read(
+            &self,
+            handler: impl FnMut(i32, &[u8]) -> super::ControlledReadAction,
+            message_count_limit: usize,
+        ) -> $crate::util::error::Result<usize> {
+            self.ring.controlled_read::<$zero>(handler, message_count_limit)
+        }
+
+        fn producer_position(&self) -> i64 {
+            self.ring.producer_position()
+        }
+
+        fn consumer_position(&self) -> i64 {
+            self.ring.consumer_position()
+        }
+
+        fn size(&self) -> usize {
+            self.ring.size()
+        }
+
+        fn next_correlation_id(&self) -> i64 {
+            self.ring.next_correlation_id()
+        }
+
+        fn consumer_heartbeat_time(&self) -> i64 {
+            self.ring.consumer_heartbeat_time()
+        }
+
+        fn set_consumer_heartbeat_time(&self, time_ms: i64) {
+            self.ring.set_consumer_heartbeat_time(time_ms)
+        }
+
+        fn buffer(&self) -> &$crate::concurrent::AtomicBuffer {
+            &self.ring.buffer
+        }
+    };
+}
+
+pub(crate) use {ring_buffer_delegates, ring_buffer_kind};

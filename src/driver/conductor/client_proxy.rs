@@ -7,7 +7,7 @@
 use crate::command::control_protocol_events as events;
 use crate::command::{
     ClientTimeout, ControlMessage, CounterUpdate, ErrorResponse, ImageBuffersReady, ImageMessage,
-    OperationSucceeded, PublicationBuffersReady, SubscriptionReady,
+    OperationSucceeded, PublicationBuffersReady, PublicationError, SubscriptionReady,
 };
 use crate::concurrent::broadcast::BroadcastTransmitter;
 use crate::util::error::{AeronErrorCode, Error};
@@ -62,6 +62,7 @@ impl ClientProxy {
         session_id: i32,
         stream_id: i32,
         position_limit_counter_id: i32,
+        channel_status_indicator_id: i32,
         is_exclusive: bool,
         log_file_name: &str,
     ) {
@@ -71,7 +72,7 @@ impl ClientProxy {
             session_id,
             stream_id,
             position_limit_counter_id,
-            channel_status_indicator_id: CHANNEL_STATUS_INDICATOR_NOT_ALLOCATED,
+            channel_status_indicator_id,
             log_file_name: log_file_name.as_bytes(),
         };
         let type_id =
@@ -142,6 +143,10 @@ impl ClientProxy {
 
     pub fn on_static_counter(&mut self, correlation_id: i64, counter_id: i32) {
         self.send(events::ON_STATIC_COUNTER, &CounterUpdate { correlation_id, counter_id });
+    }
+
+    pub fn on_publication_error(&mut self, error: &PublicationError<'_>) {
+        self.send(events::ON_PUBLICATION_ERROR, error);
     }
 
     pub fn on_client_timeout(&mut self, client_id: i64) {

@@ -7,16 +7,16 @@ use crate::concurrent::ring_buffer::ControlledReadAction;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::clients::AeronClient;
 use crate::driver::position_counters::allocate_client_heartbeat;
-use crate::util::error::{Error, Result};
+use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// Channels the driver treats as IPC.
 pub const IPC_CHANNEL_PREFIX: &str = "aeron:ipc";
 /// Channels that spy on local network publications.
 pub const SPY_CHANNEL_PREFIX: &str = "aeron-spy:";
 
-fn udp_not_supported(what: &str, channel: &str) -> Error {
+fn destinations_not_supported(what: &str, channel: &str) -> Error {
     Error::not_supported(format!(
-        "{what} on channel {channel}: UDP and spy channels are not supported yet by this driver, only aeron:ipc"
+        "{what} on channel {channel}: multi-destination-cast and multi-destination subscriptions are not supported yet by this driver"
     ))
 }
 
@@ -46,8 +46,13 @@ impl Conductor {
                 let channel = m.channel_str()?;
                 if channel.starts_with(IPC_CHANNEL_PREFIX) {
                     self.on_add_ipc_publication(m.correlated, m.stream_id, channel, exclusive)
+                } else if channel.starts_with(SPY_CHANNEL_PREFIX) {
+                    Err(Error::aeron(
+                        AeronErrorCode::InvalidChannel,
+                        format!("aeron-spy channels are for subscriptions only: channel={channel}"),
+                    ))
                 } else {
-                    Err(udp_not_supported("ADD_PUBLICATION", channel))
+                    self.on_add_network_publication(m.correlated, m.stream_id, channel, exclusive)
                 }
             }
             Command::RemovePublication(m) => self.on_remove_publication(m.correlated, m.registration_id),
@@ -55,8 +60,10 @@ impl Conductor {
                 let channel = m.channel_str()?;
                 if channel.starts_with(IPC_CHANNEL_PREFIX) {
                     self.on_add_ipc_subscription(m.correlated, m.stream_id, channel)
+                } else if channel.starts_with(SPY_CHANNEL_PREFIX) {
+                    self.on_add_spy_subscription(m.correlated, m.stream_id, channel)
                 } else {
-                    Err(udp_not_supported("ADD_SUBSCRIPTION", channel))
+                    self.on_add_network_subscription(m.correlated, m.stream_id, channel)
                 }
             }
             Command::RemoveSubscription(m) => self.on_remove_subscription(m.correlated, m.registration_id),
@@ -78,15 +85,14 @@ impl Conductor {
                 Ok(())
             }
             Command::AddDestination(m) | Command::RemoveDestination(m) => {
-                Err(udp_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
+                Err(destinations_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
             }
             Command::AddRcvDestination(m) | Command::RemoveRcvDestination(m) => {
-                Err(udp_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
+                Err(destinations_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
             }
             Command::RemoveDestinationById(_) | Command::RejectImage(_) => {
                 Err(Error::not_supported(format!(
-                    "{}: only network publications and images have destinations or can be rejected, and UDP \
-                 channels are not supported yet by this driver",
+                    "{}: destinations and image rejection are not supported yet by this driver",
                     command.name()
                 )))
             }

@@ -7,15 +7,27 @@
 //! buffer so the read handler can borrow the state mutably while the buffer is read.
 #![forbid(unsafe_code)]
 
+pub mod agent_commands;
 pub mod client_proxy;
 pub mod clients;
 pub mod commands;
 pub mod counters;
+pub mod images;
 pub mod ipc_publication;
+pub mod log_cleaner;
 pub mod log_file;
+pub mod network_lifecycle;
+pub mod network_params;
+pub mod network_publication;
+pub mod network_publications;
+pub mod network_subscriptions;
 pub mod params;
+pub mod publication_image;
 pub mod publications;
+pub mod receive_endpoints;
+pub mod send_endpoints;
 pub mod session_ids;
+pub mod subscriber_positions;
 pub mod subscriptions;
 pub mod timers;
 
@@ -26,7 +38,9 @@ use std::sync::atomic::AtomicBool;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
+use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, ReceiverCommand, SenderCommand};
 use crate::driver::context::DriverContext;
+use crate::driver::loss::LossReport;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
@@ -37,6 +51,11 @@ use client_proxy::ClientProxy;
 use clients::AeronClient;
 use ipc_publication::IpcPublication;
 use log_file::OsBufferLengths;
+use network_publication::NetworkPublicationEntry;
+use network_subscriptions::{NetworkSubscriptionLink, SpySubscriptionLink};
+use publication_image::ImageEntry;
+use receive_endpoints::ReceiveEndpointEntry;
+use send_endpoints::SendEndpointEntry;
 use session_ids::{SessionIdAllocator, random_i32};
 use subscriptions::SubscriptionLink;
 
@@ -63,6 +82,18 @@ pub struct Conductor {
     pub(crate) clients: Vec<AeronClient>,
     pub(crate) ipc_publications: Vec<IpcPublication>,
     pub(crate) ipc_subscriptions: Vec<SubscriptionLink>,
+    pub(crate) network_publications: Vec<NetworkPublicationEntry>,
+    pub(crate) network_subscriptions: Vec<NetworkSubscriptionLink>,
+    pub(crate) spy_subscriptions: Vec<SpySubscriptionLink>,
+    pub(crate) images: Vec<ImageEntry>,
+    pub(crate) send_endpoints: Vec<SendEndpointEntry>,
+    pub(crate) receive_endpoints: Vec<ReceiveEndpointEntry>,
+    pub(crate) sender_proxy: Proxy<SenderCommand>,
+    pub(crate) receiver_proxy: Proxy<ReceiverCommand>,
+    /// Handed to the sender's publications so they can report to the conductor.
+    pub(crate) conductor_proxy: Proxy<ConductorCommand>,
+    pub(crate) agent_commands: CommandQueue<ConductorCommand>,
+    pub(crate) loss_report: LossReport,
     pub(crate) end_of_life: VecDeque<EndOfLifeLog>,
     pub(crate) session_ids: SessionIdAllocator,
     pub(crate) os_buffer_lengths: OsBufferLengths,
@@ -152,6 +183,11 @@ pub struct ConductorParts {
     pub error_log: DistinctErrorLog,
     pub system: SystemCounters,
     pub termination_requested: Arc<AtomicBool>,
+    pub sender_proxy: Proxy<SenderCommand>,
+    pub receiver_proxy: Proxy<ReceiverCommand>,
+    pub conductor_proxy: Proxy<ConductorCommand>,
+    pub agent_commands: CommandQueue<ConductorCommand>,
+    pub loss_report: LossReport,
 }
 
 impl DriverConductor {
@@ -171,6 +207,17 @@ impl DriverConductor {
             clients: Vec::new(),
             ipc_publications: Vec::new(),
             ipc_subscriptions: Vec::new(),
+            network_publications: Vec::new(),
+            network_subscriptions: Vec::new(),
+            spy_subscriptions: Vec::new(),
+            images: Vec::new(),
+            send_endpoints: Vec::new(),
+            receive_endpoints: Vec::new(),
+            sender_proxy: parts.sender_proxy,
+            receiver_proxy: parts.receiver_proxy,
+            conductor_proxy: parts.conductor_proxy,
+            agent_commands: parts.agent_commands,
+            loss_report: parts.loss_report,
             end_of_life: VecDeque::new(),
             session_ids,
             os_buffer_lengths: OsBufferLengths::probe(),
@@ -206,7 +253,14 @@ impl Agent for DriverConductor {
             Ok(n) => work += n as i32,
             Err(e) => c.log_error(&e.context("reading client commands")),
         }
+        work += c.process_agent_commands(&self.to_driver);
+        for image in &mut c.images {
+            work += image.track_rebuild(c.now_ns, c.now_ms, &mut c.loss_report);
+        }
         for publication in &mut c.ipc_publications {
+            work += publication.update_pub_pos_and_lmt();
+        }
+        for publication in &mut c.network_publications {
             work += publication.update_pub_pos_and_lmt();
         }
         work += c.free_end_of_life_logs();

@@ -123,10 +123,36 @@ impl PublicationParams {
         get: impl Fn(&str) -> Option<&'a str>,
         find_tagged: impl Fn(i64) -> Option<TaggedPublication>,
     ) -> Result<Self> {
+        let defaults =
+            (ctx.ipc_term_buffer_length, ctx.ipc_mtu_length, ctx.ipc_publication_term_window_length);
+        Self::parse(ctx, defaults, stream_id, get, find_tagged)
+    }
+
+    /// Parameters of a network (UDP) publication: defaults `AERON_TERM_BUFFER_LENGTH`,
+    /// `AERON_MTU_LENGTH`, `AERON_PUBLICATION_TERM_WINDOW_LENGTH`.
+    pub fn for_network<'a>(
+        ctx: &DriverContext,
+        stream_id: i32,
+        get: impl Fn(&str) -> Option<&'a str>,
+        find_tagged: impl Fn(i64) -> Option<TaggedPublication>,
+    ) -> Result<Self> {
+        let defaults = (ctx.term_buffer_length, ctx.mtu_length, ctx.publication_term_window_length);
+        Self::parse(ctx, defaults, stream_id, get, find_tagged)
+    }
+
+    /// `defaults`: term length, MTU and publication window setting of the channel type.
+    fn parse<'a>(
+        ctx: &DriverContext,
+        defaults: (usize, usize, usize),
+        stream_id: i32,
+        get: impl Fn(&str) -> Option<&'a str>,
+        find_tagged: impl Fn(i64) -> Option<TaggedPublication>,
+    ) -> Result<Self> {
+        let (default_term_length, default_mtu_length, default_window) = defaults;
         let mut p = Self {
-            term_length: ctx.ipc_term_buffer_length,
+            term_length: default_term_length,
             has_term_length: false,
-            mtu_length: ctx.ipc_mtu_length,
+            mtu_length: default_mtu_length,
             has_mtu_length: false,
             publication_window_length: 0,
             linger_timeout_ns: ctx.publication_linger_timeout_ns,
@@ -207,8 +233,7 @@ impl PublicationParams {
                 p.mtu_length, p.term_length
             )));
         }
-        p.publication_window_length =
-            producer_window_length(ctx.ipc_publication_term_window_length, p.term_length);
+        p.publication_window_length = producer_window_length(default_window, p.term_length);
         if let Some(v) = get("pub-wnd") {
             let window = size_param("pub-wnd", v)?;
             if window < p.mtu_length as u64 {

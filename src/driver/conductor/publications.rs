@@ -43,6 +43,7 @@ impl Conductor {
             p.session_id(),
             p.stream_id(),
             p.pub_lmt.counter_id(),
+            crate::driver::conductor::client_proxy::CHANNEL_STATUS_INDICATOR_NOT_ALLOCATED,
             exclusive,
             &p.log_file_name,
         );
@@ -194,7 +195,7 @@ impl Conductor {
     /// Aeron's storage check before creating a log (`AERON_PERFORM_STORAGE_CHECKS`): refuse
     /// with ENOSPC (answered as STORAGE_SPACE) when the file system cannot hold it, warn
     /// when usable space falls below the low-file-store threshold.
-    fn check_storage(&self, log_length: usize) -> Result<()> {
+    pub(crate) fn check_storage(&self, log_length: usize) -> Result<()> {
         if !self.ctx.perform_storage_checks {
             return Ok(());
         }
@@ -234,7 +235,9 @@ impl Conductor {
             self.ipc_publications.iter_mut().find(|p| p.registration_id() == publication_registration_id)
         {
             p.decref();
+            return;
         }
+        self.release_network_publication(publication_registration_id);
     }
 }
 

@@ -80,7 +80,7 @@ impl Conductor {
             self.unlink_subscription(&link);
             found = true;
         }
-        if !found {
+        if !found && !self.remove_network_or_spy_subscription(registration_id) {
             return Err(Error::aeron(
                 AeronErrorCode::UnknownSubscription,
                 format!(

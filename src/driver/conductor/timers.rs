@@ -14,6 +14,10 @@ impl Conductor {
         to_driver.set_consumer_heartbeat_time(self.now_ms);
         self.check_clients();
         self.check_ipc_publications();
+        self.check_network_publications();
+        self.check_images();
+        self.close_unused_send_endpoints();
+        self.close_unused_receive_endpoints();
         self.check_for_blocked_commands(to_driver);
     }
 
@@ -45,6 +49,7 @@ impl Conductor {
                 let link = self.ipc_subscriptions.swap_remove(index);
                 self.unlink_subscription(&link);
             }
+            self.remove_client_network_subscriptions(client.client_id);
             free_counter(&mut self.counters, client.heartbeat.counter_id(), self.now_ms);
         }
     }
@@ -123,6 +128,34 @@ impl Conductor {
             });
         }
         self.ipc_subscriptions.clear();
+        for mut publication in std::mem::take(&mut self.network_publications) {
+            publication.free_counters(&mut self.counters, self.now_ms);
+            let length = publication.log.buffer().capacity();
+            self.end_of_life.push_back(EndOfLifeLog {
+                path: publication.log_file_name.clone().into(),
+                log: Some(publication.log),
+                length,
+            });
+        }
+        for mut image in std::mem::take(&mut self.images) {
+            image.free_counters(&mut self.counters, self.now_ms);
+            let length = image.log.buffer().capacity();
+            self.end_of_life.push_back(EndOfLifeLog {
+                path: image.log_file_name.clone().into(),
+                log: Some(image.log),
+                length,
+            });
+        }
+        self.network_subscriptions.clear();
+        self.spy_subscriptions.clear();
+        for endpoint in std::mem::take(&mut self.send_endpoints) {
+            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
+            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+        }
+        for endpoint in std::mem::take(&mut self.receive_endpoints) {
+            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
+            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+        }
         for client in std::mem::take(&mut self.clients) {
             for link in &client.counter_links {
                 free_counter(&mut self.counters, link.counter_id, self.now_ms);

@@ -2,8 +2,14 @@
 //! loss-injection interceptors that the sender and receiver agents are built from.
 #![forbid(unsafe_code)]
 
+pub mod data_datagram;
+pub mod data_packet_dispatcher;
 pub mod interface_address;
 pub mod loss_injection;
+pub mod receive_channel_endpoint;
+pub mod receiver_harness;
+pub mod send_channel_endpoint;
 pub mod socket_address;
 pub mod transport_poller;
+pub mod udp_channel;
 pub mod udp_transport;

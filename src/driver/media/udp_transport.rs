@@ -67,6 +67,8 @@ impl UdpTransport {
         reject_multicast("connect address", remote)?;
         self.socket.connect(remote).map_err(|e| Error::io(&e, format_args!("connect {remote}")))?;
         self.connected_addr = Some(remote);
+        // A wildcard bind gets its address from the route to the peer: report that one.
+        self.local_addr = self.socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
         Ok(())
     }
 
@@ -81,12 +83,14 @@ impl UdpTransport {
         }
     }
 
-    /// Sends one datagram to the connected peer; 0 when the socket buffer is full.
+    /// Sends one datagram to the connected peer; 0 when the socket buffer is full or the
+    /// peer's port was unreachable last time (an earlier ICMP error reported now: the peer
+    /// may come back, as Aeron's drivers assume).
     #[inline]
     pub fn send(&self, datagram: &[u8]) -> Result<usize> {
         match self.socket.send(datagram) {
             Ok(n) => Ok(n),
-            Err(e) if is_transient(e.kind()) => Ok(0),
+            Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
             Err(e) => Err(Error::io(&e, "send")),
         }
     }

@@ -1,3 +1,4 @@
 //! `aeronrs_*` functions: what aeronrs offers beyond Aeron's C API.
 
+pub mod mapped_bus;
 pub mod ring_buffer;

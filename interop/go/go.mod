@@ -1,0 +1,3 @@
+module aeronrs/interop/go
+
+go 1.22

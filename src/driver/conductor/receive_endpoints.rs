@@ -1,0 +1,213 @@
+//! Receive channel endpoints as the conductor manages them (`spec/channel-uri.md` §2.1,
+//! `spec/counters.md` §7.2, §7.4): one per canonical form, shared by every network
+//! subscription on it, with its `rcv-channel` status and `rcv-local-sockaddr` counters and
+//! a reference count per subscribed stream. The socket is bound here (so a bind error
+//! reaches the client) and handed to the receiver; it closes when no subscription and no
+//! image uses it any more and the receiver released it.
+#![forbid(unsafe_code)]
+
+use crate::concurrent::counters::type_ids::{
+    RCV_LOCAL_SOCKADDR_NAME, RECEIVE_CHANNEL_STATUS_NAME, RECEIVE_CHANNEL_STATUS_TYPE_ID,
+};
+use crate::driver::agent_proxy::ReceiverCommand;
+use crate::driver::conductor::Conductor;
+use crate::driver::conductor::network_params::NetworkSubscriptionParams;
+use crate::driver::conductor::params::invalid_channel;
+use crate::driver::conductor::session_ids::random_i32;
+use crate::driver::media::receive_channel_endpoint::ReceiveChannelEndpoint;
+use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::udp_channel::UdpChannel;
+use crate::driver::media::udp_transport::SocketBuffers;
+use crate::driver::position_counters::{
+    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_status,
+    allocate_local_sockaddr, free_counter,
+};
+use crate::util::error::Result;
+
+/// Subscriptions to one stream (and optionally one session) on an endpoint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamRef {
+    pub stream_id: i32,
+    pub session_id: Option<i32>,
+    pub count: i32,
+}
+
+#[derive(Debug)]
+pub struct ReceiveEndpointEntry {
+    /// Registration id of the subscription that created it; names the endpoint.
+    pub id: i64,
+    pub channel: UdpChannel,
+    pub status: Position,
+    pub local_sockaddr: Position,
+    pub stream_refs: Vec<StreamRef>,
+    pub image_ref_count: i32,
+    pub closing: bool,
+    /// Since when nothing uses it; it closes a timer interval later unless reused, so a
+    /// subscription removed and added again keeps the bound port.
+    pub unused_since_ns: Option<i64>,
+}
+
+impl Conductor {
+    /// The open endpoint for `channel`'s canonical form, or a new one named
+    /// `registration_id`. The initial window must fit the socket receive buffer.
+    pub(crate) fn get_or_add_receive_endpoint(
+        &mut self,
+        channel: &UdpChannel,
+        params: &NetworkSubscriptionParams,
+        registration_id: i64,
+    ) -> Result<usize> {
+        let socket_rcvbuf = channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf);
+        let effective_rcvbuf = if socket_rcvbuf != 0 {
+            socket_rcvbuf
+        } else {
+            usize::try_from(self.os_buffer_lengths.default_so_rcvbuf).unwrap_or(0)
+        };
+        if effective_rcvbuf != 0 && params.initial_window_length > effective_rcvbuf {
+            return Err(invalid_channel(format!(
+                "initial window greater than SO_RCVBUF, increase so-rcvbuf or reduce rcv-wnd: window={} so-rcvbuf={effective_rcvbuf} channel={}",
+                params.initial_window_length, channel.original_uri
+            )));
+        }
+        let existing = self
+            .receive_endpoints
+            .iter()
+            .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
+        if let Some(index) = existing {
+            self.receive_endpoints[index].unused_since_ns = None;
+            return Ok(index);
+        }
+        let buffers = SocketBuffers {
+            so_sndbuf: channel.socket_sndbuf_or(self.ctx.socket_so_sndbuf),
+            so_rcvbuf: socket_rcvbuf,
+        };
+        let receiver_id = (i64::from(random_i32()) << 32) ^ i64::from(random_i32() as u32);
+        let endpoint = ReceiveChannelEndpoint::open(
+            registration_id,
+            channel,
+            buffers,
+            receiver_id,
+            params.group_tag,
+            usize::try_from(self.ctx.stream_session_limit).unwrap_or(usize::MAX),
+        )?;
+        let bound = format_source_identity(&endpoint.local_addr());
+        let status = allocate_channel_status(
+            &mut self.counters,
+            RECEIVE_CHANNEL_STATUS_TYPE_ID,
+            RECEIVE_CHANNEL_STATUS_NAME,
+            registration_id,
+            &channel.original_uri,
+            &bound,
+            self.now_ms,
+        )?;
+        let local_sockaddr = match allocate_local_sockaddr(
+            &mut self.counters,
+            RCV_LOCAL_SOCKADDR_NAME,
+            registration_id,
+            status.counter_id(),
+            &bound,
+            self.now_ms,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                free_counter(&mut self.counters, status.counter_id(), self.now_ms);
+                return Err(e);
+            }
+        };
+        // Release: a client seeing ACTIVE may rely on the endpoint being bound.
+        status.set_release(CHANNEL_STATUS_ACTIVE);
+        local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
+        self.receiver_proxy.send(ReceiverCommand::AddEndpoint(Box::new(endpoint)));
+        self.receive_endpoints.push(ReceiveEndpointEntry {
+            id: registration_id,
+            channel: channel.clone(),
+            status,
+            local_sockaddr,
+            stream_refs: Vec::new(),
+            image_ref_count: 0,
+            closing: false,
+            unused_since_ns: None,
+        });
+        Ok(self.receive_endpoints.len() - 1)
+    }
+
+    pub(crate) fn receive_endpoint_index(&self, id: i64) -> Option<usize> {
+        self.receive_endpoints.iter().position(|e| e.id == id)
+    }
+
+    /// One more subscription to (`stream_id`, `session_id`): the first tells the receiver.
+    pub(crate) fn incref_receive_stream(&mut self, index: usize, stream_id: i32, session_id: Option<i32>) {
+        let endpoint = &mut self.receive_endpoints[index];
+        match endpoint.stream_refs.iter_mut().find(|r| r.stream_id == stream_id && r.session_id == session_id)
+        {
+            Some(r) => r.count += 1,
+            None => {
+                endpoint.stream_refs.push(StreamRef { stream_id, session_id, count: 1 });
+                self.receiver_proxy.send(ReceiverCommand::AddSubscription {
+                    endpoint_id: endpoint.id,
+                    stream_id,
+                    session_id,
+                });
+            }
+        }
+    }
+
+    /// One subscription fewer; the last tells the receiver, and an unused endpoint closes.
+    pub(crate) fn decref_receive_stream(
+        &mut self,
+        endpoint_id: i64,
+        stream_id: i32,
+        session_id: Option<i32>,
+    ) {
+        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
+        let endpoint = &mut self.receive_endpoints[index];
+        if let Some(i) =
+            endpoint.stream_refs.iter().position(|r| r.stream_id == stream_id && r.session_id == session_id)
+        {
+            endpoint.stream_refs[i].count -= 1;
+            if endpoint.stream_refs[i].count <= 0 {
+                endpoint.stream_refs.swap_remove(i);
+                self.receiver_proxy.send(ReceiverCommand::RemoveSubscription {
+                    endpoint_id,
+                    stream_id,
+                    session_id,
+                });
+            }
+        }
+        self.try_close_receive_endpoint(endpoint_id);
+    }
+
+    /// Marks the endpoint unused once no subscription and no image needs it.
+    pub(crate) fn try_close_receive_endpoint(&mut self, endpoint_id: i64) {
+        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
+        let now_ns = self.now_ns;
+        let endpoint = &mut self.receive_endpoints[index];
+        if !endpoint.closing && endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0 {
+            endpoint.unused_since_ns.get_or_insert(now_ns);
+        }
+    }
+
+    /// Timer: closes receive endpoints unused for a whole timer interval (and still unused).
+    pub(crate) fn close_unused_receive_endpoints(&mut self) {
+        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        for endpoint in &mut self.receive_endpoints {
+            let unused = endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0;
+            if !unused {
+                endpoint.unused_since_ns = None;
+            }
+            if !endpoint.closing && unused && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
+                endpoint.closing = true;
+                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
+                self.receiver_proxy.send(ReceiverCommand::RemoveEndpoint { endpoint_id: endpoint.id });
+            }
+        }
+    }
+
+    /// The receiver dropped the endpoint: free its counters and forget it.
+    pub(crate) fn on_receive_endpoint_released(&mut self, endpoint_id: i64) {
+        if let Some(index) = self.receive_endpoint_index(endpoint_id) {
+            let endpoint = self.receive_endpoints.swap_remove(index);
+            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
+            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+        }
+    }
+}

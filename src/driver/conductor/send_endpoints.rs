@@ -1,0 +1,176 @@
+//! Send channel endpoints as the conductor manages them (`spec/channel-uri.md` §2.1,
+//! `spec/counters.md` §7.2, §7.4): one per canonical form, shared by every network
+//! publication on it, with its `snd-channel` status and `snd-local-sockaddr` counters. The
+//! socket is opened here, so a bind error reaches the client as ON_ERROR, then handed to
+//! the sender; it closes once the last publication is gone and the sender released it.
+#![forbid(unsafe_code)]
+
+use crate::concurrent::counters::type_ids::{
+    SEND_CHANNEL_STATUS_NAME, SEND_CHANNEL_STATUS_TYPE_ID, SND_LOCAL_SOCKADDR_NAME,
+};
+use crate::driver::agent_proxy::SenderCommand;
+use crate::driver::conductor::Conductor;
+use crate::driver::conductor::params::{PublicationParams, invalid_channel};
+use crate::driver::media::send_channel_endpoint::SendChannelEndpoint;
+use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::udp_channel::UdpChannel;
+use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
+use crate::driver::position_counters::{
+    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_status,
+    allocate_local_sockaddr, free_counter,
+};
+use crate::util::error::Result;
+use std::sync::Arc;
+
+/// The conductor's record of a send endpoint.
+#[derive(Debug)]
+pub struct SendEndpointEntry {
+    /// Registration id of the publication that created it; names the endpoint.
+    pub id: i64,
+    pub channel: UdpChannel,
+    pub transport: Arc<UdpTransport>,
+    pub ref_count: i32,
+    pub status: Position,
+    pub local_sockaddr: Position,
+    pub socket_sndbuf_length: usize,
+    /// The sender was told to drop it; it is not shared any more.
+    pub closing: bool,
+    /// Since when no publication uses it; it closes a timer interval later unless reused,
+    /// so a channel removed and added again keeps its socket (and fixed port).
+    pub unused_since_ns: Option<i64>,
+}
+
+impl Conductor {
+    /// The open endpoint for `channel`'s canonical form, or a new one. `registration_id`
+    /// names a new endpoint. The MTU must fit the socket send buffer in effect.
+    pub(crate) fn get_or_add_send_endpoint(
+        &mut self,
+        channel: &UdpChannel,
+        params: &PublicationParams,
+        registration_id: i64,
+    ) -> Result<usize> {
+        let existing = self
+            .send_endpoints
+            .iter()
+            .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
+        if let Some(index) = existing {
+            self.send_endpoints[index].unused_since_ns = None;
+            let endpoint = &self.send_endpoints[index];
+            if channel.socket_sndbuf_length != 0
+                && channel.socket_sndbuf_length != endpoint.socket_sndbuf_length
+            {
+                return Err(invalid_channel(format!(
+                    "so-sndbuf={} does not match existing value of {}: existingChannel={} channel={}",
+                    channel.socket_sndbuf_length,
+                    endpoint.socket_sndbuf_length,
+                    endpoint.channel.original_uri,
+                    channel.original_uri
+                )));
+            }
+            self.check_mtu_for_sndbuf(params, endpoint.socket_sndbuf_length)?;
+            return Ok(index);
+        }
+        let socket_sndbuf_length = channel.socket_sndbuf_or(self.ctx.socket_so_sndbuf);
+        self.check_mtu_for_sndbuf(params, socket_sndbuf_length)?;
+        let buffers = SocketBuffers {
+            so_sndbuf: socket_sndbuf_length,
+            so_rcvbuf: channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
+        };
+        let endpoint =
+            SendChannelEndpoint::open(registration_id, channel, buffers, self.ctx.network.connect_enabled)?;
+        let bound = format_source_identity(&endpoint.local_addr());
+        let status = allocate_channel_status(
+            &mut self.counters,
+            SEND_CHANNEL_STATUS_TYPE_ID,
+            SEND_CHANNEL_STATUS_NAME,
+            registration_id,
+            &channel.original_uri,
+            &bound,
+            self.now_ms,
+        )?;
+        let local_sockaddr = match allocate_local_sockaddr(
+            &mut self.counters,
+            SND_LOCAL_SOCKADDR_NAME,
+            registration_id,
+            status.counter_id(),
+            &bound,
+            self.now_ms,
+        ) {
+            Ok(p) => p,
+            Err(e) => {
+                free_counter(&mut self.counters, status.counter_id(), self.now_ms);
+                return Err(e);
+            }
+        };
+        // Release: a client seeing ACTIVE may rely on the endpoint being open.
+        status.set_release(CHANNEL_STATUS_ACTIVE);
+        local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
+        let transport = Arc::clone(endpoint.transport());
+        self.sender_proxy.send(SenderCommand::AddEndpoint(Box::new(endpoint)));
+        self.send_endpoints.push(SendEndpointEntry {
+            id: registration_id,
+            channel: channel.clone(),
+            transport,
+            ref_count: 0,
+            status,
+            local_sockaddr,
+            socket_sndbuf_length,
+            closing: false,
+            unused_since_ns: None,
+        });
+        Ok(self.send_endpoints.len() - 1)
+    }
+
+    /// The MTU must not exceed the socket send buffer (the channel's, the driver's, else
+    /// the OS default).
+    fn check_mtu_for_sndbuf(&self, params: &PublicationParams, socket_sndbuf_length: usize) -> Result<()> {
+        let sndbuf = if socket_sndbuf_length != 0 {
+            socket_sndbuf_length
+        } else {
+            usize::try_from(self.os_buffer_lengths.default_so_sndbuf).unwrap_or(0)
+        };
+        if sndbuf != 0 && params.mtu_length > sndbuf {
+            return Err(invalid_channel(format!(
+                "MTU greater than SO_SNDBUF: mtu={} so-sndbuf={sndbuf}",
+                params.mtu_length
+            )));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn send_endpoint_index(&self, id: i64) -> Option<usize> {
+        self.send_endpoints.iter().position(|e| e.id == id)
+    }
+
+    /// One publication fewer on the endpoint; after the last one it becomes unused.
+    pub(crate) fn release_send_endpoint(&mut self, id: i64) {
+        let Some(index) = self.send_endpoint_index(id) else { return };
+        let now_ns = self.now_ns;
+        let endpoint = &mut self.send_endpoints[index];
+        endpoint.ref_count -= 1;
+        if endpoint.ref_count <= 0 && !endpoint.closing {
+            endpoint.unused_since_ns.get_or_insert(now_ns);
+        }
+    }
+
+    /// Timer: closes send endpoints unused for a whole timer interval.
+    pub(crate) fn close_unused_send_endpoints(&mut self) {
+        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        for endpoint in &mut self.send_endpoints {
+            if !endpoint.closing && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
+                endpoint.closing = true;
+                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
+                self.sender_proxy.send(SenderCommand::RemoveEndpoint { endpoint_id: endpoint.id });
+            }
+        }
+    }
+
+    /// The sender dropped the endpoint: free its counters and forget it.
+    pub(crate) fn on_send_endpoint_released(&mut self, id: i64) {
+        if let Some(index) = self.send_endpoint_index(id) {
+            let endpoint = self.send_endpoints.swap_remove(index);
+            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
+            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+        }
+    }
+}

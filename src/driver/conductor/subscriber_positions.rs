@@ -1,0 +1,180 @@
+//! The subscriber positions (`sub-pos` counters) that read one network publication (spies)
+//! or one publication image, with their tether states (`spec/driver.md` §4.4,
+//! `spec/channel-uri.md` §4): resting untethered subscribers do not hold the stream back.
+#![forbid(unsafe_code)]
+
+use crate::concurrent::counters::CountersManager;
+use crate::driver::conductor::ipc_publication::{SubscriberPosition, TetherState};
+use crate::driver::position_counters::{Position, free_counter};
+
+/// Something clients must hear about after an untethered subscriber moved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TetherEvent {
+    /// Fell behind for too long: ON_UNAVAILABLE_IMAGE.
+    Unavailable { subscription_registration_id: i64 },
+    /// Rested long enough: rejoined at the join position, ON_AVAILABLE_IMAGE.
+    Rejoined { subscription_registration_id: i64, counter_id: i32 },
+}
+
+/// Untethered timeouts in ns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UntetheredTimeouts {
+    pub window_limit_ns: i64,
+    pub resting_ns: i64,
+}
+
+#[derive(Debug, Default)]
+pub struct SubscriberPositions {
+    entries: Vec<SubscriberPosition>,
+    resting: usize,
+}
+
+impl SubscriberPositions {
+    pub fn add(
+        &mut self,
+        subscription_registration_id: i64,
+        position: Position,
+        is_tether: bool,
+        now_ns: i64,
+    ) {
+        self.entries.push(SubscriberPosition {
+            subscription_registration_id,
+            position,
+            is_tether,
+            state: TetherState::Active,
+            time_of_last_update_ns: now_ns,
+        });
+    }
+
+    /// Unlinks a subscription; its counter is returned for the caller to free.
+    pub fn remove(&mut self, subscription_registration_id: i64) -> Option<Position> {
+        let index = self
+            .entries
+            .iter()
+            .position(|s| s.subscription_registration_id == subscription_registration_id)?;
+        let removed = self.entries.swap_remove(index);
+        if removed.state == TetherState::Resting {
+            self.resting -= 1;
+        }
+        Some(removed.position)
+    }
+
+    pub fn is_linked(&self, subscription_registration_id: i64) -> bool {
+        self.entries.iter().any(|s| s.subscription_registration_id == subscription_registration_id)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &SubscriberPosition> {
+        self.entries.iter()
+    }
+
+    /// Whether any subscriber's position counts (not resting).
+    #[inline]
+    pub fn has_working_positions(&self) -> bool {
+        self.entries.len() > self.resting
+    }
+
+    /// (min, max) of the counting positions, starting from (`min`, `max`).
+    #[inline]
+    pub fn min_max(&self, mut min: i64, mut max: i64) -> (i64, i64) {
+        for s in self.entries.iter().filter(|s| s.state != TetherState::Resting) {
+            // Acquire: pairs with the subscriber's release of its position.
+            let p = s.position.get_acquire();
+            min = min.min(p);
+            max = max.max(p);
+        }
+        (min, max)
+    }
+
+    /// Frees every counter (end of life, shutdown).
+    pub fn free_all(&mut self, counters: &mut CountersManager, now_ms: i64) {
+        for s in self.entries.drain(..) {
+            free_counter(counters, s.position.counter_id(), now_ms);
+        }
+        self.resting = 0;
+    }
+
+    /// Moves untethered subscribers through ACTIVE → LINGER → RESTING → ACTIVE: one at or
+    /// below `window_limit` for the window-limit timeout lingers, then rests, and after the
+    /// resting timeout rejoins at `join_position`. Tethered ones just stay fresh.
+    pub fn check_untethered(
+        &mut self,
+        now_ns: i64,
+        window_limit: i64,
+        join_position: i64,
+        timeouts: UntetheredTimeouts,
+        mut on_event: impl FnMut(TetherEvent),
+    ) {
+        for s in &mut self.entries {
+            if s.is_tether {
+                s.time_of_last_update_ns = now_ns;
+                continue;
+            }
+            let id = s.subscription_registration_id;
+            match s.state {
+                TetherState::Active => {
+                    if s.position.get_acquire() > window_limit {
+                        s.time_of_last_update_ns = now_ns;
+                    } else if now_ns > s.time_of_last_update_ns + timeouts.window_limit_ns {
+                        on_event(TetherEvent::Unavailable { subscription_registration_id: id });
+                        s.state = TetherState::Linger;
+                        s.time_of_last_update_ns = now_ns;
+                    }
+                }
+                TetherState::Linger => {
+                    if now_ns > s.time_of_last_update_ns + timeouts.window_limit_ns {
+                        s.state = TetherState::Resting;
+                        s.time_of_last_update_ns = now_ns;
+                        self.resting += 1;
+                    }
+                }
+                TetherState::Resting => {
+                    if now_ns > s.time_of_last_update_ns + timeouts.resting_ns {
+                        s.position.set_release(join_position);
+                        on_event(TetherEvent::Rejoined {
+                            subscription_registration_id: id,
+                            counter_id: s.position.counter_id(),
+                        });
+                        s.state = TetherState::Active;
+                        s.time_of_last_update_ns = now_ns;
+                        self.resting -= 1;
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::concurrent::AtomicBuffer;
+
+    #[test]
+    fn untethered_subscriber_lingers_rests_and_rejoins() {
+        let values = AtomicBuffer::alloc(4 * 128);
+        let mut subs = SubscriberPositions::default();
+        subs.add(1, Position::new(&values, 0), true, 0);
+        subs.add(2, Position::new(&values, 1), false, 0);
+        values.put_i64(0, 100_000);
+        values.put_i64(128, 10);
+        assert_eq!(subs.min_max(i64::MAX, 0), (10, 100_000));
+        let timeouts = UntetheredTimeouts { window_limit_ns: 50, resting_ns: 80 };
+        let mut events = Vec::new();
+        subs.check_untethered(40, 1000, 7777, timeouts, |e| events.push(e));
+        assert!(events.is_empty(), "not behind long enough yet");
+        subs.check_untethered(51, 1000, 7777, timeouts, |e| events.push(e));
+        assert_eq!(events, vec![TetherEvent::Unavailable { subscription_registration_id: 2 }]);
+        subs.check_untethered(102, 1000, 7777, timeouts, |e| events.push(e));
+        assert!(!subs.has_working_positions() || subs.min_max(i64::MAX, 0) == (100_000, 100_000));
+        assert_eq!(subs.min_max(i64::MAX, 0), (100_000, 100_000), "resting positions do not count");
+        subs.check_untethered(183, 1000, 7777, timeouts, |e| events.push(e));
+        assert_eq!(events[1], TetherEvent::Rejoined { subscription_registration_id: 2, counter_id: 1 });
+        assert_eq!(values.get_i64(128), 7777);
+        assert!(subs.remove(2).is_some() && subs.remove(2).is_none());
+        assert!(subs.is_linked(1) && subs.has_working_positions());
+    }
+}

@@ -1,0 +1,243 @@
+//! `DataPacketDispatcher`: which image a datagram on a receive endpoint is for, and what
+//! to do about sessions without one (`spec/wire-protocol.md` §4-5, Aeron C
+//! `aeron_data_packet_dispatcher.c`).
+//!
+//! Per subscribed stream it tracks each session's state: an active image, *pending setup*
+//! (data arrived, an SM asking for SETUP went out; expires after 1 s), *init in progress*
+//! (a SETUP arrived, the conductor is building the image), or *cool down* (the image went
+//! away; cleared at once when the subscription allows rejoin, otherwise the session stays
+//! ignored). Images whose subscription went away stop getting data but stay here, still
+//! sending status messages, until the conductor removes them.
+//!
+//! Look-ups are linear over small vectors: a receive endpoint carries few streams and
+//! sessions, and nothing is allocated per packet.
+#![forbid(unsafe_code)]
+
+use crate::driver::publication_image::PublicationImage;
+
+/// A session of a subscribed stream, by state.
+pub enum SessionState {
+    Active(Box<PublicationImage>),
+    PendingSetup { since_ns: i64 },
+    InitInProgress,
+    CoolDown,
+}
+
+pub struct SessionEntry {
+    pub session_id: i32,
+    pub state: SessionState,
+}
+
+/// Interest in one stream id: all sessions, or only some.
+pub struct StreamInterest {
+    pub stream_id: i32,
+    pub is_all_sessions: bool,
+    pub subscribed_sessions: Vec<i32>,
+    pub sessions: Vec<SessionEntry>,
+}
+
+impl StreamInterest {
+    fn new(stream_id: i32, is_all_sessions: bool) -> Self {
+        Self { stream_id, is_all_sessions, subscribed_sessions: Vec::new(), sessions: Vec::new() }
+    }
+
+    /// Whether a new session may get an image.
+    pub fn wants_session(&self, session_id: i32) -> bool {
+        self.is_all_sessions || self.subscribed_sessions.contains(&session_id)
+    }
+
+    pub fn session(&mut self, session_id: i32) -> Option<&mut SessionEntry> {
+        self.sessions.iter_mut().find(|s| s.session_id == session_id)
+    }
+
+    pub fn set_state(&mut self, session_id: i32, state: SessionState) {
+        match self.session(session_id) {
+            Some(entry) => entry.state = state,
+            None => self.sessions.push(SessionEntry { session_id, state }),
+        }
+    }
+
+    pub fn image_count(&self) -> usize {
+        self.sessions.iter().filter(|s| matches!(s.state, SessionState::Active(_))).count()
+    }
+}
+
+#[derive(Default)]
+pub struct DataPacketDispatcher {
+    streams: Vec<StreamInterest>,
+    /// Images of streams no longer subscribed: no data, but SMs until removed. Boxed because
+    /// images move between here and the session states without being copied.
+    #[allow(clippy::vec_box)]
+    detached: Vec<Box<PublicationImage>>,
+}
+
+impl DataPacketDispatcher {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn stream(&mut self, stream_id: i32) -> Option<&mut StreamInterest> {
+        self.streams.iter_mut().find(|s| s.stream_id == stream_id)
+    }
+
+    pub fn has_subscriptions(&self) -> bool {
+        !self.streams.is_empty()
+    }
+
+    /// Subscription to every session of `stream_id` (or only `session_id`).
+    pub fn add_subscription(&mut self, stream_id: i32, session_id: Option<i32>) {
+        let is_all = session_id.is_none();
+        let stream = match self.streams.iter().position(|s| s.stream_id == stream_id) {
+            Some(i) => &mut self.streams[i],
+            None => {
+                self.streams.push(StreamInterest::new(stream_id, is_all));
+                self.streams.last_mut().expect("just pushed")
+            }
+        };
+        match session_id {
+            None => stream.is_all_sessions = true,
+            Some(id) if !stream.subscribed_sessions.contains(&id) => stream.subscribed_sessions.push(id),
+            Some(_) => {}
+        }
+    }
+
+    /// Drops interest; images of sessions no longer wanted are detached.
+    pub fn remove_subscription(&mut self, stream_id: i32, session_id: Option<i32>) {
+        let Some(index) = self.streams.iter().position(|s| s.stream_id == stream_id) else { return };
+        let stream = &mut self.streams[index];
+        match session_id {
+            None => stream.is_all_sessions = false,
+            Some(id) => stream.subscribed_sessions.retain(|&s| s != id),
+        }
+        let mut kept = Vec::with_capacity(stream.sessions.len());
+        for entry in stream.sessions.drain(..) {
+            let wanted = stream.is_all_sessions || stream.subscribed_sessions.contains(&entry.session_id);
+            match entry.state {
+                SessionState::Active(image) if !wanted => self.detached.push(image),
+                _ if wanted => kept.push(entry),
+                _ => {}
+            }
+        }
+        stream.sessions = kept;
+        if !stream.is_all_sessions && stream.subscribed_sessions.is_empty() {
+            self.streams.swap_remove(index);
+        }
+    }
+
+    /// The conductor built the image for a SETUP: it replaces *init in progress*.
+    pub fn add_image(&mut self, image: Box<PublicationImage>) {
+        let session_id = image.session_id();
+        match self.stream(image.stream_id()) {
+            Some(stream) if stream.wants_session(session_id) => {
+                stream.set_state(session_id, SessionState::Active(image));
+            }
+            _ => self.detached.push(image),
+        }
+    }
+
+    /// Removes the image with `correlation_id`; its session cools down.
+    pub fn remove_image(&mut self, correlation_id: i64, session_id: i32, stream_id: i32) -> bool {
+        if let Some(i) = self.detached.iter().position(|img| img.correlation_id() == correlation_id) {
+            self.detached.swap_remove(i);
+            return true;
+        }
+        if let Some(stream) = self.stream(stream_id) {
+            if let Some(entry) = stream.session(session_id) {
+                if matches!(&entry.state, SessionState::Active(img) if img.correlation_id() == correlation_id)
+                {
+                    entry.state = SessionState::CoolDown;
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Clears `session_id`'s state if it is `matches`.
+    pub fn remove_state(&mut self, session_id: i32, stream_id: i32, matches: impl Fn(&SessionState) -> bool) {
+        if let Some(stream) = self.stream(stream_id) {
+            stream.sessions.retain(|s| s.session_id != session_id || !matches(&s.state));
+        }
+    }
+
+    /// Pending setups older than `timeout_ns` expire, so the next data may elicit again.
+    pub fn expire_pending_setups(&mut self, now_ns: i64, timeout_ns: i64) {
+        for stream in &mut self.streams {
+            stream.sessions.retain(
+                |s| !matches!(s.state, SessionState::PendingSetup { since_ns } if now_ns > since_ns + timeout_ns),
+            );
+        }
+    }
+
+    /// Every image, subscribed or detached.
+    pub fn for_each_image(&mut self, mut f: impl FnMut(&mut PublicationImage)) {
+        for stream in &mut self.streams {
+            for entry in &mut stream.sessions {
+                if let SessionState::Active(image) = &mut entry.state {
+                    f(image);
+                }
+            }
+        }
+        for image in &mut self.detached {
+            f(image);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn states(d: &mut DataPacketDispatcher, stream_id: i32) -> Vec<(i32, &'static str)> {
+        let stream = d.stream(stream_id).unwrap();
+        stream
+            .sessions
+            .iter()
+            .map(|s| {
+                let name = match s.state {
+                    SessionState::Active(_) => "active",
+                    SessionState::PendingSetup { .. } => "pending",
+                    SessionState::InitInProgress => "init",
+                    SessionState::CoolDown => "cool",
+                };
+                (s.session_id, name)
+            })
+            .collect()
+    }
+
+    #[test]
+    fn interest_by_stream_and_session() {
+        let mut d = DataPacketDispatcher::new();
+        assert!(!d.has_subscriptions());
+        d.add_subscription(10, Some(5));
+        assert!(d.stream(10).unwrap().wants_session(5));
+        assert!(!d.stream(10).unwrap().wants_session(6));
+        d.add_subscription(10, None);
+        assert!(d.stream(10).unwrap().wants_session(6));
+        d.remove_subscription(10, None);
+        assert!(d.stream(10).unwrap().wants_session(5), "the session subscription remains");
+        assert!(!d.stream(10).unwrap().wants_session(6));
+        d.remove_subscription(10, Some(5));
+        assert!(d.stream(10).is_none());
+        d.remove_subscription(99, None);
+    }
+
+    #[test]
+    fn session_states_expire_and_clear() {
+        let mut d = DataPacketDispatcher::new();
+        d.add_subscription(10, None);
+        let s = d.stream(10).unwrap();
+        s.set_state(1, SessionState::PendingSetup { since_ns: 100 });
+        s.set_state(2, SessionState::InitInProgress);
+        s.set_state(3, SessionState::CoolDown);
+        d.expire_pending_setups(100 + 1_000_000_000, 1_000_000_000);
+        assert_eq!(states(&mut d, 10), vec![(1, "pending"), (2, "init"), (3, "cool")]);
+        d.expire_pending_setups(101 + 1_000_000_000, 1_000_000_000);
+        assert_eq!(states(&mut d, 10), vec![(2, "init"), (3, "cool")]);
+        d.remove_state(3, 10, |s| matches!(s, SessionState::InitInProgress));
+        assert_eq!(states(&mut d, 10), vec![(2, "init"), (3, "cool")], "state must match");
+        d.remove_state(3, 10, |s| matches!(s, SessionState::CoolDown));
+        assert_eq!(states(&mut d, 10), vec![(2, "init")]);
+        assert!(!d.remove_image(77, 2, 10));
+    }
+}

@@ -1,0 +1,515 @@
+//! The sender's half of a network publication (`spec/wire-protocol.md` §3-7,
+//! `spec/flow-congestion-loss.md` §1, §4): every sender duty cycle it sends what the
+//! publishers wrote, in MTU-sized datagrams straight from the term, up to the sender limit
+//! that flow control keeps from status messages; SETUP frames until a receiver answers;
+//! heartbeats when idle; retransmissions for NAKs; EOS heartbeats once the conductor says
+//! the stream ended.
+//!
+//! The conductor keeps the other half (`conductor::network_publication`): the publisher
+//! limit, spies and the life cycle. What both need lives in [`NetworkPublicationStatus`].
+//! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
+//! only grows when a new receiver appears), no locks, one system call per datagram.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+
+use crate::concurrent::AtomicBuffer;
+use crate::driver::agent_proxy::{ConductorCommand, Proxy, PublicationErrorReport};
+use crate::driver::flow_control::{FlowControl, ReceiverStatus};
+use crate::driver::loss::resend::{is_in_resend_window, resend_from_term};
+use crate::driver::loss::{NakOutcome, RetransmitHandler};
+use crate::driver::media::udp_transport::UdpTransport;
+use crate::driver::position_counters::Position;
+use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::logbuffer::LogBuffers;
+use crate::logbuffer::descriptor as log;
+use crate::logbuffer::term_scanner::scan_for_availability;
+use crate::protocol::data::DataHeader;
+use crate::protocol::header::DATA_HEADER_LENGTH;
+use crate::protocol::setup::{SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
+use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight};
+use crate::util::error::Result;
+
+/// SETUP frames go out this often until a receiver answers (Aeron: 100 ms).
+pub const SETUP_TIMEOUT_NS: i64 = 100_000_000;
+/// An idle publication heartbeats this often (Aeron: 100 ms).
+pub const HEARTBEAT_TIMEOUT_NS: i64 = 100_000_000;
+
+/// What the conductor and the sender tell each other about a publication. Each flag has
+/// one writer except `is_connected`, which both set (as Aeron does): a benign race, as the
+/// next status message or timer tick corrects it.
+#[derive(Debug, Default)]
+pub struct NetworkPublicationStatus {
+    /// Sender: some receiver sent a status message within the connection timeout.
+    pub has_receivers: AtomicBool,
+    /// Sender: flow control has the receivers it requires (always, for unicast).
+    pub has_required_receivers: AtomicBool,
+    /// Both: the log's `is_connected` as last written.
+    pub is_connected: AtomicBool,
+    /// Conductor: the publication is closed and everything was sent: send EOS heartbeats.
+    pub is_end_of_stream: AtomicBool,
+    /// Sender: a unicast receiver said it is going away (EOS status message).
+    pub has_received_unicast_eos: AtomicBool,
+    /// Conductor: spies are linked, and the furthest of their positions.
+    pub has_spies: AtomicBool,
+    pub max_spy_position: AtomicI64,
+}
+
+impl NetworkPublicationStatus {
+    /// Writes `is_connected` to the log and this flag if it changed. Release: a publisher
+    /// that sees the log flag also sees the state that made it connected.
+    pub fn update_connected(&self, metadata: &AtomicBuffer, connected: bool) {
+        if self.is_connected.load(Ordering::Acquire) != connected {
+            log::set_is_connected(metadata, connected);
+            self.is_connected.store(connected, Ordering::Release);
+        }
+    }
+}
+
+/// Identity and configuration of a publication, fixed at creation.
+#[derive(Debug, Clone)]
+pub struct NetworkPublicationConfig {
+    pub registration_id: i64,
+    pub endpoint_id: i64,
+    pub session_id: i32,
+    pub stream_id: i32,
+    pub initial_term_id: i32,
+    pub mtu_length: usize,
+    pub signal_eos: bool,
+    pub spies_simulate_connection: bool,
+    /// `response-correlation-id` (−1 none): SETUP asks for a response setup.
+    pub response_correlation_id: i64,
+    pub connection_timeout_ns: i64,
+    /// Datagrams per duty cycle at most (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`).
+    pub max_messages_per_send: usize,
+    /// Where data goes when the transport is not connected to it.
+    pub destination: SocketAddr,
+}
+
+/// The positions the sender keeps in counters.
+#[derive(Debug, Clone)]
+pub struct SenderPositions {
+    pub snd_pos: Position,
+    pub snd_lmt: Position,
+    pub snd_bpe: Position,
+}
+
+/// Reads the terms and sends datagrams; split out so resends can run while the retransmit
+/// handler is borrowed.
+struct TermSender {
+    terms: [AtomicBuffer; log::PARTITION_COUNT],
+    transport: Arc<UdpTransport>,
+    /// `None` when the transport is connected to the endpoint.
+    destination: Option<SocketAddr>,
+    snd_pos: Position,
+    initial_term_id: i32,
+    position_bits_to_shift: u32,
+    term_length: usize,
+    mtu_length: usize,
+    counters: SystemCounters,
+}
+
+impl TermSender {
+    /// Sends one datagram; counts a short send. Returns whether all of it went.
+    #[inline]
+    fn send(&self, datagram: &[u8]) -> Result<bool> {
+        let sent = match self.destination {
+            None => self.transport.send(datagram)?,
+            Some(destination) => self.transport.send_to(datagram, destination)?,
+        };
+        if sent < datagram.len() {
+            self.counters.increment(SystemCounterId::ShortSends);
+            return Ok(false);
+        }
+        Ok(true)
+    }
+
+    /// Resends a NAKed range if it is still within the resend window.
+    fn resend(&self, term_id: i32, term_offset: i32, length: usize) -> Result<()> {
+        let sender_position = self.snd_pos.get();
+        let resend_position =
+            log::compute_position(term_id, term_offset, self.position_bits_to_shift, self.initial_term_id);
+        if !is_in_resend_window(sender_position, resend_position, self.term_length) || term_offset < 0 {
+            return Ok(());
+        }
+        let term = &self.terms[log::index_by_position(resend_position, self.position_bits_to_shift)];
+        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| match self
+            .destination
+        {
+            None => self.transport.send(d),
+            Some(destination) => self.transport.send_to(d, destination),
+        })?;
+        if outcome.short_send {
+            self.counters.increment(SystemCounterId::ShortSends);
+        }
+        if outcome.bytes > 0 {
+            self.counters.increment(SystemCounterId::RetransmitsSent);
+            self.counters.add(SystemCounterId::RetransmittedBytes, outcome.bytes as i64);
+        }
+        Ok(())
+    }
+}
+
+pub struct NetworkPublication {
+    config: NetworkPublicationConfig,
+    metadata: AtomicBuffer,
+    term_sender: TermSender,
+    snd_lmt: Position,
+    snd_bpe: Position,
+    flow_control: Box<dyn FlowControl>,
+    retransmit_handler: RetransmitHandler,
+    status: Arc<NetworkPublicationStatus>,
+    to_conductor: Proxy<ConductorCommand>,
+    /// (receiver id, time of its last status message).
+    receivers: Vec<(i64, i64)>,
+    time_of_last_data_or_heartbeat_ns: i64,
+    time_of_last_setup_ns: i64,
+    has_initial_connection: bool,
+    is_setup_elicited: bool,
+    track_sender_limits: bool,
+    current_messages_per_send: usize,
+    term_length_mask: i64,
+}
+
+impl NetworkPublication {
+    #[allow(clippy::too_many_arguments)] // the pieces the conductor built for it
+    pub fn new(
+        config: NetworkPublicationConfig,
+        log: &LogBuffers,
+        transport: Arc<UdpTransport>,
+        positions: SenderPositions,
+        flow_control: Box<dyn FlowControl>,
+        retransmit_handler: RetransmitHandler,
+        status: Arc<NetworkPublicationStatus>,
+        counters: SystemCounters,
+        to_conductor: Proxy<ConductorCommand>,
+        now_ns: i64,
+    ) -> Self {
+        let term_length = log.term_length();
+        let destination = transport.connected_addr().is_none().then_some(config.destination);
+        let term_sender = TermSender {
+            terms: log.terms().clone(),
+            transport,
+            destination,
+            snd_pos: positions.snd_pos,
+            initial_term_id: config.initial_term_id,
+            position_bits_to_shift: log::position_bits_to_shift(term_length),
+            term_length,
+            mtu_length: config.mtu_length,
+            counters,
+        };
+        Self {
+            metadata: log.metadata().clone(),
+            term_sender,
+            snd_lmt: positions.snd_lmt,
+            snd_bpe: positions.snd_bpe,
+            flow_control,
+            retransmit_handler,
+            status,
+            to_conductor,
+            receivers: Vec::with_capacity(4),
+            time_of_last_data_or_heartbeat_ns: now_ns - HEARTBEAT_TIMEOUT_NS - 1,
+            time_of_last_setup_ns: now_ns - SETUP_TIMEOUT_NS - 1,
+            has_initial_connection: false,
+            is_setup_elicited: false,
+            track_sender_limits: false,
+            current_messages_per_send: config.max_messages_per_send.max(1),
+            term_length_mask: term_length as i64 - 1,
+            config,
+        }
+    }
+
+    #[inline]
+    pub fn registration_id(&self) -> i64 {
+        self.config.registration_id
+    }
+
+    #[inline]
+    pub fn endpoint_id(&self) -> i64 {
+        self.config.endpoint_id
+    }
+
+    /// Whether a control frame for (`session_id`, `stream_id`) on endpoint `endpoint_id` is
+    /// for this publication.
+    #[inline]
+    pub fn matches(&self, endpoint_id: i64, session_id: i32, stream_id: i32) -> bool {
+        self.config.endpoint_id == endpoint_id
+            && self.config.session_id == session_id
+            && self.config.stream_id == stream_id
+    }
+
+    pub fn status(&self) -> &Arc<NetworkPublicationStatus> {
+        &self.status
+    }
+
+    /// One duty cycle: SETUP if due, data up to the sender limit, or a heartbeat; flow
+    /// control's idle hook, receiver liveness and retransmit timeouts. Returns bytes sent.
+    pub fn send(&mut self, now_ns: i64) -> Result<usize> {
+        let snd_pos = self.term_sender.snd_pos.get();
+        let bits = self.term_sender.position_bits_to_shift;
+        let active_term_id = log::compute_term_id_from_position(snd_pos, bits, self.config.initial_term_id);
+        let term_offset = (snd_pos & self.term_length_mask) as i32;
+        if !self.has_initial_connection || self.is_setup_elicited {
+            self.setup_message_check(now_ns, active_term_id, term_offset)?;
+        }
+        let mut bytes_sent = self.send_data(now_ns, snd_pos, term_offset)?;
+        if bytes_sent == 0 {
+            // Acquire: pairs with the conductor's release when the stream ended.
+            let is_end_of_stream = self.status.is_end_of_stream.load(Ordering::Acquire);
+            bytes_sent = self.heartbeat_message_check(
+                now_ns,
+                active_term_id,
+                term_offset,
+                self.config.signal_eos && is_end_of_stream,
+            )?;
+            let has_spies = self.status.has_spies.load(Ordering::Acquire);
+            if self.config.spies_simulate_connection && has_spies && !self.has_receivers() {
+                // With only spies, the sender keeps pace with the furthest spy.
+                let spy = self.status.max_spy_position.load(Ordering::Acquire).max(snd_pos);
+                self.term_sender.snd_pos.set_release(spy);
+                let limit = self.flow_control.on_idle(now_ns, spy, spy, is_end_of_stream);
+                self.snd_lmt.set_release(limit);
+            } else {
+                let limit = self.flow_control.on_idle(now_ns, self.snd_lmt.get(), snd_pos, is_end_of_stream);
+                self.snd_lmt.set_release(limit);
+            }
+            self.update_has_receivers(now_ns);
+        }
+        let sender = &self.term_sender;
+        self.retransmit_handler.process_timeouts(now_ns, |t, o, l| sender.resend(t, o, l))?;
+        Ok(bytes_sent)
+    }
+
+    fn has_receivers(&self) -> bool {
+        self.status.has_receivers.load(Ordering::Relaxed)
+    }
+
+    fn setup_message_check(&mut self, now_ns: i64, active_term_id: i32, term_offset: i32) -> Result<()> {
+        if now_ns <= self.time_of_last_setup_ns + SETUP_TIMEOUT_NS {
+            return Ok(());
+        }
+        let flags =
+            if self.config.response_correlation_id != -1 { SETUP_SEND_RESPONSE_SETUP_FLAG } else { 0 };
+        let setup = Setup {
+            flags,
+            term_offset,
+            session_id: self.config.session_id,
+            stream_id: self.config.stream_id,
+            initial_term_id: self.config.initial_term_id,
+            active_term_id,
+            term_length: self.term_sender.term_length as i32,
+            mtu: self.config.mtu_length as i32,
+            ttl: 0,
+        };
+        let mut frame = [0u8; SETUP_HEADER_LENGTH];
+        setup.encode(&mut frame)?;
+        if self.is_setup_elicited {
+            let limit =
+                self.flow_control.on_setup(now_ns, self.snd_lmt.get(), self.term_sender.snd_pos.get());
+            self.snd_lmt.set_release(limit);
+        }
+        self.term_sender.send(&frame)?;
+        self.time_of_last_setup_ns = now_ns;
+        if self.has_receivers() {
+            self.is_setup_elicited = false;
+        }
+        Ok(())
+    }
+
+    fn heartbeat_message_check(
+        &mut self,
+        now_ns: i64,
+        active_term_id: i32,
+        term_offset: i32,
+        end_of_stream: bool,
+    ) -> Result<usize> {
+        if !self.has_initial_connection
+            || now_ns <= self.time_of_last_data_or_heartbeat_ns + HEARTBEAT_TIMEOUT_NS
+        {
+            return Ok(0);
+        }
+        let heartbeat = DataHeader::heartbeat(
+            self.config.session_id,
+            self.config.stream_id,
+            active_term_id,
+            term_offset,
+            end_of_stream,
+        );
+        let mut frame = [0u8; DATA_HEADER_LENGTH];
+        heartbeat.encode(&mut frame)?;
+        self.term_sender.send(&frame)?;
+        self.term_sender.counters.increment(SystemCounterId::HeartbeatsSent);
+        self.time_of_last_data_or_heartbeat_ns = now_ns;
+        Ok(DATA_HEADER_LENGTH)
+    }
+
+    /// Up to `current_messages_per_send` datagrams of complete frames from `snd_pos`, each
+    /// at most one MTU and within the sender limit; a padding frame ends a datagram with
+    /// its header and the position skips its body.
+    fn send_data(&mut self, now_ns: i64, snd_pos: i64, mut term_offset: i32) -> Result<usize> {
+        let sender = &self.term_sender;
+        let term_length = sender.term_length;
+        let term = &sender.terms[log::index_by_position(snd_pos, sender.position_bits_to_shift)];
+        let mut available_window = self.snd_lmt.get() - snd_pos;
+        let mut highest_position = snd_pos;
+        let mut bytes_sent = 0usize;
+        let mut datagrams = 0usize;
+        for _ in 0..self.current_messages_per_send {
+            if available_window <= 0 {
+                break;
+            }
+            let scan_limit = (available_window as usize).min(sender.mtu_length);
+            let availability = scan_for_availability(term, term_offset as usize, scan_limit);
+            if availability.available <= 0 {
+                break;
+            }
+            let available = availability.available as usize;
+            // The scanner counted only frames whose lengths it read with acquire: published.
+            if !sender.send(term.published_slice(term_offset as usize, available))? {
+                self.current_messages_per_send = 1;
+                break;
+            }
+            let consumed = (available + availability.padding as usize) as i32;
+            datagrams += 1;
+            bytes_sent += available;
+            available_window -= i64::from(consumed);
+            term_offset += consumed;
+            highest_position += i64::from(consumed);
+            if term_offset as usize >= term_length {
+                break;
+            }
+        }
+        if datagrams > 0 {
+            self.time_of_last_data_or_heartbeat_ns = now_ns;
+            self.track_sender_limits = true;
+            if datagrams == self.current_messages_per_send {
+                self.current_messages_per_send = self.config.max_messages_per_send.max(1);
+            }
+            // Release: the conductor and spies reading snd-pos see a position that was sent.
+            sender.snd_pos.set_release(highest_position);
+        } else if self.track_sender_limits && available_window <= 0 {
+            self.snd_bpe.add(1);
+            sender.counters.increment(SystemCounterId::SenderFlowControlLimits);
+            self.track_sender_limits = false;
+        }
+        Ok(bytes_sent)
+    }
+
+    /// Drops receivers silent for the connection timeout; publishes whether any is left.
+    fn update_has_receivers(&mut self, now_ns: i64) {
+        let expiry = now_ns - self.config.connection_timeout_ns;
+        self.receivers.retain(|&(_, last_sm_ns)| last_sm_ns > expiry);
+        let is_live = !self.receivers.is_empty();
+        if is_live != self.status.has_receivers.load(Ordering::Relaxed) {
+            // Release: the conductor acting on it sees the sender's state before it.
+            self.status.has_receivers.store(is_live, Ordering::Release);
+            self.publish_required_receivers();
+        }
+    }
+
+    fn publish_required_receivers(&self) {
+        let required = self.has_receivers() && self.flow_control.has_required_receivers();
+        self.status.has_required_receivers.store(required, Ordering::Release);
+    }
+
+    /// A status message (not a setup elicitation) from a receiver.
+    pub fn on_status_message(&mut self, sm: &StatusMessageFlyweight<'_>, now_ns: i64) {
+        let receiver_id = sm.receiver_id();
+        if sm.is_end_of_stream() {
+            self.receivers.retain(|&(id, _)| id != receiver_id);
+            // Release: the lingering conductor may finish as soon as it sees this.
+            self.status.has_received_unicast_eos.store(true, Ordering::Release);
+        } else {
+            match self.receivers.iter_mut().find(|(id, _)| *id == receiver_id) {
+                Some(entry) => entry.1 = now_ns,
+                None => self.receivers.push((receiver_id, now_ns)),
+            }
+        }
+        let is_live = !self.receivers.is_empty();
+        if is_live != self.has_receivers() {
+            self.status.has_receivers.store(is_live, Ordering::Release);
+        }
+        self.has_initial_connection = true;
+        let status = ReceiverStatus::from(&sm.to_status_message());
+        let limit = self.flow_control.on_status_message(
+            &status,
+            self.snd_lmt.get(),
+            self.config.initial_term_id,
+            self.term_sender.position_bits_to_shift,
+            now_ns,
+        );
+        // Release: the sender limit is read by the conductor (publisher limit) and tools.
+        self.snd_lmt.set_release(limit);
+        self.publish_required_receivers();
+        let connected = self.has_receivers() && self.flow_control.has_required_receivers();
+        self.status.update_connected(&self.metadata, connected);
+    }
+
+    /// A status message with the SEND_SETUP flag: answer with SETUP unless the stream ended.
+    pub fn on_setup_elicited(&mut self, sm: &StatusMessageFlyweight<'_>, now_ns: i64) {
+        if !self.status.is_end_of_stream.load(Ordering::Acquire) {
+            self.is_setup_elicited = true;
+            self.flow_control.on_trigger_send_setup(&ReceiverStatus::from(&sm.to_status_message()), now_ns);
+        }
+    }
+
+    /// A NAK: resend (or schedule) through the retransmit handler. An offset outside the
+    /// term counts as an invalid packet.
+    pub fn on_nak(&mut self, nak: &NakFlyweight<'_>, now_ns: i64) -> Result<()> {
+        let sender = &self.term_sender;
+        let outcome = self.retransmit_handler.on_nak(
+            &nak.to_nak(),
+            sender.term_length,
+            sender.mtu_length,
+            self.flow_control.as_ref(),
+            now_ns,
+            |t, o, l| sender.resend(t, o, l),
+        )?;
+        match outcome {
+            NakOutcome::Invalid => sender.counters.increment(SystemCounterId::InvalidPackets),
+            NakOutcome::Overflow => sender.counters.increment(SystemCounterId::RetransmitOverflow),
+            NakOutcome::Duplicate | NakOutcome::Resent(_) | NakOutcome::Delayed => {}
+        }
+        Ok(())
+    }
+
+    /// An RTT measurement request: reply at once with the same echo timestamp.
+    pub fn on_rttm(&mut self, rttm: &RttmFlyweight<'_>) -> Result<()> {
+        if rttm.is_reply_requested() {
+            let mut reply = Rttm::reply_to(&rttm.to_rttm());
+            reply.session_id = self.config.session_id;
+            reply.stream_id = self.config.stream_id;
+            let mut frame = [0u8; crate::protocol::rttm::RTTM_HEADER_LENGTH];
+            reply.encode(&mut frame)?;
+            self.term_sender.send(&frame)?;
+        }
+        Ok(())
+    }
+
+    /// An ERR frame: the receiver rejected the stream. Flow control forgets it; if it was a
+    /// live receiver, clients hear of it through the conductor.
+    pub fn on_error(&mut self, err: &ErrorFrameFlyweight<'_>, source: SocketAddr, now_ns: i64) {
+        let receiver_id = err.receiver_id();
+        self.flow_control.on_error(receiver_id, err.group_tag(), now_ns);
+        let before = self.receivers.len();
+        self.receivers.retain(|&(id, _)| id != receiver_id);
+        if self.receivers.len() != before {
+            self.to_conductor.send(ConductorCommand::PublicationError(Box::new(PublicationErrorReport {
+                registration_id: self.config.registration_id,
+                session_id: err.session_id(),
+                stream_id: err.stream_id(),
+                receiver_id,
+                group_tag: err.group_tag(),
+                source,
+                error_code: err.error_code(),
+                message: err.message().to_vec(),
+            })));
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "network_publication_tests.rs"]
+mod tests;

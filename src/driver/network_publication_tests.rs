@@ -1,0 +1,239 @@
+//! Unit tests of the sender's half of a network publication, over a loopback socket pair:
+//! the frames it sends are read back and checked byte for byte.
+
+use std::net::UdpSocket;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use super::*;
+use crate::concurrent::counters::CountersManager;
+use crate::driver::agent_proxy::command_queue;
+use crate::driver::flow_control::UnicastFlowControl;
+use crate::driver::media::udp_transport::SocketBuffers;
+use crate::logbuffer::HeaderWriter;
+use crate::protocol::nak::Nak;
+use crate::protocol::status_message::StatusMessage;
+
+const TERM: usize = 65536;
+const INITIAL_TERM_ID: i32 = 1476212330;
+const MS: i64 = 1_000_000;
+
+struct Fixture {
+    publication: NetworkPublication,
+    receiver: UdpSocket,
+    log: LogBuffers,
+    values: AtomicBuffer,
+    counters: SystemCounters,
+}
+
+fn fixture() -> Fixture {
+    let values = AtomicBuffer::alloc(64 * 128);
+    let mut manager = CountersManager::new(AtomicBuffer::alloc(64 * 512), values.clone(), 0).unwrap();
+    let counters = SystemCounters::allocate(&mut manager, 0).unwrap();
+    let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
+    receiver.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut transport = UdpTransport::bind("127.0.0.1:0".parse().unwrap(), SocketBuffers::default()).unwrap();
+    transport.connect(receiver.local_addr().unwrap()).unwrap();
+    let log = LogBuffers::alloc(TERM, 4096).unwrap();
+    log::initialise_tails(log.metadata(), INITIAL_TERM_ID, INITIAL_TERM_ID, 0).unwrap();
+    let (to_conductor, _queue) = command_queue(Position::new(&values, 60));
+    let config = NetworkPublicationConfig {
+        registration_id: 2,
+        endpoint_id: 1,
+        session_id: 394850090,
+        stream_id: 1002,
+        initial_term_id: INITIAL_TERM_ID,
+        mtu_length: 1408,
+        signal_eos: true,
+        spies_simulate_connection: false,
+        response_correlation_id: -1,
+        connection_timeout_ns: 5_000 * MS,
+        max_messages_per_send: 2,
+        destination: receiver.local_addr().unwrap(),
+    };
+    let positions = SenderPositions {
+        snd_pos: Position::new(&values, 50),
+        snd_lmt: Position::new(&values, 51),
+        snd_bpe: Position::new(&values, 52),
+    };
+    let publication = NetworkPublication::new(
+        config,
+        &log,
+        Arc::new(transport),
+        positions,
+        Box::new(UnicastFlowControl::unicast()),
+        RetransmitHandler::new(0, 10 * MS as u64, false, 16),
+        Arc::new(NetworkPublicationStatus::default()),
+        counters.clone(),
+        to_conductor,
+        0,
+    );
+    Fixture { publication, receiver, log, values, counters }
+}
+
+impl Fixture {
+    fn next_datagram(&self) -> Vec<u8> {
+        let mut buffer = vec![0u8; 65536];
+        let n = self.receiver.recv(&mut buffer).expect("a datagram within 5 s");
+        buffer.truncate(n);
+        buffer
+    }
+
+    fn snd_pos(&self) -> i64 {
+        self.values.get_i64(50 * 128)
+    }
+
+    fn snd_lmt(&self) -> i64 {
+        self.values.get_i64(51 * 128)
+    }
+
+    /// Appends a frame of `payload_length` at `offset` as a publisher would.
+    fn frame(&self, offset: usize, payload_length: usize) {
+        let term = self.log.term(0);
+        HeaderWriter::new(394850090, 1002).write(term, offset, (payload_length + 32) as i32, INITIAL_TERM_ID);
+        term.put_i32_release(offset, (payload_length + 32) as i32);
+    }
+
+    fn status_message(&mut self, offset: i32, window: i32, flags: u8, now_ns: i64) {
+        let sm = StatusMessage {
+            flags,
+            session_id: 394850090,
+            stream_id: 1002,
+            consumption_term_id: INITIAL_TERM_ID,
+            consumption_term_offset: offset,
+            receiver_window: window,
+            receiver_id: 99,
+            group_tag: None,
+        };
+        let mut bytes = [0u8; 36];
+        sm.encode(&mut bytes).unwrap();
+        let view = StatusMessageFlyweight::parse(&bytes).unwrap();
+        if flags & crate::protocol::status_message::SM_SEND_SETUP_FLAG != 0 {
+            self.publication.on_setup_elicited(&view, now_ns);
+        } else {
+            self.publication.on_status_message(&view, now_ns);
+        }
+    }
+}
+
+fn i32_at(bytes: &[u8], offset: usize) -> i32 {
+    i32::from_le_bytes(bytes[offset..offset + 4].try_into().unwrap())
+}
+
+#[test]
+fn setup_until_a_status_message_then_data_up_to_the_window() {
+    let mut f = fixture();
+    // Before any SM: a SETUP (udp-session.pcap pkt 1 layout), no data, no heartbeat.
+    assert_eq!(f.publication.send(MS).unwrap(), 0);
+    let setup = f.next_datagram();
+    assert_eq!(setup.len(), 40);
+    assert_eq!(&setup[0..8], &[40, 0, 0, 0, 0, 0, 5, 0]);
+    assert_eq!(
+        (i32_at(&setup, 12), i32_at(&setup, 16), i32_at(&setup, 20)),
+        (394850090, 1002, INITIAL_TERM_ID)
+    );
+    assert_eq!((i32_at(&setup, 28), i32_at(&setup, 32)), (TERM as i32, 1408));
+    assert_eq!(f.publication.send(50 * MS).unwrap(), 0, "the next SETUP waits 100 ms");
+    assert_eq!(f.publication.send(102 * MS).unwrap(), 0);
+    assert_eq!(f.next_datagram().len(), 40);
+
+    // An SM with window 2112: the sender limit is the window edge and the publication is
+    // connected (log flag set).
+    f.status_message(0, 2112, 0, 110 * MS);
+    assert_eq!(f.snd_lmt(), 2112);
+    assert!(log::is_connected(f.log.metadata()));
+    assert!(f.publication.status().has_receivers.load(Ordering::Acquire));
+
+    // Three 1056-byte frames: two fit the window, one datagram each (MTU 1408).
+    for k in 0..3 {
+        f.frame(k * 1056, 1000);
+    }
+    assert_eq!(f.publication.send(120 * MS).unwrap(), 2112);
+    assert_eq!(f.next_datagram().len(), 1056);
+    let second = f.next_datagram();
+    assert_eq!((second.len(), i32_at(&second, 8)), (1056, 1056));
+    assert_eq!(f.snd_pos(), 2112);
+    // Window used up: nothing sent, one flow-control limit counted (snd-bpe and system 18).
+    assert_eq!(f.publication.send(121 * MS).unwrap(), 0);
+    assert_eq!(f.values.get_i64(52 * 128), 1);
+    assert_eq!(f.counters.value(SystemCounterId::SenderFlowControlLimits), 1);
+    f.status_message(2112, 2112, 0, 130 * MS);
+    assert_eq!(f.publication.send(131 * MS).unwrap(), 1056);
+    assert_eq!(i32_at(&f.next_datagram(), 8), 2112);
+    assert_eq!(f.snd_pos(), 3168);
+}
+
+#[test]
+fn heartbeats_when_idle_and_eos_once_the_stream_ended() {
+    let mut f = fixture();
+    f.publication.send(MS).unwrap();
+    f.next_datagram();
+    f.status_message(0, 32768, 0, 2 * MS);
+    f.frame(0, 64);
+    assert_eq!(f.publication.send(3 * MS).unwrap(), 96);
+    f.next_datagram();
+    assert_eq!(f.publication.send(50 * MS).unwrap(), 0, "no heartbeat within 100 ms of data");
+    assert_eq!(f.publication.send(104 * MS).unwrap(), 32);
+    let heartbeat = f.next_datagram();
+    assert_eq!(&heartbeat[0..8], &[0, 0, 0, 0, 0, 0xC0, 1, 0]);
+    assert_eq!((i32_at(&heartbeat, 8), i32_at(&heartbeat, 20)), (96, INITIAL_TERM_ID));
+    assert_eq!(f.counters.value(SystemCounterId::HeartbeatsSent), 1);
+    f.publication.status().is_end_of_stream.store(true, Ordering::Release);
+    assert_eq!(f.publication.send(205 * MS).unwrap(), 32);
+    assert_eq!(f.next_datagram()[5], 0xE0, "EOS heartbeat");
+    // A setup elicitation at end of stream is not answered.
+    f.status_message(0, 0, crate::protocol::status_message::SM_SEND_SETUP_FLAG, 206 * MS);
+    assert_eq!(f.publication.send(207 * MS).unwrap(), 0);
+}
+
+#[test]
+fn naks_are_resent_once_then_linger() {
+    let mut f = fixture();
+    f.publication.send(MS).unwrap();
+    f.next_datagram();
+    f.status_message(0, 32768, 0, 2 * MS);
+    for k in 0..4 {
+        f.frame(k * 1056, 1000);
+    }
+    f.publication.send(3 * MS).unwrap();
+    f.publication.send(3 * MS).unwrap();
+    for _ in 0..4 {
+        f.next_datagram();
+    }
+    let nak = |offset, length| {
+        let mut bytes = [0u8; 28];
+        Nak::new(394850090, 1002, INITIAL_TERM_ID, offset, length).encode(&mut bytes).unwrap();
+        bytes
+    };
+    let bytes = nak(1056, 2112);
+    f.publication.on_nak(&NakFlyweight::parse(&bytes).unwrap(), 4 * MS).unwrap();
+    assert_eq!(i32_at(&f.next_datagram(), 8), 1056);
+    assert_eq!(i32_at(&f.next_datagram(), 8), 2112);
+    assert_eq!(f.counters.value(SystemCounterId::RetransmitsSent), 1);
+    assert_eq!(f.counters.value(SystemCounterId::RetransmittedBytes), 2112);
+    // Within the 10 ms linger the same NAK is ignored; an offset beyond the term is invalid.
+    f.publication.on_nak(&NakFlyweight::parse(&bytes).unwrap(), 8 * MS).unwrap();
+    assert_eq!(f.counters.value(SystemCounterId::RetransmitsSent), 1);
+    let bad = nak(TERM as i32, 32);
+    f.publication.on_nak(&NakFlyweight::parse(&bad).unwrap(), 9 * MS).unwrap();
+    assert_eq!(f.counters.value(SystemCounterId::InvalidPackets), 1);
+}
+
+#[test]
+fn receivers_time_out_and_an_eos_status_message_ends_them() {
+    let mut f = fixture();
+    f.publication.send(MS).unwrap();
+    f.status_message(0, 32768, 0, 2 * MS);
+    let status = Arc::clone(f.publication.status());
+    assert!(status.has_receivers.load(Ordering::Acquire));
+    f.publication.send(4_000 * MS).unwrap();
+    assert!(status.has_receivers.load(Ordering::Acquire), "within the 5 s connection timeout");
+    f.publication.send(5_003 * MS).unwrap();
+    assert!(!status.has_receivers.load(Ordering::Acquire), "timed out");
+    f.status_message(0, 32768, 0, 5_010 * MS);
+    assert!(status.has_receivers.load(Ordering::Acquire));
+    f.status_message(0, 32768, crate::protocol::status_message::SM_EOS_FLAG, 5_020 * MS);
+    assert!(!status.has_receivers.load(Ordering::Acquire));
+    assert!(status.has_received_unicast_eos.load(Ordering::Acquire));
+}

@@ -1,0 +1,355 @@
+//! The receiver's half of a publication image (`spec/wire-protocol.md` §3.3, §5-7,
+//! `spec/flow-congestion-loss.md` §2.4, `spec/log-buffer.md` §11, Aeron C
+//! `aeron_publication_image.c`): received DATA datagrams are rebuilt into the image log at
+//! their term offset and raise the high-water mark (`rcv-hwm`); heartbeats keep the image
+//! alive and carry end of stream; status messages, NAKs and RTT measurement requests go
+//! back to the sender when the conductor (which owns the other half,
+//! `conductor::publication_image`) asks, or when the status-message timeout passes.
+//!
+//! Data outside the receiver window is dropped and counted: beyond the last SM position
+//! plus half a term is an *over-run*, before the last SM position an *under-run*.
+//! Datagrams reach `insert_packet` already validated against the image's term
+//! (`media::data_datagram`). Nothing here allocates or locks.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use crate::concurrent::AtomicBuffer;
+use crate::driver::image_status::ImageStatus;
+use crate::driver::media::udp_transport::UdpTransport;
+use crate::driver::position_counters::Position;
+use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::logbuffer::LogBuffers;
+use crate::logbuffer::descriptor as log;
+use crate::logbuffer::term_gap_filler::try_fill_gap;
+use crate::logbuffer::term_rebuilder;
+use crate::protocol::header::DATA_HEADER_LENGTH;
+use crate::protocol::nak::{NAK_HEADER_LENGTH, Nak};
+use crate::protocol::rttm::{RTTM_HEADER_LENGTH, Rttm};
+use crate::protocol::status_message::{SM_EOS_FLAG, SM_HEADER_LENGTH_WITH_GROUP_TAG, StatusMessage};
+use crate::util::error::Result;
+
+/// A source is alive (gets SMs and NAKs) while it sent something within this time
+/// (Aeron `AERON_RECEIVE_DESTINATION_TIMEOUT_NS`).
+pub const CONNECTION_TIMEOUT_NS: i64 = 5_000_000_000;
+
+/// The sender this image hears from.
+#[derive(Debug, Clone, Copy)]
+struct Connection {
+    control_address: SocketAddr,
+    time_of_last_activity_ns: i64,
+    time_of_last_frame_ns: i64,
+    is_eos: bool,
+    eos_position: i64,
+}
+
+/// Identity and settings of an image, fixed at creation.
+#[derive(Debug, Clone, Copy)]
+pub struct PublicationImageConfig {
+    pub correlation_id: i64,
+    pub session_id: i32,
+    pub stream_id: i32,
+    pub initial_term_id: i32,
+    pub is_reliable: bool,
+    pub control_address: SocketAddr,
+    pub initial_position: i64,
+    pub sm_timeout_ns: i64,
+    pub liveness_timeout_ns: i64,
+    /// The most the receiver window can be: data this far behind the last SM is still
+    /// from a live sender.
+    pub max_receiver_window_length: i32,
+}
+
+/// What became of a DATA datagram given to an image.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InsertOutcome {
+    /// Rebuilt into the log (or already there), or a heartbeat accepted.
+    Accepted,
+    /// Outside the window (counted as an over- or under-run), or before the initial term.
+    Dropped,
+}
+
+pub struct PublicationImage {
+    config: PublicationImageConfig,
+    terms: [AtomicBuffer; log::PARTITION_COUNT],
+    metadata: AtomicBuffer,
+    default_header: [u8; DATA_HEADER_LENGTH],
+    position_bits_to_shift: u32,
+    term_length: i64,
+    rcv_hwm: Position,
+    status: Arc<ImageStatus>,
+    connection: Connection,
+    last_sm_change_number: i64,
+    last_loss_change_number: i64,
+    last_sm_position: i64,
+    last_overrun_threshold: i64,
+    next_sm_deadline_ns: i64,
+    is_end_of_stream: bool,
+    counters: SystemCounters,
+}
+
+impl PublicationImage {
+    pub fn new(
+        config: PublicationImageConfig,
+        log: &LogBuffers,
+        rcv_hwm: Position,
+        status: Arc<ImageStatus>,
+        counters: SystemCounters,
+        now_ns: i64,
+    ) -> Self {
+        let term_length = log.term_length() as i64;
+        Self {
+            terms: log.terms().clone(),
+            metadata: log.metadata().clone(),
+            default_header: log::default_frame_header(log.metadata()),
+            position_bits_to_shift: log::position_bits_to_shift(log.term_length()),
+            term_length,
+            rcv_hwm,
+            status,
+            connection: Connection {
+                control_address: config.control_address,
+                time_of_last_activity_ns: now_ns,
+                time_of_last_frame_ns: 0,
+                is_eos: false,
+                eos_position: 0,
+            },
+            last_sm_change_number: -1,
+            last_loss_change_number: -1,
+            last_sm_position: config.initial_position,
+            last_overrun_threshold: config.initial_position + term_length / 2,
+            next_sm_deadline_ns: 0,
+            is_end_of_stream: false,
+            counters,
+            config,
+        }
+    }
+
+    #[inline]
+    pub fn correlation_id(&self) -> i64 {
+        self.config.correlation_id
+    }
+
+    #[inline]
+    pub fn session_id(&self) -> i32 {
+        self.config.session_id
+    }
+
+    #[inline]
+    pub fn stream_id(&self) -> i32 {
+        self.config.stream_id
+    }
+
+    #[inline]
+    pub fn term_length(&self) -> i64 {
+        self.term_length
+    }
+
+    #[inline]
+    fn track_connection(&mut self, now_ns: i64) {
+        self.connection.time_of_last_activity_ns = now_ns;
+        self.connection.time_of_last_frame_ns = now_ns;
+    }
+
+    /// Inserts a validated DATA/PAD datagram (or heartbeat) whose first frame is at
+    /// (`term_id`, `term_offset`). `is_heartbeat`: a 32-byte DATA header of length 0.
+    pub fn insert_packet(
+        &mut self,
+        term_id: i32,
+        term_offset: i32,
+        datagram: &[u8],
+        is_heartbeat: bool,
+        now_ns: i64,
+    ) -> Result<InsertOutcome> {
+        if term_id.wrapping_sub(self.config.initial_term_id) < 0 {
+            return Ok(InsertOutcome::Dropped);
+        }
+        let bits = self.position_bits_to_shift;
+        let packet_position = log::compute_position(term_id, term_offset, bits, self.config.initial_term_id);
+        let proposed_position =
+            if is_heartbeat { packet_position } else { packet_position + datagram.len() as i64 };
+        if proposed_position > self.last_overrun_threshold {
+            self.counters.increment(SystemCounterId::FlowControlOverRuns);
+            return Ok(InsertOutcome::Dropped);
+        }
+        if is_heartbeat {
+            let window_bottom = (self.last_sm_position - self.term_length).max(0);
+            if packet_position < window_bottom {
+                self.counters.increment(SystemCounterId::FlowControlUnderRuns);
+                return Ok(InsertOutcome::Dropped);
+            }
+            self.track_connection(now_ns);
+            // Release: the conductor judging liveness sees a time it can trust.
+            self.status.time_of_last_packet_ns.store(now_ns, Ordering::Release);
+            let is_eos = datagram[5] & crate::protocol::header::EOS_FLAG != 0;
+            if is_eos && !self.is_end_of_stream {
+                self.connection.is_eos = true;
+                self.connection.eos_position = packet_position;
+                self.is_end_of_stream = true;
+                // Release: subscribers acquiring end_of_stream_position, and the conductor
+                // acquiring the flag, see the data up to it.
+                log::set_end_of_stream_position(&self.metadata, self.connection.eos_position);
+                self.status.is_end_of_stream.store(true, Ordering::Release);
+            }
+            self.propose_hwm(proposed_position);
+            self.counters.increment(SystemCounterId::HeartbeatsReceived);
+            return Ok(InsertOutcome::Accepted);
+        }
+        if packet_position < self.last_sm_position {
+            self.counters.increment(SystemCounterId::FlowControlUnderRuns);
+            if proposed_position >= self.last_sm_position - i64::from(self.config.max_receiver_window_length)
+            {
+                self.track_connection(now_ns);
+            }
+            return Ok(InsertOutcome::Dropped);
+        }
+        self.track_connection(now_ns);
+        self.status.time_of_last_packet_ns.store(now_ns, Ordering::Release);
+        let term = &self.terms[log::index_by_position(packet_position, bits)];
+        term_rebuilder::insert(term, term_offset as usize, datagram)?;
+        self.propose_hwm(proposed_position);
+        Ok(InsertOutcome::Accepted)
+    }
+
+    #[inline]
+    fn propose_hwm(&self, position: i64) {
+        // Only the receiver writes rcv-hwm, so a plain read of its own value suffices.
+        if position > self.rcv_hwm.get() {
+            // Release: the conductor's gap scan up to the hwm sees the frames below it.
+            self.rcv_hwm.set_release(position);
+        }
+    }
+
+    fn connection_is_alive(&self, now_ns: i64) -> bool {
+        now_ns < self.connection.time_of_last_activity_ns + CONNECTION_TIMEOUT_NS
+    }
+
+    /// Sends the status message the conductor scheduled, or repeats the last one when the
+    /// SM timeout passed. Returns how many were sent.
+    pub fn send_pending_status_message(
+        &mut self,
+        now_ns: i64,
+        transport: &UdpTransport,
+        receiver_id: i64,
+        group_tag: Option<i64>,
+    ) -> Result<usize> {
+        let change_number = self.status.status_message_change_number();
+        let has_sm_timed_out = self.next_sm_deadline_ns < now_ns;
+        if change_number == self.last_sm_change_number && !has_sm_timed_out {
+            return Ok(0);
+        }
+        let Some(sm) = self.status.scheduled_status_message() else { return Ok(0) };
+        let bits = self.position_bits_to_shift;
+        let eos = self.status.is_sending_eos_sm.load(Ordering::Acquire);
+        let mut sent = 0;
+        if self.connection_is_alive(now_ns) {
+            let frame = StatusMessage {
+                flags: if eos { SM_EOS_FLAG } else { 0 },
+                session_id: self.config.session_id,
+                stream_id: self.config.stream_id,
+                consumption_term_id: log::compute_term_id_from_position(
+                    sm.position,
+                    bits,
+                    self.config.initial_term_id,
+                ),
+                consumption_term_offset: (sm.position & (self.term_length - 1)) as i32,
+                receiver_window: sm.window_length,
+                receiver_id,
+                group_tag,
+            };
+            let mut buffer = [0u8; SM_HEADER_LENGTH_WITH_GROUP_TAG];
+            let length = frame.encode(&mut buffer)?;
+            send_counted(transport, &buffer[..length], self.connection.control_address, &self.counters)?;
+            self.counters.increment(SystemCounterId::StatusMessagesSent);
+            sent = 1;
+        }
+        self.last_sm_position = sm.position;
+        self.last_overrun_threshold = sm.position + self.term_length / 2;
+        self.last_sm_change_number = sm.change_number;
+        self.next_sm_deadline_ns = now_ns + self.config.sm_timeout_ns;
+        let active =
+            i32::from(now_ns < self.connection.time_of_last_frame_ns + self.config.liveness_timeout_ns);
+        if active != log::active_transport_count(&self.metadata) {
+            log::set_active_transport_count(&self.metadata, active);
+        }
+        Ok(sent)
+    }
+
+    /// NAKs (reliable) or pads (unreliable) the gap the conductor reported, once.
+    pub fn send_pending_loss(&mut self, now_ns: i64, transport: &UdpTransport) -> Result<usize> {
+        let Some(loss) = self.status.pending_loss(self.last_loss_change_number) else { return Ok(0) };
+        self.last_loss_change_number = loss.change_number;
+        if !self.config.is_reliable {
+            let term = &self.terms[log::index_by_term(self.config.initial_term_id, loss.term_id)];
+            let (offset, length) = (loss.term_offset.max(0) as usize, loss.length.max(0) as usize);
+            if try_fill_gap(&self.default_header, term, loss.term_id, offset, length) {
+                self.counters.increment(SystemCounterId::LossGapFills);
+            }
+            return Ok(1);
+        }
+        if !self.connection_is_alive(now_ns) {
+            return Ok(0);
+        }
+        let nak = Nak::new(
+            self.config.session_id,
+            self.config.stream_id,
+            loss.term_id,
+            loss.term_offset,
+            loss.length,
+        );
+        let mut buffer = [0u8; NAK_HEADER_LENGTH];
+        nak.encode(&mut buffer)?;
+        send_counted(transport, &buffer, self.connection.control_address, &self.counters)?;
+        self.counters.increment(SystemCounterId::NakMessagesSent);
+        Ok(1)
+    }
+
+    /// Sends an RTT measurement request if congestion control asked for one.
+    pub fn initiate_rttm(
+        &mut self,
+        now_ns: i64,
+        transport: &UdpTransport,
+        receiver_id: i64,
+    ) -> Result<usize> {
+        if !self.status.rttm_requested.swap(false, Ordering::AcqRel) || !self.connection_is_alive(now_ns) {
+            return Ok(0);
+        }
+        let request = Rttm::request(self.config.session_id, self.config.stream_id, now_ns, receiver_id);
+        let mut buffer = [0u8; RTTM_HEADER_LENGTH];
+        request.encode(&mut buffer)?;
+        send_counted(transport, &buffer, self.connection.control_address, &self.counters)?;
+        Ok(1)
+    }
+
+    /// An RTT measurement reply: the sample goes to the conductor's congestion control.
+    pub fn on_rttm_reply(&mut self, echo_timestamp_ns: i64, reception_delta_ns: i64, now_ns: i64) {
+        let rtt = now_ns - echo_timestamp_ns - reception_delta_ns;
+        if rtt >= 0 {
+            // Release: the conductor takes it with an acquiring swap.
+            self.status.rtt_sample_ns.store(rtt, Ordering::Release);
+        }
+    }
+
+    /// Where to answer an RTT request for this image.
+    pub fn control_address(&self) -> SocketAddr {
+        self.connection.control_address
+    }
+}
+
+/// Sends `frame` to `address`; a short send is counted.
+fn send_counted(
+    transport: &UdpTransport,
+    frame: &[u8],
+    address: SocketAddr,
+    counters: &SystemCounters,
+) -> Result<()> {
+    if transport.send_to(frame, address)? < frame.len() {
+        counters.increment(SystemCounterId::ShortSends);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[path = "publication_image_tests.rs"]
+mod tests;

@@ -1,0 +1,141 @@
+//! The receiver agent (`spec/driver.md` §1, Aeron C `aeron_driver_receiver.c`): every duty
+//! cycle it drains its commands, reads what arrived on the receive endpoints (through the
+//! loss-injection interceptors when configured) into the images, and sends each image's
+//! pending status messages, NAKs and RTT measurement requests.
+//!
+//! The duty cycle allocates nothing and takes no lock; errors go to the conductor's error log.
+#![forbid(unsafe_code)]
+
+use crate::driver::agent_proxy::{
+    COMMAND_DRAIN_LIMIT, CommandQueue, ConductorCommand, Proxy, ReceiverCommand,
+};
+use crate::driver::context::DriverContext;
+use crate::driver::duty_cycle_tracker::DutyCycleTracker;
+use crate::driver::media::data_packet_dispatcher::SessionState;
+use crate::driver::media::loss_injection::IncomingInterceptorChain;
+use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveContext};
+use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::util::agent::Agent;
+use crate::util::clock::nano_time;
+use crate::util::error::Result;
+
+pub struct Receiver {
+    commands: CommandQueue<ReceiverCommand>,
+    to_conductor: Proxy<ConductorCommand>,
+    poller: TransportPoller<ReceiveChannelEndpoint>,
+    buffer: Vec<u8>,
+    counters: SystemCounters,
+    tracker: DutyCycleTracker,
+}
+
+impl Receiver {
+    pub fn new(
+        ctx: &DriverContext,
+        commands: CommandQueue<ReceiverCommand>,
+        to_conductor: Proxy<ConductorCommand>,
+        counters: SystemCounters,
+        interceptors: Option<IncomingInterceptorChain>,
+    ) -> Self {
+        let tracker = DutyCycleTracker::new(
+            counters.position(SystemCounterId::ReceiverMaxCycleTime).clone(),
+            counters.position(SystemCounterId::ReceiverCycleTimeThresholdExceeded).clone(),
+            ctx.agents.receiver_cycle_threshold_ns,
+        );
+        Self {
+            commands,
+            to_conductor,
+            // Datagrams read per endpoint per poll (`AERON_RECEIVER_IO_VECTOR_CAPACITY`).
+            poller: TransportPoller::new(ctx.network.receiver_io_vector_capacity as usize, interceptors),
+            buffer: vec![0u8; RECEIVE_BUFFER_LENGTH],
+            counters,
+            tracker,
+        }
+    }
+
+    fn endpoint(&mut self, endpoint_id: i64) -> Option<&mut ReceiveChannelEndpoint> {
+        self.poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id)
+    }
+
+    fn on_command(&mut self, command: ReceiverCommand) {
+        match command {
+            ReceiverCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            ReceiverCommand::RemoveEndpoint { endpoint_id } => {
+                self.poller.remove(|e| e.id() == endpoint_id);
+                self.to_conductor.send(ConductorCommand::ReceiveEndpointReleased { endpoint_id });
+            }
+            ReceiverCommand::AddSubscription { endpoint_id, stream_id, session_id } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint.dispatcher().add_subscription(stream_id, session_id);
+                }
+            }
+            ReceiverCommand::RemoveSubscription { endpoint_id, stream_id, session_id } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint.dispatcher().remove_subscription(stream_id, session_id);
+                }
+            }
+            ReceiverCommand::AddImage { endpoint_id, image } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint.add_image(image);
+                }
+            }
+            ReceiverCommand::RemoveImage { endpoint_id, correlation_id, session_id, stream_id } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint.dispatcher().remove_image(correlation_id, session_id, stream_id);
+                }
+                self.to_conductor.send(ConductorCommand::ImageReleased { correlation_id });
+            }
+            ReceiverCommand::RemoveCoolDown { endpoint_id, session_id, stream_id } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint
+                        .dispatcher()
+                        .remove_state(session_id, stream_id, |s| matches!(s, SessionState::CoolDown));
+                }
+            }
+            ReceiverCommand::RemoveInitInProgress { endpoint_id, session_id, stream_id } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint
+                        .dispatcher()
+                        .remove_state(session_id, stream_id, |s| matches!(s, SessionState::InitInProgress));
+                }
+            }
+        }
+    }
+}
+
+impl Agent for Receiver {
+    fn do_work(&mut self) -> Result<i32> {
+        let now_ns = nano_time();
+        self.tracker.measure_and_update(now_ns);
+        let mut work = 0;
+        while work < COMMAND_DRAIN_LIMIT {
+            let Some(command) = self.commands.next() else { break };
+            self.on_command(command);
+            work += 1;
+        }
+        let Self { poller, buffer, counters, to_conductor, .. } = self;
+        let ctx = ReceiveContext { counters: &*counters, to_conductor: &*to_conductor, now_ns };
+        let outcome = poller.poll(buffer, |endpoint, datagram, source| {
+            if let Err(e) = endpoint.on_datagram(datagram, source, &ctx) {
+                ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver on datagram")));
+            }
+        });
+        let bytes_received = match outcome {
+            Ok(outcome) => outcome.bytes,
+            Err(e) => {
+                to_conductor.send(ConductorCommand::Error(e.context("receiver poll")));
+                0
+            }
+        };
+        counters.add(SystemCounterId::BytesReceived, bytes_received as i64);
+        let mut sent = 0;
+        for endpoint in poller.entries_mut() {
+            sent += endpoint.send_pending(&ctx);
+        }
+        Ok((work + sent) as i32 + i32::try_from(bytes_received).unwrap_or(i32::MAX))
+    }
+
+    fn role_name(&self) -> &str {
+        "receiver"
+    }
+}

@@ -1,0 +1,164 @@
+//! The sender agent (`spec/driver.md` §1, §4.2, Aeron C `aeron_driver_sender.c`): every duty
+//! cycle it drains its commands, lets each network publication send (starting one further
+//! each cycle, so no publication always goes first), and polls the send endpoints for
+//! status messages, NAKs, RTT measurements and error frames — every
+//! `AERON_SEND_TO_STATUS_POLL_RATIO` cycles, or sooner when nothing was sent, a send came up
+//! short, or half the status-message timeout passed.
+//!
+//! The duty cycle allocates nothing and takes no lock; errors go to the conductor's error log.
+#![forbid(unsafe_code)]
+
+use crate::driver::agent_proxy::{COMMAND_DRAIN_LIMIT, CommandQueue, ConductorCommand, Proxy, SenderCommand};
+use crate::driver::context::DriverContext;
+use crate::driver::duty_cycle_tracker::DutyCycleTracker;
+use crate::driver::media::loss_injection::IncomingInterceptorChain;
+use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
+use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use crate::driver::network_publication::NetworkPublication;
+use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::util::agent::Agent;
+use crate::util::clock::nano_time;
+use crate::util::error::{Error, Result};
+
+/// Control datagrams read per endpoint per poll (Aeron's sender reads one).
+const CONTROL_MESSAGES_PER_POLL: usize = 1;
+
+pub struct Sender {
+    commands: CommandQueue<SenderCommand>,
+    to_conductor: Proxy<ConductorCommand>,
+    poller: TransportPoller<SendChannelEndpoint>,
+    publications: Vec<NetworkPublication>,
+    round_robin_index: usize,
+    duty_cycle_counter: u32,
+    duty_cycle_ratio: u32,
+    control_poll_deadline_ns: i64,
+    status_message_read_timeout_ns: i64,
+    buffer: Vec<u8>,
+    counters: SystemCounters,
+    tracker: DutyCycleTracker,
+}
+
+impl Sender {
+    pub fn new(
+        ctx: &DriverContext,
+        commands: CommandQueue<SenderCommand>,
+        to_conductor: Proxy<ConductorCommand>,
+        counters: SystemCounters,
+        interceptors: Option<IncomingInterceptorChain>,
+    ) -> Self {
+        let tracker = DutyCycleTracker::new(
+            counters.position(SystemCounterId::SenderMaxCycleTime).clone(),
+            counters.position(SystemCounterId::SenderCycleTimeThresholdExceeded).clone(),
+            ctx.agents.sender_cycle_threshold_ns,
+        );
+        Self {
+            commands,
+            to_conductor,
+            poller: TransportPoller::new(CONTROL_MESSAGES_PER_POLL, interceptors),
+            publications: Vec::new(),
+            round_robin_index: 0,
+            duty_cycle_counter: 0,
+            duty_cycle_ratio: ctx.send_to_status_poll_ratio.max(1),
+            control_poll_deadline_ns: 0,
+            status_message_read_timeout_ns: (ctx.status_message_timeout_ns / 2) as i64,
+            buffer: vec![0u8; RECEIVE_BUFFER_LENGTH],
+            counters,
+            tracker,
+        }
+    }
+
+    fn report(&self, error: Error) {
+        self.to_conductor.send(ConductorCommand::Error(error));
+    }
+
+    fn on_command(&mut self, command: SenderCommand) {
+        match command {
+            SenderCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            SenderCommand::RemoveEndpoint { endpoint_id } => {
+                self.poller.remove(|e| e.id() == endpoint_id);
+                self.to_conductor.send(ConductorCommand::SendEndpointReleased { endpoint_id });
+            }
+            SenderCommand::AddPublication(publication) => self.publications.push(*publication),
+            SenderCommand::RemovePublication { registration_id } => {
+                if let Some(i) = self.publications.iter().position(|p| p.registration_id() == registration_id)
+                {
+                    self.publications.swap_remove(i);
+                }
+                self.to_conductor.send(ConductorCommand::PublicationReleased { registration_id });
+            }
+        }
+    }
+
+    /// Each publication sends once, round robin; returns bytes sent.
+    fn do_send(&mut self, now_ns: i64) -> usize {
+        let length = self.publications.len();
+        if self.round_robin_index >= length {
+            self.round_robin_index = 0;
+        }
+        let start = self.round_robin_index;
+        self.round_robin_index += 1;
+        let mut bytes_sent = 0;
+        for k in 0..length {
+            let i = (start + k) % length;
+            match self.publications[i].send(now_ns) {
+                Ok(bytes) => bytes_sent += bytes,
+                Err(e) => self.report(e.context("sender do_send")),
+            }
+        }
+        self.counters.add(SystemCounterId::BytesSent, bytes_sent as i64);
+        bytes_sent
+    }
+
+    fn poll_control(&mut self, now_ns: i64) -> usize {
+        let Self { poller, publications, buffer, counters, to_conductor, .. } = self;
+        let mut failure = None;
+        let outcome = poller.poll(buffer, |endpoint, datagram, source| {
+            if let Err(e) =
+                dispatch_control_frame(endpoint.id(), datagram, source, publications, counters, now_ns)
+            {
+                failure = Some(e);
+            }
+        });
+        if let Some(e) = failure {
+            to_conductor.send(ConductorCommand::Error(e.context("sender control frame")));
+        }
+        match outcome {
+            Ok(outcome) => outcome.bytes as usize,
+            Err(e) => {
+                self.report(e.context("sender poll"));
+                0
+            }
+        }
+    }
+}
+
+impl Agent for Sender {
+    fn do_work(&mut self) -> Result<i32> {
+        let now_ns = nano_time();
+        self.tracker.measure_and_update(now_ns);
+        let mut work = 0;
+        while work < COMMAND_DRAIN_LIMIT {
+            let Some(command) = self.commands.next() else { break };
+            self.on_command(command);
+            work += 1;
+        }
+        let short_sends_before = self.counters.value(SystemCounterId::ShortSends);
+        let bytes_sent = self.do_send(now_ns);
+        let mut bytes_received = 0;
+        self.duty_cycle_counter += 1;
+        if bytes_sent == 0
+            || self.duty_cycle_counter >= self.duty_cycle_ratio
+            || now_ns > self.control_poll_deadline_ns
+            || short_sends_before < self.counters.value(SystemCounterId::ShortSends)
+        {
+            bytes_received = self.poll_control(now_ns);
+            self.duty_cycle_counter = 0;
+            self.control_poll_deadline_ns = now_ns + self.status_message_read_timeout_ns;
+        }
+        Ok((work + bytes_sent + bytes_received) as i32)
+    }
+
+    fn role_name(&self) -> &str {
+        "sender"
+    }
+}

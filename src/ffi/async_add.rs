@@ -1,0 +1,503 @@
+//! `aeron_async_add_*` and their polls: adding publications, exclusive publications,
+//! subscriptions, counters and static counters without blocking, over the Rust client's
+//! `AsyncAdd*` handles.
+//!
+//! An add returns an async handle; poll it (one thread at a time) until it returns 1 (the
+//! resource is stored in the out pointer) or -1 (the driver's error, or a timeout). Either
+//! way the async handle is freed by that poll, as in Aeron: do not use it again.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Arc, PoisonError, Weak};
+
+use crate::client::{
+    AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
+};
+use crate::ffi::c_str_arg;
+use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
+use crate::ffi::counter::{CounterHandle, aeron_counter_t};
+use crate::ffi::exclusive_publication::{ExclusivePublicationHandle, aeron_exclusive_publication_t};
+use crate::ffi::handles::{ClientData, ClientShared, Handle, into_raw, reclaim};
+use crate::ffi::publication::{PublicationHandle, aeron_publication_t};
+use crate::ffi::subscription::{
+    SubscriptionHandle, aeron_on_available_image_t, aeron_on_unavailable_image_t, aeron_subscription_t,
+};
+use crate::util::error::{Error, Result};
+
+/// An add (or destination command) in flight. Opaque; from an `aeron_async_add_*` call,
+/// freed by the poll that completes it.
+#[allow(non_camel_case_types)]
+pub struct aeron_client_registering_resource_stct {
+    _private: [u8; 0],
+}
+
+/// A pending `aeron_async_add_publication`.
+#[allow(non_camel_case_types)]
+pub type aeron_async_add_publication_t = aeron_client_registering_resource_stct;
+/// A pending `aeron_async_add_exclusive_publication`.
+#[allow(non_camel_case_types)]
+pub type aeron_async_add_exclusive_publication_t = aeron_client_registering_resource_stct;
+/// A pending `aeron_async_add_subscription`.
+#[allow(non_camel_case_types)]
+pub type aeron_async_add_subscription_t = aeron_client_registering_resource_stct;
+/// A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
+#[allow(non_camel_case_types)]
+pub type aeron_async_add_counter_t = aeron_client_registering_resource_stct;
+/// A pending destination command (not supported yet: none is ever made).
+#[allow(non_camel_case_types)]
+pub type aeron_async_destination_t = aeron_client_registering_resource_stct;
+/// A pending destination removal by id (not supported yet: none is ever made).
+#[allow(non_camel_case_types)]
+pub type aeron_async_destination_by_id_t = aeron_client_registering_resource_stct;
+
+/// What is being added.
+enum Pending {
+    Publication(AsyncAddPublication),
+    ExclusivePublication(AsyncAddExclusivePublication),
+    Subscription(AsyncAddSubscription, Arc<SubscriptionHandle>),
+    Counter(AsyncAddCounter),
+}
+
+impl Pending {
+    fn registration_id(&self) -> i64 {
+        match self {
+            Self::Publication(p) => p.registration_id(),
+            Self::ExclusivePublication(p) => p.registration_id(),
+            Self::Subscription(s, _) => s.registration_id(),
+            Self::Counter(c) => c.registration_id(),
+        }
+    }
+}
+
+/// What an async handle points to.
+pub(crate) struct AsyncHandle {
+    pending: Pending,
+    client: Weak<ClientShared>,
+    registering: Registering,
+}
+
+impl Handle for aeron_client_registering_resource_stct {
+    type Target = AsyncHandle;
+}
+
+/// Boxes `pending` as the async handle stored in `*out`, known by its registration id to
+/// the new-resource callbacks until it completes.
+///
+/// # Safety
+/// `out` valid for a pointer write.
+unsafe fn publish_async(
+    out: *mut *mut aeron_client_registering_resource_stct,
+    pending: Pending,
+    client: &ClientHandle,
+) {
+    let registration_id = pending.registration_id();
+    let handle = AsyncHandle {
+        pending,
+        client: Arc::downgrade(&client.shared),
+        registering: Arc::clone(&client.registering),
+    };
+    let raw = into_raw::<aeron_client_registering_resource_stct>(handle);
+    client
+        .registering
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .insert(registration_id, ClientData(raw.cast()));
+    // SAFETY: out is writable (contract).
+    unsafe { out.write(raw) };
+}
+
+/// Polls `r#async` with `poll`, which gives `Ok(None)` while pending and stores the
+/// resource when done. The async handle is freed once `poll` completes either way.
+///
+/// # Safety
+/// `r#async` NULL or a live async handle, polled by one thread at a time.
+unsafe fn poll_async(
+    r#async: *mut aeron_client_registering_resource_stct,
+    poll: impl FnOnce(&mut Pending, &Weak<ClientShared>) -> Result<Option<()>>,
+) -> Result<c_int> {
+    require_non_null!(r#async, "async");
+    // SAFETY: a live async handle polled by this thread only (contract).
+    let handle = unsafe { &mut *r#async.cast::<AsyncHandle>() };
+    let result = poll(&mut handle.pending, &handle.client);
+    if matches!(result, Ok(None)) {
+        return Ok(0);
+    }
+    // SAFETY: completed: freed here, once; the caller may not use it again (contract).
+    if let Some(done) = unsafe { reclaim(r#async) } {
+        let id = done.pending.registration_id();
+        done.registering.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+    }
+    result.map(|_| 1)
+}
+
+fn wrong_kind(expected: &str) -> Error {
+    Error::invalid_argument(format!("async is not a pending {expected}"))
+}
+
+/// Starts adding a publication on `uri` and `stream_id`; poll `*async` with
+/// `aeron_async_add_publication_poll`. Returns 0, or -1 (NULL argument, bad URI length,
+/// client closed).
+///
+/// # Safety
+/// `async` valid for a pointer write; `client` NULL or open; `uri` NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_publication(
+    r#async: *mut *mut aeron_async_add_publication_t,
+    client: *mut aeron_t,
+    uri: *const c_char,
+    stream_id: i32,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_publication", {
+        require_non_null!(r#async, "async");
+        // SAFETY: NULL or open (contract).
+        let client = unsafe { client_ref(client) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        let pending = client.aeron.async_add_publication(uri, stream_id)?;
+        // SAFETY: async is writable (contract).
+        unsafe { publish_async(r#async, Pending::Publication(pending), client) };
+        Ok(0)
+    })
+}
+
+/// Polls an add publication: 0 while pending, 1 with the publication stored in
+/// `*publication`, -1 on error (the driver's, or a driver timeout). The async handle is
+/// freed once the result is 1 or -1.
+///
+/// # Safety
+/// `publication` valid for a pointer write; `async` NULL or pending, polled by one thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_publication_poll(
+    publication: *mut *mut aeron_publication_t,
+    r#async: *mut aeron_async_add_publication_t,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_publication_poll", {
+        require_non_null!(publication, "publication");
+        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+            let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
+            let Some(done) = add.poll()? else { return Ok(None) };
+            let handle = PublicationHandle::new(done, client.clone());
+            // SAFETY: publication is non-null and writable (contract).
+            unsafe {
+                publication.write(into_raw::<aeron_publication_t>(handle));
+            }
+            Ok(Some(()))
+        };
+        // SAFETY: NULL or pending, polled by this thread only (contract).
+        unsafe { poll_async(r#async, poll) }
+    })
+}
+
+/// Starts adding an exclusive publication; poll with
+/// `aeron_async_add_exclusive_publication_poll`. Returns 0, or -1.
+///
+/// # Safety
+/// As `aeron_async_add_publication`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_exclusive_publication(
+    r#async: *mut *mut aeron_async_add_exclusive_publication_t,
+    client: *mut aeron_t,
+    uri: *const c_char,
+    stream_id: i32,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_exclusive_publication", {
+        require_non_null!(r#async, "async");
+        // SAFETY: NULL or open (contract).
+        let client = unsafe { client_ref(client) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        let pending = client.aeron.async_add_exclusive_publication(uri, stream_id)?;
+        // SAFETY: async is writable (contract).
+        unsafe { publish_async(r#async, Pending::ExclusivePublication(pending), client) };
+        Ok(0)
+    })
+}
+
+/// Polls an add exclusive publication: 0, 1 (stored in `*publication`) or -1; the async
+/// handle is freed on 1 or -1.
+///
+/// # Safety
+/// As `aeron_async_add_publication_poll`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
+    publication: *mut *mut aeron_exclusive_publication_t,
+    r#async: *mut aeron_async_add_exclusive_publication_t,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_exclusive_publication_poll", {
+        require_non_null!(publication, "publication");
+        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+            let Pending::ExclusivePublication(add) = pending else {
+                return Err(wrong_kind("exclusive publication"));
+            };
+            let Some(done) = add.poll()? else { return Ok(None) };
+            let handle = ExclusivePublicationHandle::new(done, client.clone());
+            // SAFETY: publication is non-null and writable (contract).
+            unsafe {
+                publication.write(into_raw::<aeron_exclusive_publication_t>(handle));
+            }
+            Ok(Some(()))
+        };
+        // SAFETY: NULL or pending, polled by this thread only (contract).
+        unsafe { poll_async(r#async, poll) }
+    })
+}
+
+/// Starts adding a subscription. The image handlers (either may be NULL) are called on the
+/// conductor thread, with their clientd, the subscription and the image, as publishers
+/// join and leave; they may run before the poll below returned the subscription. Poll with
+/// `aeron_async_add_subscription_poll`. Returns 0, or -1.
+///
+/// # Safety
+/// As `aeron_async_add_publication`; the handlers safe to call with their clientd from the
+/// conductor thread while the subscription exists.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_subscription(
+    r#async: *mut *mut aeron_async_add_subscription_t,
+    client: *mut aeron_t,
+    uri: *const c_char,
+    stream_id: i32,
+    on_available_image_handler: aeron_on_available_image_t,
+    on_available_image_clientd: *mut c_void,
+    on_unavailable_image_handler: aeron_on_unavailable_image_t,
+    on_unavailable_image_clientd: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_subscription", {
+        require_non_null!(r#async, "async");
+        // SAFETY: NULL or open (contract).
+        let client = unsafe { client_ref(client) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        let mut shell = None;
+        let pending = client.aeron.async_add_subscription_with_view(uri, stream_id, |view| {
+            let (handle, available, unavailable) = SubscriptionHandle::begin(
+                view,
+                uri,
+                stream_id,
+                (on_available_image_handler, ClientData(on_available_image_clientd)),
+                (on_unavailable_image_handler, ClientData(on_unavailable_image_clientd)),
+                Arc::downgrade(&client.shared),
+            );
+            shell = Some(handle);
+            (available, unavailable)
+        })?;
+        let shell = shell.ok_or_else(|| Error::illegal_state("subscription handlers were not made"))?;
+        // SAFETY: async is writable (contract).
+        unsafe { publish_async(r#async, Pending::Subscription(pending, shell), client) };
+        Ok(0)
+    })
+}
+
+/// Polls an add subscription: 0, 1 (stored in `*subscription`) or -1; the async handle is
+/// freed on 1 or -1.
+///
+/// # Safety
+/// As `aeron_async_add_publication_poll`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_subscription_poll(
+    subscription: *mut *mut aeron_subscription_t,
+    r#async: *mut aeron_async_add_subscription_t,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_subscription_poll", {
+        require_non_null!(subscription, "subscription");
+        let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
+            let Pending::Subscription(add, shell) = pending else { return Err(wrong_kind("subscription")) };
+            let Some(done) = add.poll()? else { return Ok(None) };
+            // Handed out only now: no thread polls it yet.
+            shell.complete(done);
+            // SAFETY: subscription is non-null and writable (contract).
+            unsafe {
+                subscription.write(SubscriptionHandle::into_c(Arc::clone(shell)));
+            }
+            Ok(Some(()))
+        };
+        // SAFETY: NULL or pending, polled by this thread only (contract).
+        unsafe { poll_async(r#async, poll) }
+    })
+}
+
+/// The key and label bytes of a counter add.
+///
+/// # Safety
+/// Each pointer valid for its length (NULL allowed when 0).
+unsafe fn key_and_label<'a>(
+    key_buffer: *const u8,
+    key_buffer_length: usize,
+    label_buffer: *const c_char,
+    label_buffer_length: usize,
+) -> Result<(&'a [u8], &'a str)> {
+    // SAFETY: valid for its length (contract).
+    let key = unsafe { crate::ffi::publication::message(key_buffer, key_buffer_length) }?;
+    // SAFETY: valid for its length (contract).
+    let label = unsafe { crate::ffi::publication::message(label_buffer.cast(), label_buffer_length) }?;
+    let label =
+        std::str::from_utf8(label).map_err(|_| Error::invalid_argument("label is not valid UTF-8"))?;
+    Ok((key, label))
+}
+
+/// Starts adding a counter of `type_id` with the key (at most 112 bytes) and label (at most
+/// 380 bytes, not NUL-terminated); poll with `aeron_async_add_counter_poll`. Returns 0, or
+/// -1.
+///
+/// # Safety
+/// `async` writable; `client` NULL or open; buffers valid for their lengths.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_counter(
+    r#async: *mut *mut aeron_async_add_counter_t,
+    client: *mut aeron_t,
+    type_id: i32,
+    key_buffer: *const u8,
+    key_buffer_length: usize,
+    label_buffer: *const c_char,
+    label_buffer_length: usize,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_counter", {
+        require_non_null!(r#async, "async");
+        // SAFETY: NULL or open (contract).
+        let client = unsafe { client_ref(client) }?;
+        // SAFETY: valid for their lengths (contract).
+        let (key, label) =
+            unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
+        let pending = client.aeron.async_add_counter(type_id, key, label)?;
+        // SAFETY: async is writable (contract).
+        unsafe { publish_async(r#async, Pending::Counter(pending), client) };
+        Ok(0)
+    })
+}
+
+/// Starts finding or adding the static counter of `type_id` and `registration_id`: it
+/// belongs to no client, outlives this one, and closing it leaves it in the driver. Poll
+/// with `aeron_async_add_counter_poll`. Returns 0, or -1.
+///
+/// # Safety
+/// As `aeron_async_add_counter`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_static_counter(
+    r#async: *mut *mut aeron_async_add_counter_t,
+    client: *mut aeron_t,
+    type_id: i32,
+    key_buffer: *const u8,
+    key_buffer_length: usize,
+    label_buffer: *const c_char,
+    label_buffer_length: usize,
+    registration_id: i64,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_static_counter", {
+        require_non_null!(r#async, "async");
+        // SAFETY: NULL or open (contract).
+        let client = unsafe { client_ref(client) }?;
+        // SAFETY: valid for their lengths (contract).
+        let (key, label) =
+            unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
+        let pending = client.aeron.async_add_static_counter(type_id, key, label, registration_id)?;
+        // SAFETY: async is writable (contract).
+        unsafe { publish_async(r#async, Pending::Counter(pending), client) };
+        Ok(0)
+    })
+}
+
+/// Polls a counter add (either kind): 0, 1 (stored in `*counter`) or -1; the async handle
+/// is freed on 1 or -1.
+///
+/// # Safety
+/// As `aeron_async_add_publication_poll`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_counter_poll(
+    counter: *mut *mut aeron_counter_t,
+    r#async: *mut aeron_async_add_counter_t,
+) -> c_int {
+    ffi_boundary!("aeron_async_add_counter_poll", {
+        require_non_null!(counter, "counter");
+        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+            let Pending::Counter(add) = pending else { return Err(wrong_kind("counter")) };
+            let Some(done) = add.poll()? else { return Ok(None) };
+            // SAFETY: counter is non-null and writable (contract).
+            unsafe {
+                counter.write(into_raw::<aeron_counter_t>(CounterHandle::new(done, client.clone())));
+            }
+            Ok(Some(()))
+        };
+        // SAFETY: NULL or pending, polled by this thread only (contract).
+        unsafe { poll_async(r#async, poll) }
+    })
+}
+
+/// The registration id of a pending add (-1 for NULL). Not valid after its poll returned
+/// 1 or -1 (the handle is freed then).
+///
+/// # Safety
+/// `r#async` NULL or pending.
+unsafe fn registration_id(r#async: *mut aeron_client_registering_resource_stct) -> Result<i64> {
+    require_non_null!(r#async, "async");
+    // SAFETY: a live async handle (contract); only read.
+    Ok(unsafe { &*r#async.cast::<AsyncHandle>() }.pending.registration_id())
+}
+
+/// The registration id of a pending counter add (-1 for NULL).
+///
+/// # Safety
+/// `add_counter` NULL or pending.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_counter_get_registration_id(
+    add_counter: *mut aeron_async_add_counter_t,
+) -> i64 {
+    ffi_boundary!("aeron_async_add_counter_get_registration_id", {
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(add_counter) }
+    })
+}
+
+/// The registration id of a pending publication add (-1 for NULL).
+///
+/// # Safety
+/// `add_publication` NULL or pending.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_publication_get_registration_id(
+    add_publication: *mut aeron_async_add_publication_t,
+) -> i64 {
+    ffi_boundary!("aeron_async_add_publication_get_registration_id", {
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(add_publication) }
+    })
+}
+
+/// The registration id of a pending exclusive publication add (-1 for NULL). The name
+/// repeats "exclusive" as upstream's does.
+///
+/// # Safety
+/// `add_exclusive_publication` NULL or pending.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_exclusive_exclusive_publication_get_registration_id(
+    add_exclusive_publication: *mut aeron_async_add_exclusive_publication_t,
+) -> i64 {
+    ffi_boundary!("aeron_async_add_exclusive_exclusive_publication_get_registration_id", {
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(add_exclusive_publication) }
+    })
+}
+
+/// The registration id of a pending subscription add (-1 for NULL).
+///
+/// # Safety
+/// `add_subscription` NULL or pending.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_add_subscription_get_registration_id(
+    add_subscription: *mut aeron_async_add_subscription_t,
+) -> i64 {
+    ffi_boundary!("aeron_async_add_subscription_get_registration_id", {
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(add_subscription) }
+    })
+}
+
+/// Not supported yet: no destination command can be pending. -1.
+///
+/// # Safety
+/// `async_destination` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_async_destination_get_registration_id(
+    async_destination: *mut aeron_async_destination_t,
+) -> i64 {
+    ffi_boundary!("aeron_async_destination_get_registration_id", {
+        require_non_null!(async_destination, "async_destination");
+        Err(Error::not_supported("destinations are not supported yet"))
+    })
+}

@@ -1,0 +1,165 @@
+//! How the client API's opaque handles map to Rust values, and what every handle of one
+//! client shares.
+//!
+//! A handle type (`aeron_publication_t`, ...) is a zero-sized C name for a boxed Rust value
+//! ([`Handle::Target`]); [`into_raw`], [`borrow`] and [`reclaim`] are the only casts between
+//! the two. Closed resource handles are not freed at once: they linger, like Aeron C's
+//! resources, for the client's resource linger duration, so that a thread still using one
+//! (e.g. offering while another thread closes the publication) finds it closed instead of
+//! freed.
+
+use std::any::Any;
+use std::ffi::c_void;
+use std::sync::{Mutex, PoisonError, Weak};
+use std::time::{Duration, Instant};
+
+use crate::util::error::{Error, Result};
+
+/// A C handle type and the Rust value behind it.
+pub(crate) trait Handle {
+    type Target;
+}
+
+/// Boxes `value` and returns it as the C handle.
+pub(crate) fn into_raw<H: Handle>(value: H::Target) -> *mut H {
+    Box::into_raw(Box::new(value)).cast()
+}
+
+/// The value behind `handle`; EINVAL naming `name` for NULL.
+///
+/// # Safety
+/// `handle` must be NULL or from [`into_raw`] for the same `H`, not yet reclaimed, and used
+/// by the caller within the thread-safety rules of that handle type.
+pub(crate) unsafe fn borrow<'a, H: Handle>(handle: *const H, name: &str) -> Result<&'a H::Target> {
+    if handle.is_null() {
+        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+    }
+    // SAFETY: non-null and points to a live boxed H::Target (contract).
+    Ok(unsafe { &*handle.cast::<H::Target>() })
+}
+
+/// Takes the box back from `handle` (NULL gives `None`).
+///
+/// # Safety
+/// `handle` must be NULL or from [`into_raw`] for the same `H`, reclaimed only once, and no
+/// longer used by any other thread.
+pub(crate) unsafe fn reclaim<H: Handle>(handle: *mut H) -> Option<Box<H::Target>> {
+    if handle.is_null() {
+        return None;
+    }
+    // SAFETY: from Box::into_raw of an H::Target and reclaimed once (contract).
+    Some(unsafe { Box::from_raw(handle.cast::<H::Target>()) })
+}
+
+/// A `clientd` (or other C pointer) handed back to C untouched, possibly on another thread.
+/// Aeron's API leaves what the pointer may be used for, and from where, to the application.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ClientData(pub *mut c_void);
+
+impl ClientData {
+    /// The pointer. A method (rather than `.0`) so closures capture the Send wrapper.
+    pub fn get(self) -> *mut c_void {
+        self.0
+    }
+}
+
+// SAFETY: the pointer is never dereferenced by Rust; it is only passed back to the C
+// callback it came with, on the thread Aeron's API documents for that callback, which is
+// the application's contract (as in Aeron C, where clientd crosses threads the same way).
+unsafe impl Send for ClientData {}
+// SAFETY: as above; sharing the pointer value reads nothing through it.
+unsafe impl Sync for ClientData {}
+
+/// Closed handles waiting out the linger period.
+type Lingering = (Instant, Box<dyn Any + Send>);
+
+/// What the handles of one client share: where closed handles linger.
+pub(crate) struct ClientShared {
+    linger: Duration,
+    lingering: Mutex<Vec<Lingering>>,
+}
+
+impl ClientShared {
+    pub fn new(linger: Duration) -> Self {
+        Self { linger, lingering: Mutex::new(Vec::new()) }
+    }
+
+    /// Keeps `closed` for the linger period, and frees handles whose period is over.
+    pub fn linger(&self, closed: Box<dyn Any + Send>) {
+        let now = Instant::now();
+        let expired: Vec<Lingering> = {
+            let mut lingering = self.lingering.lock().unwrap_or_else(PoisonError::into_inner);
+            let (expired, kept) = std::mem::take(&mut *lingering).into_iter().partition(|(at, _)| *at <= now);
+            *lingering = kept;
+            lingering.push((now + self.linger, closed));
+            expired
+        };
+        // Dropped outside the lock: a handle's drop may close Rust resources.
+        drop(expired);
+    }
+
+    /// Frees every lingering handle (the client is closing).
+    pub fn clear(&self) {
+        let all = std::mem::take(&mut *self.lingering.lock().unwrap_or_else(PoisonError::into_inner));
+        drop(all);
+    }
+}
+
+/// Keeps a closed handle for the linger period of its client, or frees it now when the
+/// client is gone (then nobody may use it any more: Aeron frees everything at close).
+pub(crate) fn linger_or_drop(client: &Weak<ClientShared>, closed: Box<dyn Any + Send>) {
+    match client.upgrade() {
+        Some(shared) => shared.linger(closed),
+        None => drop(closed),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    struct Dropped(Arc<AtomicUsize>);
+    impl Drop for Dropped {
+        fn drop(&mut self) {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    #[test]
+    fn lingering_handles_are_freed_after_the_period_or_at_clear() {
+        let drops = Arc::new(AtomicUsize::new(0));
+        let shared = Arc::new(ClientShared::new(Duration::ZERO));
+        shared.linger(Box::new(Dropped(Arc::clone(&drops))));
+        assert_eq!(drops.load(Ordering::Relaxed), 0, "kept until the next linger call");
+        shared.linger(Box::new(Dropped(Arc::clone(&drops))));
+        assert_eq!(drops.load(Ordering::Relaxed), 1, "the first one expired");
+        shared.clear();
+        assert_eq!(drops.load(Ordering::Relaxed), 2);
+        let weak = Arc::downgrade(&shared);
+        drop(shared);
+        linger_or_drop(&weak, Box::new(Dropped(Arc::clone(&drops))));
+        assert_eq!(drops.load(Ordering::Relaxed), 3, "no client: freed at once");
+    }
+
+    struct Opaque;
+    impl Handle for Opaque {
+        type Target = String;
+    }
+
+    #[test]
+    fn handles_round_trip_and_null_is_einval() {
+        let raw = into_raw::<Opaque>("x".to_string());
+        // SAFETY: raw came from into_raw::<Opaque> just above.
+        assert_eq!(unsafe { borrow(raw, "h") }.unwrap(), "x");
+        // SAFETY: reclaimed once; nobody else has it.
+        assert_eq!(*unsafe { reclaim(raw) }.unwrap(), "x");
+        // SAFETY: NULL is allowed.
+        let err = unsafe { borrow::<Opaque>(std::ptr::null(), "publication") }.unwrap_err();
+        assert_eq!(err.code(), libc::EINVAL);
+        assert!(err.message().contains("publication"));
+        // SAFETY: NULL is allowed.
+        assert!(unsafe { reclaim::<Opaque>(std::ptr::null_mut()) }.is_none());
+    }
+}

@@ -1,0 +1,568 @@
+//! `aeron_publication_*` (concurrent publications) and `aeron_buffer_claim_*`, over
+//! [`crate::client::Publication`] and [`crate::logbuffer::BufferClaim`].
+//!
+//! Threading: a publication may be used from any number of threads at once (offer,
+//! try_claim, queries), as in Aeron. Close it once, from one thread; threads still using it
+//! then see `AERON_PUBLICATION_CLOSED` for the client's resource linger duration, after
+//! which the handle is freed.
+//!
+//! `offer`, `offerv` and `try_claim` return the new stream position (> 0) or a negative
+//! `AERON_PUBLICATION_*` code; `AERON_PUBLICATION_ERROR` (-6) means the call itself was
+//! wrong (NULL argument, message too long) and sets `aeron_errcode()` / `aeron_errmsg()`.
+
+use std::ffi::{CString, c_char, c_int, c_void};
+use std::sync::Weak;
+
+use crate::client::Publication;
+use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t};
+use crate::ffi::context_callbacks::aeron_notification_t;
+use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::{FailureValue, boundary};
+use crate::util::error::{Error, Result};
+
+/// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
+/// `aeron_publication_close`.
+#[allow(non_camel_case_types)]
+pub struct aeron_publication_t {
+    _private: [u8; 0],
+}
+
+/// Not connected to any subscriber (yet, or any more): try again later.
+pub const AERON_PUBLICATION_NOT_CONNECTED: i64 = -1;
+/// Subscribers are behind: the publication may not run further ahead of them yet.
+pub const AERON_PUBLICATION_BACK_PRESSURED: i64 = -2;
+/// The log rotated to a new term: retry at once.
+pub const AERON_PUBLICATION_ADMIN_ACTION: i64 = -3;
+/// The publication is closed: stop using it.
+pub const AERON_PUBLICATION_CLOSED: i64 = -4;
+/// The stream reached the largest position its term length allows: add a new publication.
+pub const AERON_PUBLICATION_MAX_POSITION_EXCEEDED: i64 = -5;
+/// The call was wrong (a NULL argument, a message too long): see `aeron_errmsg()`.
+pub const AERON_PUBLICATION_ERROR: i64 = -6;
+
+static_assertions::const_assert_eq!(AERON_PUBLICATION_NOT_CONNECTED, crate::client::NOT_CONNECTED);
+static_assertions::const_assert_eq!(AERON_PUBLICATION_BACK_PRESSURED, crate::client::BACK_PRESSURED);
+static_assertions::const_assert_eq!(AERON_PUBLICATION_ADMIN_ACTION, crate::client::ADMIN_ACTION);
+static_assertions::const_assert_eq!(AERON_PUBLICATION_CLOSED, crate::client::CLOSED);
+static_assertions::const_assert_eq!(
+    AERON_PUBLICATION_MAX_POSITION_EXCEEDED,
+    crate::client::MAX_POSITION_EXCEEDED
+);
+static_assertions::const_assert_eq!(AERON_PUBLICATION_ERROR, crate::client::PUBLICATION_ERROR);
+
+/// Supplies the reserved value (header bytes 24..32) of each frame of an offer, just before
+/// the frame is published: `buffer` points at the frame header in the log and
+/// `frame_length` is the whole frame's length. Called on the offering thread; read only.
+#[allow(non_camel_case_types)]
+pub type aeron_reserved_value_supplier_t =
+    Option<unsafe extern "C" fn(clientd: *mut c_void, buffer: *mut u8, frame_length: usize) -> i64>;
+
+/// One part of a message to gather (`offerv`), or a buffer to fill.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aeron_iovec_t {
+    pub iov_base: *mut u8,
+    pub iov_len: usize,
+}
+
+/// What does not change during a publication's life.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aeron_publication_constants_t {
+    /// The channel URI, valid while the publication is.
+    pub channel: *const c_char,
+    /// Registration id of the driver's publication (shared by all its publishers).
+    pub original_registration_id: i64,
+    /// Registration id of this handle; differs from the original when the publication
+    /// already existed.
+    pub registration_id: i64,
+    /// The largest position the stream can reach (term length × 2^31).
+    pub max_possible_position: i64,
+    /// Right shift turning a position into a term count.
+    pub position_bits_to_shift: usize,
+    pub term_buffer_length: usize,
+    /// Longest message `offer` takes (fragmented above `max_payload_length`).
+    pub max_message_length: usize,
+    /// Longest payload of one frame (MTU − 32): the limit of `try_claim`.
+    pub max_payload_length: usize,
+    pub stream_id: i32,
+    pub session_id: i32,
+    pub initial_term_id: i32,
+    pub publication_limit_counter_id: i32,
+    pub channel_status_indicator_id: i32,
+}
+
+/// What an `aeron_publication_t` points to.
+pub(crate) struct PublicationHandle {
+    pub publication: Publication,
+    pub channel: CString,
+    pub client: Weak<ClientShared>,
+}
+
+impl Handle for aeron_publication_t {
+    type Target = PublicationHandle;
+}
+
+impl PublicationHandle {
+    pub(crate) fn new(publication: Publication, client: Weak<ClientShared>) -> Self {
+        let channel = crate::ffi::client::lossless_c_string(publication.channel());
+        Self { publication, channel, client }
+    }
+}
+
+/// The result of an offer: a position or code, with `AERON_PUBLICATION_ERROR` on failure.
+pub(crate) struct OfferResult(pub i64);
+
+impl FailureValue for OfferResult {
+    fn failure() -> Self {
+        Self(AERON_PUBLICATION_ERROR)
+    }
+}
+
+/// Runs an offer-like body: errors (and panics) become `AERON_PUBLICATION_ERROR` with the
+/// thread's error set, as Aeron's offer functions report them.
+pub(crate) fn offer_boundary(function: &str, body: impl FnOnce() -> Result<i64>) -> i64 {
+    boundary(function, || body().map(OfferResult)).0
+}
+
+/// The message bytes of an offer.
+///
+/// # Safety
+/// `buffer` must be valid for `length` bytes (NULL allowed when 0).
+pub(crate) unsafe fn message<'a>(buffer: *const u8, length: usize) -> Result<&'a [u8]> {
+    if length == 0 {
+        return Ok(&[]);
+    }
+    require_non_null!(buffer, "buffer");
+    // SAFETY: non-null and valid for length bytes (contract).
+    Ok(unsafe { std::slice::from_raw_parts(buffer, length) })
+}
+
+/// Most gathers in practice have few parts: up to this many are collected on the stack, so
+/// `offerv` does not allocate.
+const STACK_IOVECS: usize = 16;
+
+/// Calls `body` with the parts described by `iov[..iovcnt]`.
+///
+/// # Safety
+/// `iov` valid for `iovcnt` entries, each valid for its length (NULL allowed when 0).
+pub(crate) unsafe fn with_iovecs<R>(
+    iov: *const aeron_iovec_t,
+    iovcnt: usize,
+    body: impl FnOnce(&[&[u8]]) -> Result<R>,
+) -> Result<R> {
+    if iovcnt == 0 {
+        return body(&[]);
+    }
+    require_non_null!(iov, "iov");
+    // SAFETY: iov is non-null and valid for iovcnt entries (contract).
+    let entries = unsafe { std::slice::from_raw_parts(iov, iovcnt) };
+    let part = |entry: &aeron_iovec_t| {
+        // SAFETY: each entry is valid for its length (contract).
+        unsafe { message(entry.iov_base, entry.iov_len) }
+    };
+    if iovcnt <= STACK_IOVECS {
+        let mut parts: [&[u8]; STACK_IOVECS] = [&[]; STACK_IOVECS];
+        for (slot, entry) in parts.iter_mut().zip(entries) {
+            *slot = part(entry)?;
+        }
+        body(&parts[..iovcnt])
+    } else {
+        let parts = entries.iter().map(part).collect::<Result<Vec<_>>>()?;
+        body(&parts)
+    }
+}
+
+/// Turns a C reserved value supplier into the Rust one.
+pub(crate) fn rust_supplier(
+    supplier: unsafe extern "C" fn(*mut c_void, *mut u8, usize) -> i64,
+    clientd: *mut c_void,
+) -> impl FnMut(&[u8]) -> i64 {
+    move |frame: &[u8]| {
+        // SAFETY: the supplier's contract (aeronc.h): called with the frame it may read.
+        unsafe { supplier(clientd, frame.as_ptr().cast_mut(), frame.len()) }
+    }
+}
+
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+unsafe fn handle<'a>(publication: *mut aeron_publication_t) -> Result<&'a PublicationHandle> {
+    // SAFETY: forwarded contract.
+    unsafe { borrow(publication, "publication") }
+}
+
+/// Appends `length` bytes at `buffer` as one message (fragmented when longer than the max
+/// payload length). With a `reserved_value_supplier`, each frame's reserved value comes
+/// from it. Returns the new position or a negative `AERON_PUBLICATION_*` code.
+///
+/// # Safety
+/// `publication` NULL or open; `buffer` valid for `length` bytes; the supplier safe to call
+/// with `clientd` on this thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_offer(
+    publication: *mut aeron_publication_t,
+    buffer: *const u8,
+    length: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
+    offer_boundary("aeron_publication_offer", || {
+        // SAFETY: NULL or open (contract).
+        let publication = &unsafe { handle(publication) }?.publication;
+        // SAFETY: valid for length bytes (contract).
+        let message = unsafe { message(buffer, length) }?;
+        match reserved_value_supplier {
+            None => publication.offer(message),
+            Some(supplier) => {
+                publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
+            }
+        }
+    })
+}
+
+/// As `aeron_publication_offer`, gathering the message from `iovcnt` parts.
+///
+/// # Safety
+/// `publication` NULL or open; `iov` valid for `iovcnt` entries, each for its length.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_offerv(
+    publication: *mut aeron_publication_t,
+    iov: *mut aeron_iovec_t,
+    iovcnt: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
+    offer_boundary("aeron_publication_offerv", || {
+        // SAFETY: NULL or open (contract).
+        let publication = &unsafe { handle(publication) }?.publication;
+        // SAFETY: iov valid for iovcnt entries (contract).
+        unsafe {
+            with_iovecs(iov, iovcnt, |parts| match reserved_value_supplier {
+                None => publication.offerv(parts),
+                Some(supplier) => {
+                    publication.offer_with_reserved_value(parts, &mut rust_supplier(supplier, clientd))
+                }
+            })
+        }
+    })
+}
+
+/// Claims a frame for `length` bytes (at most the max payload length) to be written in
+/// place, filling `*buffer_claim`. Returns the new position (then commit or abort the
+/// claim) or a negative `AERON_PUBLICATION_*` code.
+///
+/// # Safety
+/// `publication` NULL or open; `buffer_claim` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_try_claim(
+    publication: *mut aeron_publication_t,
+    length: usize,
+    buffer_claim: *mut aeron_buffer_claim_t,
+) -> i64 {
+    offer_boundary("aeron_publication_try_claim", || {
+        // SAFETY: NULL or open (contract).
+        let publication = &unsafe { handle(publication) }?.publication;
+        require_non_null!(buffer_claim, "buffer_claim");
+        let (position, claim) = publication.try_claim(length)?;
+        if let Some(claim) = claim {
+            // SAFETY: buffer_claim is non-null and writable (contract).
+            unsafe { store_claim(claim, buffer_claim) };
+        }
+        Ok(position)
+    })
+}
+
+/// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED
+/// (also once closed), or another value of the status counter.
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_channel_status(publication: *mut aeron_publication_t) -> i64 {
+    ffi_boundary!("aeron_publication_channel_status", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.channel_status())
+    })
+}
+
+/// Whether the publication is closed (false, with EINVAL, for NULL).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_is_closed(publication: *mut aeron_publication_t) -> bool {
+    ffi_boundary!("aeron_publication_is_closed", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.is_closed())
+    })
+}
+
+/// Whether a subscriber is connected (false for NULL).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_is_connected(publication: *mut aeron_publication_t) -> bool {
+    ffi_boundary!("aeron_publication_is_connected", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.is_connected())
+    })
+}
+
+/// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code
+/// (CLOSED once closed).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_position(publication: *mut aeron_publication_t) -> i64 {
+    ffi_boundary!("aeron_publication_position", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.position())
+    })
+}
+
+/// The position beyond which offers are back pressured, or CLOSED once closed.
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_position_limit(publication: *mut aeron_publication_t) -> i64 {
+    ffi_boundary!("aeron_publication_position_limit", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.position_limit())
+    })
+}
+
+/// The channel URI, valid while the publication is (NULL for NULL).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_channel(publication: *mut aeron_publication_t) -> *const c_char {
+    ffi_boundary!("aeron_publication_channel", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.channel.as_ptr())
+    })
+}
+
+/// The stream id (-1, with EINVAL, for NULL).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_stream_id(publication: *mut aeron_publication_t) -> i32 {
+    ffi_boundary!("aeron_publication_stream_id", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.stream_id())
+    })
+}
+
+/// The session id (-1, with EINVAL, for NULL).
+///
+/// # Safety
+/// `publication` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_session_id(publication: *mut aeron_publication_t) -> i32 {
+    ffi_boundary!("aeron_publication_session_id", {
+        // SAFETY: forwarded contract.
+        let p = unsafe { handle(publication) }?;
+        Ok(p.publication.session_id())
+    })
+}
+
+/// Fills `*constants` with what does not change during the publication's life. Returns 0,
+/// or -1 for NULL arguments.
+///
+/// # Safety
+/// `publication` NULL or open; `constants` NULL or valid for a write.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_constants(
+    publication: *mut aeron_publication_t,
+    constants: *mut aeron_publication_constants_t,
+) -> c_int {
+    ffi_boundary!("aeron_publication_constants", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { handle(publication) }?;
+        require_non_null!(constants, "constants");
+        let p = &handle.publication;
+        let value = aeron_publication_constants_t {
+            channel: handle.channel.as_ptr(),
+            original_registration_id: p.original_registration_id(),
+            registration_id: p.registration_id(),
+            max_possible_position: p.max_possible_position(),
+            position_bits_to_shift: p.position_bits_to_shift() as usize,
+            term_buffer_length: p.term_buffer_length(),
+            max_message_length: p.max_message_length(),
+            max_payload_length: p.max_payload_length(),
+            stream_id: p.stream_id(),
+            session_id: p.session_id(),
+            initial_term_id: p.initial_term_id(),
+            publication_limit_counter_id: p.position_limit_counter_id(),
+            channel_status_indicator_id: p.channel_status_indicator_id(),
+        };
+        // SAFETY: non-null and writable (contract).
+        unsafe { constants.write(value) };
+        Ok(0)
+    })
+}
+
+/// Closes the publication: no more offers, and the driver is told to release it. Calls
+/// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+/// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+/// duration, then is freed. NULL is accepted. Returns 0.
+///
+/// # Safety
+/// `publication` NULL or open, closed once.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_close(
+    publication: *mut aeron_publication_t,
+    on_close_complete: aeron_notification_t,
+    on_close_complete_clientd: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_publication_close", {
+        if publication.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: open and closed once (contract); other threads may still read it until
+        // it is freed after lingering.
+        unsafe { handle(publication) }?.publication.close();
+        if let Some(notify) = on_close_complete {
+            // SAFETY: the caller's callback with its clientd.
+            unsafe { notify(on_close_complete_clientd) };
+        }
+        // SAFETY: closed once (contract): this is the only reclaim of the box.
+        if let Some(boxed) = unsafe { reclaim(publication) } {
+            let client = boxed.client.clone();
+            linger_or_drop(&client, boxed);
+        }
+        Ok(0)
+    })
+}
+
+/// Not supported yet (multi-destination publications need UDP): -1.
+///
+/// # Safety
+/// Pointers NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_async_add_destination(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    publication: *mut aeron_publication_t,
+    uri: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_publication_async_add_destination", {
+        require_non_null!(uri, "uri");
+        destination_not_supported(r#async, client, publication.cast())
+    })
+}
+
+/// Not supported yet (multi-destination publications need UDP): -1.
+///
+/// # Safety
+/// Pointers NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_async_remove_destination(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    publication: *mut aeron_publication_t,
+    uri: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_publication_async_remove_destination", {
+        require_non_null!(uri, "uri");
+        destination_not_supported(r#async, client, publication.cast())
+    })
+}
+
+/// Not supported yet (multi-destination publications need UDP): -1.
+///
+/// # Safety
+/// Pointers NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_async_remove_destination_by_id(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    publication: *mut aeron_publication_t,
+    destination_registration_id: i64,
+) -> c_int {
+    ffi_boundary!("aeron_publication_async_remove_destination_by_id", {
+        let _ = destination_registration_id;
+        destination_not_supported(r#async, client, publication.cast())
+    })
+}
+
+/// Not supported yet: no destination command can be pending. -1.
+///
+/// # Safety
+/// `async` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_async_destination_poll(
+    r#async: *mut aeron_async_destination_t,
+) -> c_int {
+    ffi_boundary!("aeron_publication_async_destination_poll", { destination_poll_not_supported(r#async) })
+}
+
+/// The shared checks and answer of the destination functions until destinations land.
+pub(crate) fn destination_not_supported(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    resource: *mut c_void,
+) -> Result<c_int> {
+    require_non_null!(r#async, "async");
+    require_non_null!(client, "client");
+    require_non_null!(resource, "publication or subscription");
+    Err(Error::not_supported(
+        "destinations are not supported yet: they need UDP channels, which this build's driver lacks",
+    ))
+}
+
+/// The answer of the destination polls until destinations land.
+pub(crate) fn destination_poll_not_supported(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
+    require_non_null!(r#async, "async");
+    Err(Error::not_supported("destinations are not supported yet"))
+}
+
+/// The local socket addresses of a publication's or subscription's channel: none for IPC
+/// (0); UDP channels are not supported yet (-1).
+pub(crate) fn local_sockaddrs(
+    channel: &str,
+    address_vec: *mut aeron_iovec_t,
+    address_vec_len: usize,
+) -> Result<c_int> {
+    if address_vec.is_null() && address_vec_len > 0 {
+        return Err(Error::invalid_argument("address_vec must not be NULL when address_vec_len > 0"));
+    }
+    if channel.starts_with("aeron:ipc") {
+        return Ok(0);
+    }
+    Err(Error::not_supported(format!("local socket addresses of {channel} are not supported yet (UDP)")))
+}
+
+/// Writes the channel's local socket addresses into `address_vec` (each entry a buffer of
+/// `iov_len` bytes for a NUL-terminated address). Returns how many there are: 0 for IPC;
+/// UDP channels are not supported yet (-1).
+///
+/// # Safety
+/// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_publication_local_sockaddrs(
+    publication: *mut aeron_publication_t,
+    address_vec: *mut aeron_iovec_t,
+    address_vec_len: usize,
+) -> c_int {
+    ffi_boundary!("aeron_publication_local_sockaddrs", {
+        // SAFETY: NULL or open (contract).
+        let handle = unsafe { handle(publication) }?;
+        local_sockaddrs(handle.publication.channel(), address_vec, address_vec_len)
+    })
+}

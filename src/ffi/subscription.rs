@@ -1,0 +1,572 @@
+//! `aeron_subscription_*` over [`crate::client::Subscription`].
+//!
+//! Threading: as in Aeron, a subscription is polled by one thread at a time (`poll`,
+//! `controlled_poll`, `block_poll`, `close`). The queries (`is_connected`, `constants`,
+//! `image_count`, `image_by_session_id`, `image_at_index`, `for_each_image`,
+//! `image_retain`/`release`, `is_closed`, `channel_status`) may be called from any thread,
+//! also while it is polled, e.g. from the image handlers, which run on the conductor
+//! thread.
+//!
+//! Images handed to the image handlers and the fragment handlers stay valid until the
+//! unavailable-image handler was called for them plus the resource linger duration.
+//! `image_by_session_id` and `image_at_index` return a retained image: release it with
+//! `aeron_subscription_image_release`.
+
+use std::cell::UnsafeCell;
+use std::ffi::{CString, c_char, c_int, c_long, c_void};
+use std::sync::{Arc, Weak};
+
+use crate::client::context::ImageHandler;
+use crate::client::{Image, Subscription, SubscriptionView};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
+use crate::ffi::context_callbacks::aeron_notification_t;
+use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
+use crate::ffi::header::{
+    aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
+    deliver_controlled,
+};
+use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
+use crate::ffi::publication::{
+    aeron_iovec_t, destination_not_supported, destination_poll_not_supported, local_sockaddrs,
+};
+use crate::uri::ChannelUri;
+use crate::util::error::{Error, Result};
+
+/// A subscription. Opaque; from `aeron_async_add_subscription_poll`, freed by
+/// `aeron_subscription_close`.
+#[allow(non_camel_case_types)]
+pub struct aeron_subscription_t {
+    _private: [u8; 0],
+}
+
+/// Told that an image (a publisher's stream) joined the subscription. Runs on the
+/// conductor thread.
+#[allow(non_camel_case_types)]
+pub type aeron_on_available_image_t = Option<
+    unsafe extern "C" fn(
+        clientd: *mut c_void,
+        subscription: *mut aeron_subscription_t,
+        image: *mut aeron_image_t,
+    ),
+>;
+
+/// Told that an image left the subscription: stop using it (it stays mapped for the
+/// resource linger duration). Runs on the conductor thread, or in `aeron_subscription_close`
+/// on the closing thread.
+#[allow(non_camel_case_types)]
+pub type aeron_on_unavailable_image_t = Option<
+    unsafe extern "C" fn(
+        clientd: *mut c_void,
+        subscription: *mut aeron_subscription_t,
+        image: *mut aeron_image_t,
+    ),
+>;
+
+/// What does not change during a subscription's life.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct aeron_subscription_constants_t {
+    /// The channel URI, valid while the subscription is.
+    pub channel: *const c_char,
+    pub on_available_image: aeron_on_available_image_t,
+    pub on_unavailable_image: aeron_on_unavailable_image_t,
+    pub registration_id: i64,
+    pub stream_id: i32,
+    pub channel_status_indicator_id: i32,
+}
+
+/// What an `aeron_subscription_t` points to; shared (`Arc`) by the C handle and, weakly,
+/// by the image handlers. It exists from the add on, so the handlers can name the
+/// subscription before its poll returned it.
+pub(crate) struct SubscriptionHandle {
+    view: SubscriptionView,
+    channel: CString,
+    stream_id: i32,
+    on_available_image: (aeron_on_available_image_t, ClientData),
+    on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
+    /// Set once by the add's poll; then used by the one polling thread only.
+    poller: UnsafeCell<Option<Subscription>>,
+    client: Weak<ClientShared>,
+}
+
+// SAFETY: the Subscription is Send; the C handlers and clientds are plain pointers the
+// application vouches for (ClientData's contract).
+unsafe impl Send for SubscriptionHandle {}
+// SAFETY: shared access follows the module's contract: `poller` is written once before the
+// handle is handed out and then used by one thread at a time; everything else is immutable
+// or thread-safe (the view).
+unsafe impl Sync for SubscriptionHandle {}
+
+/// An image handler calling the C one with the subscription and image pointers.
+fn image_handler(
+    shell: &Arc<SubscriptionHandle>,
+    (handler, clientd): (aeron_on_available_image_t, ClientData),
+) -> Option<ImageHandler> {
+    let handler = handler?;
+    let shell = Arc::downgrade(shell);
+    Some(Arc::new(move |image: &Arc<Image>| {
+        // The handle is gone only after close; late notifications are dropped then.
+        if let Some(shell) = shell.upgrade() {
+            let subscription = Arc::as_ptr(&shell).cast_mut().cast();
+            // SAFETY: the application's handler with its clientd (add contract).
+            unsafe { handler(clientd.get(), subscription, image_ptr(image)) };
+        }
+    }))
+}
+
+impl SubscriptionHandle {
+    /// The handle for a subscription being added, and the image handlers to give the
+    /// Rust client.
+    pub(crate) fn begin(
+        view: SubscriptionView,
+        channel: &str,
+        stream_id: i32,
+        on_available_image: (aeron_on_available_image_t, ClientData),
+        on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
+        client: Weak<ClientShared>,
+    ) -> (Arc<Self>, Option<ImageHandler>, Option<ImageHandler>) {
+        let shell = Arc::new(Self {
+            view,
+            channel: lossless_c_string(channel),
+            stream_id,
+            on_available_image,
+            on_unavailable_image,
+            poller: UnsafeCell::new(None),
+            client,
+        });
+        let available = image_handler(&shell, on_available_image);
+        // Same C signature: the unavailable handler is converted the same way.
+        let unavailable = image_handler(&shell, on_unavailable_image);
+        (shell, available, unavailable)
+    }
+
+    /// Stores the subscription the add completed with. Called once, before the handle is
+    /// handed to the application, so no poller runs yet.
+    pub(crate) fn complete(&self, subscription: Subscription) {
+        // SAFETY: nobody else touches `poller` before the handle is handed out (the image
+        // handlers never do), so this write is the only access.
+        unsafe { *self.poller.get() = Some(subscription) };
+    }
+
+    /// The C handle, owning one reference.
+    pub(crate) fn into_c(this: Arc<Self>) -> *mut aeron_subscription_t {
+        Arc::into_raw(this).cast_mut().cast()
+    }
+}
+
+/// The shared handle behind `subscription`.
+///
+/// # Safety
+/// `subscription` NULL or from `aeron_async_add_subscription_poll` (or an image handler),
+/// not closed past its linger period.
+unsafe fn handle<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a SubscriptionHandle> {
+    require_non_null!(subscription, "subscription");
+    // SAFETY: points to a live SubscriptionHandle in an Arc (contract).
+    Ok(unsafe { &*subscription.cast::<SubscriptionHandle>() })
+}
+
+/// The subscription for polling.
+///
+/// # Safety
+/// As [`handle`], and no other thread polls or closes it during the call.
+unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a mut Subscription> {
+    // SAFETY: forwarded contract.
+    let handle = unsafe { handle(subscription) }?;
+    // SAFETY: one polling thread at a time (contract): the only reference to the poller.
+    let poller = unsafe { &mut *handle.poller.get() };
+    poller.as_mut().ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))
+}
+
+/// Delivers up to `fragment_limit` fragments from the images in turn to `handler`.
+/// Returns the fragments delivered, or -1 (NULL arguments).
+///
+/// # Safety
+/// `subscription` NULL or open, polled by this thread only now; `handler` safe to call
+/// with `clientd` on this thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_poll(
+    subscription: *mut aeron_subscription_t,
+    handler: aeron_fragment_handler_t,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_poll", {
+        // SAFETY: forwarded contract.
+        let subscription = unsafe { poller(subscription) }?;
+        let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
+        let fragments = subscription.poll_with_image(
+            |payload, header, image| deliver(handler, clientd, payload, header, image_ptr(image).cast()),
+            fragment_limit,
+        );
+        Ok(fragments as c_int)
+    })
+}
+
+/// As `aeron_subscription_poll`, with the handler choosing per fragment (ABORT, BREAK,
+/// COMMIT, CONTINUE) within each image.
+///
+/// # Safety
+/// As `aeron_subscription_poll`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_controlled_poll(
+    subscription: *mut aeron_subscription_t,
+    handler: aeron_controlled_fragment_handler_t,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_controlled_poll", {
+        // SAFETY: forwarded contract.
+        let subscription = unsafe { poller(subscription) }?;
+        let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
+        let fragments = subscription.controlled_poll_with_image(
+            |payload, header, image| {
+                deliver_controlled(handler, clientd, payload, header, image_ptr(image).cast())
+            },
+            fragment_limit,
+        );
+        Ok(fragments as c_int)
+    })
+}
+
+/// Hands each image's next run of whole frames (at most `block_length_limit` bytes) to
+/// `handler`. Returns the bytes consumed, or -1.
+///
+/// # Safety
+/// As `aeron_subscription_poll`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_block_poll(
+    subscription: *mut aeron_subscription_t,
+    handler: aeron_block_handler_t,
+    clientd: *mut c_void,
+    block_length_limit: usize,
+) -> c_long {
+    ffi_boundary!("aeron_subscription_block_poll", {
+        // SAFETY: forwarded contract.
+        let subscription = unsafe { poller(subscription) }?;
+        let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
+        let bytes = subscription.block_poll(
+            |block, session_id, term_id| {
+                // SAFETY: the application's handler; the block outlives the call.
+                unsafe { handler(clientd, block.as_ptr(), block.len(), session_id, term_id) }
+            },
+            block_length_limit,
+        );
+        Ok(c_long::try_from(bytes).unwrap_or(c_long::MAX))
+    })
+}
+
+/// Whether an open image (a connected publisher) is present.
+///
+/// # Safety
+/// `subscription` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_is_connected(subscription: *mut aeron_subscription_t) -> bool {
+    ffi_boundary!("aeron_subscription_is_connected", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(h.view.is_connected())
+    })
+}
+/// The number of images (-1 for NULL).
+///
+/// # Safety
+/// `subscription` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_image_count(subscription: *mut aeron_subscription_t) -> c_int {
+    ffi_boundary!("aeron_subscription_image_count", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(c_int::try_from(h.view.image_count()).unwrap_or(c_int::MAX))
+    })
+}
+/// Whether the subscription is closed.
+///
+/// # Safety
+/// `subscription` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_is_closed(subscription: *mut aeron_subscription_t) -> bool {
+    ffi_boundary!("aeron_subscription_is_closed", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(h.view.is_closed())
+    })
+}
+/// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed.
+///
+/// # Safety
+/// `subscription` NULL or open (or lingering after close).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_channel_status(subscription: *mut aeron_subscription_t) -> i64 {
+    ffi_boundary!("aeron_subscription_channel_status", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(h.view.channel_status())
+    })
+}
+
+/// Fills `*constants`. Returns 0, or -1 for NULL arguments.
+///
+/// # Safety
+/// `subscription` NULL or open; `constants` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_constants(
+    subscription: *mut aeron_subscription_t,
+    constants: *mut aeron_subscription_constants_t,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_constants", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        require_non_null!(constants, "constants");
+        let value = aeron_subscription_constants_t {
+            channel: h.channel.as_ptr(),
+            on_available_image: h.on_available_image.0,
+            on_unavailable_image: h.on_unavailable_image.0,
+            registration_id: h.view.registration_id(),
+            stream_id: h.stream_id,
+            channel_status_indicator_id: h.view.channel_status_indicator_id(),
+        };
+        // SAFETY: non-null and writable (contract).
+        unsafe { constants.write(value) };
+        Ok(0)
+    })
+}
+
+/// The image of the publisher with `session_id`, retained (release it with
+/// `aeron_subscription_image_release`); NULL if there is none.
+///
+/// # Safety
+/// `subscription` NULL or open.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_image_by_session_id(
+    subscription: *mut aeron_subscription_t,
+    session_id: i32,
+) -> *mut aeron_image_t {
+    ffi_boundary!("aeron_subscription_image_by_session_id", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(h.view.image_by_session_id(session_id).map_or(std::ptr::null_mut(), retained_image))
+    })
+}
+
+/// The image at `index`, retained (release it with `aeron_subscription_image_release`);
+/// NULL if the index is past the end.
+///
+/// # Safety
+/// `subscription` NULL or open.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_image_at_index(
+    subscription: *mut aeron_subscription_t,
+    index: usize,
+) -> *mut aeron_image_t {
+    ffi_boundary!("aeron_subscription_image_at_index", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        Ok(h.view.image_at_index(index).map_or(std::ptr::null_mut(), retained_image))
+    })
+}
+
+/// Calls `handler(image, clientd)` for each current image, on this thread; each image is
+/// valid during its call.
+///
+/// # Safety
+/// `subscription` NULL or open; `handler` safe to call with `clientd`.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_for_each_image(
+    subscription: *mut aeron_subscription_t,
+    handler: Option<unsafe extern "C" fn(image: *mut aeron_image_t, clientd: *mut c_void)>,
+    clientd: *mut c_void,
+) {
+    ffi_boundary!("aeron_subscription_for_each_image", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
+        for image in h.view.images() {
+            // SAFETY: the caller's handler; `image` holds the image alive during the call.
+            unsafe { handler(image_ptr(&image), clientd) };
+        }
+        Ok(())
+    })
+}
+
+/// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or
+/// -1 for NULL arguments.
+///
+/// # Safety
+/// `subscription` NULL or open; `image` NULL or a valid image of it.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_image_retain(
+    subscription: *mut aeron_subscription_t,
+    image: *mut aeron_image_t,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_image_retain", {
+        // SAFETY: forwarded contract.
+        unsafe { handle(subscription) }?;
+        // SAFETY: a valid image (contract).
+        unsafe { crate::ffi::image::retain(image) }?;
+        Ok(0)
+    })
+}
+
+/// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or
+/// `image_retain`). Returns 0, or -1 for NULL arguments.
+///
+/// # Safety
+/// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
+/// retain.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_image_release(
+    subscription: *mut aeron_subscription_t,
+    image: *mut aeron_image_t,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_image_release", {
+        // SAFETY: forwarded contract.
+        unsafe { handle(subscription) }?;
+        // SAFETY: retained by the caller (contract).
+        unsafe { crate::ffi::image::release(image) }?;
+        Ok(0)
+    })
+}
+
+/// Closes the subscription: its images become unavailable (the unavailable-image handler
+/// runs for each, on this thread) and the driver is told. Then calls
+/// `on_close_complete(on_close_complete_clientd)` if not NULL. The handle stays readable
+/// (reporting closed) for the resource linger duration. NULL is accepted. Returns 0.
+///
+/// # Safety
+/// `subscription` NULL or open, closed once, by its polling thread.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_close(
+    subscription: *mut aeron_subscription_t,
+    on_close_complete: aeron_notification_t,
+    on_close_complete_clientd: *mut c_void,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_close", {
+        if subscription.is_null() {
+            return Ok(0);
+        }
+        // SAFETY: open, used by this thread only (contract).
+        unsafe { poller(subscription) }?.close();
+        if let Some(notify) = on_close_complete {
+            // SAFETY: the caller's callback with its clientd.
+            unsafe { notify(on_close_complete_clientd) };
+        }
+        // SAFETY: the reference into_c handed out, given back once (closed once).
+        let shell = unsafe { Arc::from_raw(subscription.cast_const().cast::<SubscriptionHandle>()) };
+        let client = shell.client.clone();
+        linger_or_drop(&client, Box::new(shell));
+        Ok(0)
+    })
+}
+
+/// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+///
+/// # Safety
+/// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_local_sockaddrs(
+    subscription: *mut aeron_subscription_t,
+    address_vec: *mut aeron_iovec_t,
+    address_vec_len: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_local_sockaddrs", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        local_sockaddrs(&h.channel.to_string_lossy(), address_vec, address_vec_len)
+    })
+}
+
+/// The first local socket address: 0 (none) for IPC; UDP not supported yet (-1).
+///
+/// # Safety
+/// `subscription` NULL or open; `address` valid for `address_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_resolved_endpoint(
+    subscription: *mut aeron_subscription_t,
+    address: *const c_char,
+    address_len: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_resolved_endpoint", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        let _ = address_len;
+        require_non_null!(address, "address");
+        local_sockaddrs(&h.channel.to_string_lossy(), std::ptr::null_mut(), 0)
+    })
+}
+
+/// Writes the channel URI with any wildcard port resolved into `uri` (`uri_len` bytes, NUL
+/// included). A channel without a wildcard port (e.g. IPC) is written unchanged; UDP
+/// channels with a wildcard port are not supported yet (-1). Returns the URI's length, or
+/// -1; a result >= `uri_len` means it was truncated.
+///
+/// # Safety
+/// `subscription` NULL or open; `uri` valid for `uri_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
+    subscription: *mut aeron_subscription_t,
+    uri: *mut c_char,
+    uri_len: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_try_resolve_channel_endpoint_port", {
+        // SAFETY: forwarded contract.
+        let h = unsafe { handle(subscription) }?;
+        require_non_null!(uri, "uri");
+        let channel = h.channel.to_bytes();
+        let text =
+            std::str::from_utf8(channel).map_err(|_| Error::invalid_argument("channel is not UTF-8"))?;
+        let parsed = ChannelUri::parse(text)?;
+        if parsed.get("endpoint").is_some_and(|endpoint| endpoint.ends_with(":0")) {
+            return Err(Error::not_supported(
+                "resolving a wildcard port is not supported yet: UDP channels are not supported by this build",
+            ));
+        }
+        // SAFETY: uri is valid for uri_len bytes (contract).
+        Ok(unsafe { crate::ffi::uri_string_builder::copy_c_string(channel, uri, uri_len) })
+    })
+}
+
+/// Not supported yet (destinations need UDP): -1.
+///
+/// # Safety
+/// Pointers NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_async_add_destination(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    subscription: *mut aeron_subscription_t,
+    uri: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_async_add_destination", {
+        require_non_null!(uri, "uri");
+        destination_not_supported(r#async, client, subscription.cast())
+    })
+}
+
+/// Not supported yet (destinations need UDP): -1.
+///
+/// # Safety
+/// Pointers NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    subscription: *mut aeron_subscription_t,
+    uri: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_async_remove_destination", {
+        require_non_null!(uri, "uri");
+        destination_not_supported(r#async, client, subscription.cast())
+    })
+}
+
+/// Not supported yet: no destination command can be pending. -1.
+///
+/// # Safety
+/// `async` NULL or valid.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_subscription_async_destination_poll(
+    r#async: *mut aeron_async_destination_t,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_async_destination_poll", { destination_poll_not_supported(r#async) })
+}
