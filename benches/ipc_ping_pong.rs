@@ -3,17 +3,19 @@
 //!
 //! Shaped like Java Aeron's `EmbeddedPingPong` sample run by its `embedded-ping-pong` script
 //! over `aeron:ipc`, to be run beside it (`scripts/bench-ipc-vs-java.sh`): our media driver
-//! embedded (DEDICATED), one client with pre-touched logs, exclusive publications
+//! embedded, one client with pre-touched logs, exclusive publications
 //! (`--concurrent` for concurrent ones), a ping thread sending 32-byte messages stamped with
 //! the send time and a pong thread echoing them, both busy-spinning. The ping side records
 //! each round trip in an HdrHistogram (1 ns..10 s, 3 digits) and prints its percentile
 //! distribution in µs in HdrHistogram's format, then p50/p99/p99.9/max.
 //!
-//! Unlike the Java sample, whose driver conductor parks for 1 µs at a time (and whose sender
-//! and receiver spin), our conductor keeps its default backoff idle strategy (parks growing
-//! to 1 ms; `AERON_CONDUCTOR_IDLE_STRATEGY` overrides it): over IPC the driver is not on the
+//! Unlike the Java sample, whose driver runs conductor, sender and receiver on three threads
+//! (DEDICATED; the conductor parks for 1 µs at a time, sender and receiver spin), ours runs
+//! its agents on one thread (SHARED) with the default backoff idle strategy (parks growing
+//! to 1 ms; `AERON_SHARED_IDLE_STRATEGY` overrides it): over IPC the driver is not on the
 //! data path, and on a machine with few CPUs every wake-up of another thread preempts the
-//! ping or the pong thread. `--sample-idle` uses the sample's setting instead.
+//! ping or the pong thread. `--sample-idle` uses the sample's setting instead (DEDICATED,
+//! conductor parking 1 µs).
 //!
 //! Without `--bench` (`cargo test --all-targets`) it runs a few thousand round trips.
 #[path = "../tests/client_support/mod.rs"]
@@ -123,9 +125,11 @@ fn main() {
     let exclusive = !args.flag("--concurrent");
     let sample_idle = args.flag("--sample-idle");
     let driver = BenchDriver::start(&args, |ctx| {
-        ctx.threading_mode = ThreadingMode::Dedicated;
         if sample_idle {
+            ctx.threading_mode = ThreadingMode::Dedicated;
             ctx.conductor_idle_strategy = IdleStrategy::Backoff(Backoff::new(1, 1, 1000, 1000).unwrap());
+        } else {
+            ctx.threading_mode = ThreadingMode::Shared;
         }
     });
     let aeron = driver.connect(true);
