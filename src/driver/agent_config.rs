@@ -88,6 +88,14 @@ impl Agent for WithOnStart {
     fn role_name(&self) -> &str {
         self.agent.role_name()
     }
+
+    fn park(&mut self, period: std::time::Duration) {
+        self.agent.park(period)
+    }
+
+    fn parks_on_input(&self) -> bool {
+        self.agent.parks_on_input()
+    }
 }
 
 /// `agent`, made to run `hook` (if any) on its thread before its own `on_start`.
@@ -97,6 +105,59 @@ pub fn with_on_start(agent: Box<dyn Agent>, hook: Option<AgentOnStart>) -> Box<d
         None => agent,
     }
 }
+
+/// An agent on a thread of its own that first asks the scheduler for short time slices.
+struct WithTimeSlice {
+    agent: Box<dyn Agent>,
+    slice_ns: u64,
+}
+
+impl Agent for WithTimeSlice {
+    fn on_start(&mut self) -> Result<()> {
+        // A hint: kernels without custom slices (before 6.12) ignore or refuse it, and the
+        // agent works the same, only with the scheduler's usual slices.
+        let _ = crate::util::sys::set_current_thread_time_slice(self.slice_ns);
+        self.agent.on_start()
+    }
+
+    fn do_work(&mut self) -> Result<i32> {
+        self.agent.do_work()
+    }
+
+    fn on_close(&mut self) {
+        self.agent.on_close()
+    }
+
+    fn role_name(&self) -> &str {
+        self.agent.role_name()
+    }
+
+    fn park(&mut self, period: std::time::Duration) {
+        self.agent.park(period)
+    }
+
+    fn parks_on_input(&self) -> bool {
+        self.agent.parks_on_input()
+    }
+}
+
+/// `agent`, made to ask for time slices of `slice_ns` on its thread (0: leave them as they
+/// are). Only for agents on the driver's own threads, never the caller's (INVOKER).
+pub fn with_time_slice(agent: Box<dyn Agent>, slice_ns: u64) -> Box<dyn Agent> {
+    if slice_ns == 0 {
+        return agent;
+    }
+    Box::new(WithTimeSlice { agent, slice_ns })
+}
+
+/// Shortest and longest time slice Linux accepts (`sched_setattr` clamps to this range).
+pub const MIN_AGENT_TIME_SLICE_NS: u64 = 100_000;
+pub const MAX_AGENT_TIME_SLICE_NS: u64 = 100_000_000;
+/// Default slice of the driver's agent threads: the shortest. A parked agent that wakes
+/// with a shorter slice than the thread on its CPU may preempt it at once (EEVDF), so with
+/// busy-spinning applications on every CPU the driver still gets to run within
+/// microseconds, not at the end of a spinner's multi-millisecond slice.
+pub const DEFAULT_AGENT_TIME_SLICE_NS: u64 = MIN_AGENT_TIME_SLICE_NS;
 
 /// Agent settings of the driver context (`DriverContext::agents`).
 #[derive(Debug, Clone)]
@@ -115,6 +176,9 @@ pub struct AgentConfig {
     pub async_executor_cpu_affinity: i32,
     /// `AERON_DRIVER_SENDER_CYCLE_THRESHOLD`: a longer sender duty cycle is counted.
     pub sender_cycle_threshold_ns: u64,
+    /// `AERONRS_DRIVER_AGENT_TIME_SLICE` (aeronrs only): the scheduler time slice the
+    /// driver's agent threads ask for (Linux 6.12+); 0 leaves the system's.
+    pub agent_time_slice_ns: u64,
     /// `AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`.
     pub receiver_cycle_threshold_ns: u64,
     /// `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`: a longer name resolution is counted.
@@ -139,6 +203,7 @@ impl Default for AgentConfig {
             sender_cycle_threshold_ns: SECOND_NS,
             receiver_cycle_threshold_ns: SECOND_NS,
             name_resolver_threshold_ns: 5 * SECOND_NS,
+            agent_time_slice_ns: DEFAULT_AGENT_TIME_SLICE_NS,
             on_start: None,
         }
     }
@@ -185,9 +250,20 @@ impl AgentConfig {
                 "AERON_DRIVER_NAME_RESOLVER_THRESHOLD",
                 d.name_resolver_threshold_ns,
             )?,
+            agent_time_slice_ns: agent_time_slice(d.agent_time_slice_ns)?,
             on_start: None,
         })
     }
+}
+
+/// `AERONRS_DRIVER_AGENT_TIME_SLICE`: 0, or a duration Linux accepts as a slice.
+fn agent_time_slice(default: u64) -> Result<u64> {
+    const NAME: &str = "AERONRS_DRIVER_AGENT_TIME_SLICE";
+    let slice = env_or(NAME, default, parse_duration_ns)?;
+    if slice == 0 {
+        return Ok(0);
+    }
+    check_range(NAME, slice, MIN_AGENT_TIME_SLICE_NS, MAX_AGENT_TIME_SLICE_NS)
 }
 
 impl DriverContext {
@@ -256,6 +332,22 @@ mod tests {
         ctx.set_idle_strategy(DriverAgent::Shared, "yield").unwrap();
         assert_eq!(ctx.idle_strategy(DriverAgent::Shared), &IdleStrategy::Yield);
         assert_eq!(ctx.idle_strategy(DriverAgent::Conductor), &IdleStrategy::default());
+    }
+
+    #[test]
+    fn agent_time_slice_is_zero_or_a_slice_linux_accepts() {
+        use crate::util::config::set_override;
+        const NAME: &str = "AERONRS_DRIVER_AGENT_TIME_SLICE";
+        assert_eq!(AgentConfig::default().agent_time_slice_ns, 100_000);
+        set_override(NAME, "250us");
+        assert_eq!(AgentConfig::from_env().unwrap().agent_time_slice_ns, 250_000);
+        set_override(NAME, "0");
+        assert_eq!(AgentConfig::from_env().unwrap().agent_time_slice_ns, 0);
+        set_override(NAME, "10us");
+        let err = AgentConfig::from_env().unwrap_err();
+        assert!(err.message().contains(NAME), "{err}");
+        set_override(NAME, "");
+        assert_eq!(AgentConfig::from_env().unwrap().agent_time_slice_ns, DEFAULT_AGENT_TIME_SLICE_NS);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
-use crate::driver::agent_config::with_on_start;
+use crate::driver::agent_config::{with_on_start, with_time_slice};
 use crate::driver::agent_proxy::command_queue;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
@@ -196,6 +196,8 @@ impl MediaDriver {
         let on_error =
             |name: &'static str| -> ErrorHandler { Arc::new(move |e: &Error| eprintln!("{name}: {e}")) };
         let ctx = &self.ctx;
+        let slice_ns = ctx.agents.agent_time_slice_ns;
+        let hooked = |agent: Box<dyn Agent>| with_time_slice(hooked(agent), slice_ns);
         let mut runners = Vec::with_capacity(3);
         match ctx.threading_mode {
             ThreadingMode::Dedicated => {

@@ -138,4 +138,16 @@ impl Agent for Receiver {
     fn role_name(&self) -> &str {
         "receiver"
     }
+
+    /// Waits on the endpoints' sockets: a datagram ends the park at once.
+    fn park(&mut self, period: std::time::Duration) {
+        if let Err(e) = self.poller.wait_readable(period) {
+            self.to_conductor.send(ConductorCommand::Error(e.context("receiver park")));
+            std::thread::park_timeout(period);
+        }
+    }
+
+    fn parks_on_input(&self) -> bool {
+        true
+    }
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread::JoinHandle;
+use std::time::Duration;
 
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -27,6 +28,18 @@ pub trait Agent: Send {
 
     /// Name used for the thread and in error reports.
     fn role_name(&self) -> &str;
+
+    /// Waits up to `period` when the idle strategy parks. An agent that can wait for its
+    /// input (the receiver, on its sockets) waits on that instead, so it wakes as soon as
+    /// there is work rather than when the period ends.
+    fn park(&mut self, period: Duration) {
+        std::thread::park_timeout(period);
+    }
+
+    /// Whether [`park`](Self::park) waits on the agent's input, not just for the period.
+    fn parks_on_input(&self) -> bool {
+        false
+    }
 }
 
 /// Several agents run as one (`SHARED` / `SHARED_NETWORK` threading modes).
@@ -57,6 +70,18 @@ impl Agent for CompositeAgent {
 
     fn on_close(&mut self) {
         self.agents.iter_mut().for_each(|a| a.on_close());
+    }
+
+    /// Parks on the input of the first agent that can (one thread cannot wait on two).
+    fn park(&mut self, period: Duration) {
+        match self.agents.iter_mut().find(|a| a.parks_on_input()) {
+            Some(agent) => agent.park(period),
+            None => std::thread::park_timeout(period),
+        }
+    }
+
+    fn parks_on_input(&self) -> bool {
+        self.agents.iter().any(|a| a.parks_on_input())
     }
 
     fn role_name(&self) -> &str {
@@ -94,10 +119,10 @@ impl AgentRunner {
                 // Acquire pairs with the Release in close(): seeing false means stop.
                 while flag.load(Ordering::Acquire) {
                     match agent.do_work() {
-                        Ok(work) => idle.idle(work),
+                        Ok(work) => idle.idle_with(work, |period| agent.park(period)),
                         Err(e) => {
                             on_error(&e);
-                            idle.idle(0);
+                            idle.idle_with(0, |period| agent.park(period));
                         }
                     }
                 }

@@ -176,6 +176,26 @@ pub fn poll_now(fds: &mut [libc::pollfd]) -> std::io::Result<usize> {
     Ok(rc as usize)
 }
 
+/// `ppoll(2)`: waits until one of `fds` is readable or `timeout` passes (nanosecond
+/// resolution, unlike `poll`'s milliseconds); returns how many are ready. An interrupted
+/// wait reports 0 ready.
+pub fn poll_wait(fds: &mut [libc::pollfd], timeout: std::time::Duration) -> std::io::Result<usize> {
+    let count = libc::nfds_t::try_from(fds.len()).unwrap_or(libc::nfds_t::MAX);
+    let timeout = libc::timespec {
+        tv_sec: libc::time_t::try_from(timeout.as_secs()).unwrap_or(libc::time_t::MAX),
+        tv_nsec: timeout.subsec_nanos() as libc::c_long,
+    };
+    // SAFETY: fds is a valid, exclusively borrowed array of `count` pollfd entries; the
+    // timeout is a valid timespec (nanoseconds < 1e9); a NULL signal mask keeps the
+    // thread's own.
+    let rc = unsafe { libc::ppoll(fds.as_mut_ptr(), count, &timeout, std::ptr::null()) };
+    if rc < 0 {
+        let err = std::io::Error::last_os_error();
+        return if err.kind() == std::io::ErrorKind::Interrupted { Ok(0) } else { Err(err) };
+    }
+    Ok(rc as usize)
+}
+
 /// Login name of the real user id from the password database, if it has one.
 pub fn real_user_name() -> Option<String> {
     let mut buf = vec![0 as libc::c_char; 1024];
@@ -220,9 +240,73 @@ pub fn set_current_thread_affinity(cpu: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// `struct sched_attr` of `sched_setattr(2)`, first version (56 bytes).
+#[repr(C)]
+struct SchedAttr {
+    size: u32,
+    sched_policy: u32,
+    sched_flags: u64,
+    sched_nice: i32,
+    sched_priority: u32,
+    sched_runtime: u64,
+    sched_deadline: u64,
+    sched_period: u64,
+}
+
+/// Asks the scheduler to give the calling thread time slices of `slice_ns` (Linux 6.6+
+/// EEVDF `sched_runtime` for `SCHED_OTHER`; the kernel clamps it to 0.1..100 ms). A thread
+/// with a shorter slice than the running one may preempt it when it wakes, so an agent that
+/// parks gets the CPU back promptly from threads that busy-spin. Keeps the thread's nice
+/// value. Unprivileged.
+pub fn set_current_thread_time_slice(slice_ns: u64) -> std::io::Result<()> {
+    // SAFETY: clearing errno before getpriority, whose -1 result is also a valid nice value.
+    unsafe { *libc::__errno_location() = 0 };
+    // SAFETY: who = 0 with PRIO_PROCESS names the calling thread on Linux.
+    let nice = unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) };
+    let err = std::io::Error::last_os_error();
+    if nice == -1 && err.raw_os_error().unwrap_or(0) != 0 {
+        return Err(err);
+    }
+    let attr = SchedAttr {
+        size: std::mem::size_of::<SchedAttr>() as u32,
+        sched_policy: libc::SCHED_OTHER as u32,
+        sched_flags: 0,
+        sched_nice: nice,
+        sched_priority: 0,
+        sched_runtime: slice_ns,
+        sched_deadline: 0,
+        sched_period: 0,
+    };
+    // SAFETY: pid 0 is the calling thread; attr is a valid, fully initialised sched_attr
+    // whose size field matches its length; flags 0.
+    let rc = unsafe { libc::syscall(libc::SYS_sched_setattr, 0, &attr as *const SchedAttr, 0) };
+    if rc != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_thread_can_ask_for_short_time_slices() {
+        std::thread::spawn(|| set_current_thread_time_slice(100_000).unwrap())
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn poll_wait_returns_when_a_descriptor_is_readable_or_the_time_is_up() {
+        use std::os::fd::AsRawFd;
+        let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let mut fds = [libc::pollfd { fd: socket.as_raw_fd(), events: libc::POLLIN, revents: 0 }];
+        assert_eq!(poll_wait(&mut fds, std::time::Duration::from_micros(200)).unwrap(), 0);
+        socket.send_to(b"x", socket.local_addr().unwrap()).unwrap();
+        assert_eq!(poll_wait(&mut fds, std::time::Duration::from_secs(5)).unwrap(), 1);
+        assert_ne!(fds[0].revents & libc::POLLIN, 0);
+    }
 
     #[test]
     fn own_process_exists() {

@@ -12,11 +12,12 @@
 
 use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
+use std::time::Duration;
 
 use super::loss_injection::IncomingInterceptorChain;
 use super::udp_transport::UdpTransport;
 use crate::util::error::{Error, Result};
-use crate::util::sys::poll_now;
+use crate::util::sys::{poll_now, poll_wait};
 
 /// Up to this many transports are polled by trying each; beyond, `poll(2)` selects.
 pub const ITERATION_THRESHOLD: usize = 5;
@@ -82,6 +83,14 @@ impl<T: AsRef<UdpTransport>> TransportPoller<T> {
 
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// Waits up to `timeout` for a datagram on any transport (with none, simply waits):
+    /// how the receiver idles, so that it wakes when data arrives rather than when a park
+    /// ends. Returns whether a transport is readable.
+    pub fn wait_readable(&mut self, timeout: Duration) -> Result<bool> {
+        let ready = poll_wait(&mut self.poll_fds, timeout).map_err(|e| Error::io(&e, "ppoll"))?;
+        Ok(ready > 0)
     }
 
     /// Reads what is queued into `buffer` (one datagram at a time; size it
