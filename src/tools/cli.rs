@@ -229,4 +229,28 @@ mod tests {
         );
         assert!(message.contains("cnc.dat"), "{message}");
     }
+
+    #[test]
+    fn liveness_from_the_driver_heartbeat() {
+        use crate::cnc::CncConfig;
+        use crate::concurrent::AtomicBuffer;
+        let config = CncConfig::default();
+        let cnc =
+            CncFile::create_in_buffer(AtomicBuffer::alloc(config.file_length().unwrap()), &config).unwrap();
+        let now = 1_795_962_602_375;
+        cnc.signal_ready(now).unwrap();
+        assert_eq!(driver_liveness(&cnc, now + DEFAULT_DRIVER_TIMEOUT_MS), DriverLiveness::Alive);
+        assert_eq!(liveness_warning(Path::new("/d"), DriverLiveness::Alive), None);
+        let late = now + DEFAULT_DRIVER_TIMEOUT_MS + 1;
+        assert_eq!(
+            driver_liveness(&cnc, late),
+            DriverLiveness::Stale { age_ms: DEFAULT_DRIVER_TIMEOUT_MS + 1 }
+        );
+        let warning = liveness_warning(Path::new("/d"), driver_liveness(&cnc, late)).unwrap();
+        assert!(warning.starts_with("WARNING: the driver heartbeat in /d is 10001 ms old"), "{warning}");
+        cnc.signal_driver_shutdown();
+        assert_eq!(driver_liveness(&cnc, now), DriverLiveness::ShutDown);
+        cnc.update_driver_heartbeat(0);
+        assert_eq!(driver_liveness(&cnc, now), DriverLiveness::Stale { age_ms: now }, "never started");
+    }
 }
