@@ -4,7 +4,7 @@
 //!
 //! Layers, bottom up (each uses only the ones below it; see `DESIGN.md`):
 //! `util` → `concurrent` → `protocol`, `command` → `logbuffer`, `cnc`, `uri` →
-//! `client`, `driver`, `mappedbus` → `ffi`.
+//! `client`, `driver`, `mappedbus` → `tools`, `ffi`.
 
 pub mod util;
 
@@ -20,6 +20,8 @@ pub mod uri;
 pub mod client;
 pub mod driver;
 pub mod mappedbus;
+
+pub mod tools;
 
 pub mod ffi;
 

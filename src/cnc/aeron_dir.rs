@@ -3,13 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::cnc_file::CncFile;
+use super::cnc_file::{CncFile, is_retryable};
 use super::descriptor::{
     CNC_FILE, CNC_VERSION, CNC_VERSION_OFFSET, END_OF_METADATA_OFFSET, semantic_version_major,
 };
 use crate::concurrent::mapped_file;
 use crate::util::clock::epoch_ms;
-use crate::util::error::Result;
+use crate::util::error::{CLIENT_ERROR_DRIVER_TIMEOUT, Error, Result};
 
 /// Environment variable naming the Aeron directory (read by the contexts).
 pub const AERON_DIR_ENV_VAR: &str = "AERON_DIR";
@@ -38,6 +38,32 @@ pub fn default_aeron_dir() -> PathBuf {
 /// `<aeron_dir>/cnc.dat`.
 pub fn cnc_path(aeron_dir: &Path) -> PathBuf {
     aeron_dir.join(CNC_FILE)
+}
+
+/// Maps and validates the `cnc.dat` at `path`, retrying every 16 ms while it is missing or
+/// not initialised until `timeout_ms` passes (as `aeron_cnc_init`): then fails with
+/// `AERON_CLIENT_ERROR_DRIVER_TIMEOUT` and the last reason. Other errors (an incompatible
+/// version, a failed mapping) are returned at once. The driver heartbeat is not checked.
+pub fn await_cnc(path: &Path, timeout_ms: i64) -> Result<CncFile> {
+    let deadline_ms = epoch_ms().saturating_add(timeout_ms);
+    loop {
+        match CncFile::map_existing(path) {
+            Ok(cnc) => return Ok(cnc),
+            Err(e) if is_retryable(&e) => {
+                if epoch_ms() >= deadline_ms {
+                    return Err(Error::with_code(
+                        CLIENT_ERROR_DRIVER_TIMEOUT,
+                        format!(
+                            "Timed out waiting for CnC file to become available after {timeout_ms}ms: {}",
+                            e.message()
+                        ),
+                    ));
+                }
+                std::thread::sleep(Duration::from_millis(16));
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 /// Whether a driver is active in `aeron_dir` (`aeron_is_driver_active_with_cnc`): waits

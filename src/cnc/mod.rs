@@ -6,6 +6,6 @@ pub mod aeron_dir;
 pub mod cnc_file;
 pub mod descriptor;
 
-pub use aeron_dir::{cnc_path, default_aeron_dir, is_driver_active};
+pub use aeron_dir::{await_cnc, cnc_path, default_aeron_dir, is_driver_active};
 pub use cnc_file::{CncConfig, CncFile, is_retryable};
 pub use descriptor::{CNC_FILE, CNC_VERSION, CncLayout};

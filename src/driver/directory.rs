@@ -10,6 +10,7 @@ use crate::concurrent::error_log;
 use crate::driver::context::DriverContext;
 use crate::util::clock::epoch_ms;
 use crate::util::error::{Error, Result};
+use crate::util::format::{TimeZone, format_epoch_ms};
 
 pub use crate::cnc::CNC_FILE;
 pub const LOSS_REPORT_FILE: &str = "loss-report.dat";
@@ -62,17 +63,7 @@ pub fn save_existing_errors(dir: &Path) -> Result<Option<PathBuf>> {
     if !error_log::error_log_exists(errors) {
         return Ok(None);
     }
-    let mut text = String::new();
-    let distinct = error_log::read(errors, 0, |observation| {
-        text.push_str(&format!(
-            "***\n{} observations from {} to {} for:\n {}\n",
-            observation.observation_count,
-            format_date(observation.first_observation_timestamp),
-            format_date(observation.last_observation_timestamp),
-            observation.text()
-        ));
-    })?;
-    text.push_str(&format!("\n{distinct} distinct errors observed.\n"));
+    let text = error_log::format_error_report(errors, TimeZone::Utc)?;
     let name = format!("{}-{}-error.log", dir.display(), format_date(epoch_ms()).replace(':', "-"));
     let path = PathBuf::from(name);
     std::fs::write(&path, text)
@@ -83,26 +74,7 @@ pub fn save_existing_errors(dir: &Path) -> Result<Option<PathBuf>> {
 
 /// `YYYY-MM-DD hh:mm:ss.mmm+0000` (UTC) for an epoch-ms timestamp.
 pub fn format_date(epoch_ms: i64) -> String {
-    let secs = epoch_ms.div_euclid(1000);
-    let millis = epoch_ms.rem_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let sec_of_day = secs.rem_euclid(86_400);
-    // Civil date from days since 1970-01-01 (proleptic Gregorian, era-based).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}.{millis:03}+0000",
-        sec_of_day / 3600,
-        (sec_of_day / 60) % 60,
-        sec_of_day % 60
-    )
+    format_epoch_ms(epoch_ms, TimeZone::Utc)
 }
 
 #[cfg(test)]

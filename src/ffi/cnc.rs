@@ -5,9 +5,8 @@
 
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
-use crate::cnc::{CncFile, cnc_path, default_aeron_dir, is_retryable};
+use crate::cnc::{CncFile, await_cnc, cnc_path, default_aeron_dir};
 use crate::concurrent::counters::CountersReader;
 use crate::concurrent::mapped_file::map_existing;
 use crate::driver::loss::loss_report::{LOSS_REPORT_FILE_NAME, read_loss_report};
@@ -16,7 +15,7 @@ use crate::ffi::util::error_log::read_error_log;
 use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::util::clock::epoch_ms;
-use crate::util::error::{CLIENT_ERROR_DRIVER_TIMEOUT, Error, Result};
+use crate::util::error::{Error, Result};
 
 /// A mapped `cnc.dat`. Opaque; created by `aeron_cnc_init`, freed by `aeron_cnc_close`.
 #[allow(non_camel_case_types)]
@@ -104,29 +103,6 @@ unsafe fn handle<'a>(aeron_cnc: *mut aeron_cnc_t) -> Result<&'a CncHandle> {
     Ok(unsafe { &*aeron_cnc.cast::<CncHandle>() })
 }
 
-/// Maps `cnc.dat`, retrying while it is missing or not ready until `timeout_ms` passes.
-fn map_cnc(path: &Path, timeout_ms: i64) -> Result<CncFile> {
-    let deadline_ms = epoch_ms().saturating_add(timeout_ms);
-    loop {
-        match CncFile::map_existing(path) {
-            Ok(cnc) => return Ok(cnc),
-            Err(e) if is_retryable(&e) => {
-                if epoch_ms() >= deadline_ms {
-                    return Err(Error::with_code(
-                        CLIENT_ERROR_DRIVER_TIMEOUT,
-                        format!(
-                            "Timed out waiting for CnC file to become available after {timeout_ms}ms: {}",
-                            e.message()
-                        ),
-                    ));
-                }
-                std::thread::sleep(Duration::from_millis(16));
-            }
-            Err(e) => return Err(e),
-        }
-    }
-}
-
 /// Maps `<base_path>/cnc.dat` and stores a new handle in `*aeron_cnc`, waiting up to
 /// `timeout_ms` for a driver to create and initialise the file. Returns 0, or -1:
 /// `AERON_CLIENT_ERROR_DRIVER_TIMEOUT` when it did not appear in time, EINVAL for NULL
@@ -147,7 +123,7 @@ pub unsafe extern "C" fn aeron_cnc_init(
         let path = cnc_path(&aeron_dir);
         let filename = CString::new(path.to_string_lossy().into_owned())
             .map_err(|_| Error::invalid_argument("base_path contains NUL"))?;
-        let cnc = map_cnc(&path, timeout_ms)?;
+        let cnc = await_cnc(&path, timeout_ms)?;
         let counters = cnc.counters_reader()?;
         let raw = Box::into_raw(Box::new(CncHandle { cnc, counters, aeron_dir, filename }));
         // SAFETY: aeron_cnc is non-null and writable (contract).

@@ -223,6 +223,30 @@ pub fn real_user_name() -> Option<String> {
     }
 }
 
+/// The local time of `epoch_seconds` from the C library (time zone from `TZ`), as Aeron's
+/// date formatting uses it.
+pub fn local_time(epoch_seconds: i64) -> crate::util::error::Result<crate::util::format::LocalTime> {
+    use crate::util::error::Error;
+    let seconds = libc::time_t::try_from(epoch_seconds)
+        .map_err(|_| Error::invalid_argument(format!("timestamp {epoch_seconds} s out of range")))?;
+    // SAFETY: tm is plain old data; all-zero is a valid value that localtime_r overwrites.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers refer to live locals for the duration of the call.
+    let converted = unsafe { libc::localtime_r(&seconds, &mut tm) };
+    if converted.is_null() {
+        return Err(Error::invalid_argument(format!("timestamp {epoch_seconds} s has no local time")));
+    }
+    Ok(crate::util::format::LocalTime {
+        year: tm.tm_year + 1900,
+        month: (tm.tm_mon + 1) as u32,
+        day: tm.tm_mday as u32,
+        hour: tm.tm_hour as u32,
+        minute: tm.tm_min as u32,
+        second: tm.tm_sec as u32,
+        utc_offset_s: tm.tm_gmtoff,
+    })
+}
+
 /// Pins the calling thread to CPU `cpu` (`sched_setaffinity`).
 pub fn set_current_thread_affinity(cpu: usize) -> std::io::Result<()> {
     if cpu >= libc::CPU_SETSIZE as usize {

@@ -4,6 +4,8 @@
 pub mod descriptor;
 pub mod distinct_error_log;
 pub mod error_log_reader;
+pub mod report;
 
 pub use distinct_error_log::DistinctErrorLog;
 pub use error_log_reader::{ErrorObservation, error_log_exists, read};
+pub use report::format_error_report;

@@ -4,8 +4,9 @@
 use std::ffi::{CStr, c_char, c_longlong};
 
 use crate::ffi::{ffi_boundary, require_non_null};
-use crate::util::error::{Error, Result};
-use crate::util::format::{LocalTime, format_date, format_number_grouped};
+use crate::util::error::Error;
+use crate::util::format::{format_date, format_number_grouped};
+use crate::util::sys::local_time;
 
 /// Buffer length that always holds an `aeron_format_date` result.
 pub const AERON_FORMAT_DATE_MAX_LENGTH: usize = 100;
@@ -28,28 +29,6 @@ pub(crate) unsafe fn write_c_string(text: &[u8], buffer: *mut c_char, length: us
     // SAFETY: copied < length, inside the buffer.
     unsafe { buffer.add(copied).write(0) };
     copied
-}
-
-/// The local time of `epoch_seconds` from the C library (time zone from `TZ`).
-fn local_time(epoch_seconds: i64) -> Result<LocalTime> {
-    let seconds = libc::time_t::try_from(epoch_seconds)
-        .map_err(|_| Error::invalid_argument(format!("timestamp {epoch_seconds} s out of range")))?;
-    // SAFETY: tm is plain old data; all-zero is a valid value that localtime_r overwrites.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers refer to live locals for the duration of the call.
-    let converted = unsafe { libc::localtime_r(&seconds, &mut tm) };
-    if converted.is_null() {
-        return Err(Error::invalid_argument(format!("timestamp {epoch_seconds} s has no local time")));
-    }
-    Ok(LocalTime {
-        year: tm.tm_year + 1900,
-        month: (tm.tm_mon + 1) as u32,
-        day: tm.tm_mday as u32,
-        hour: tm.tm_hour as u32,
-        minute: tm.tm_min as u32,
-        second: tm.tm_sec as u32,
-        utc_offset_s: tm.tm_gmtoff,
-    })
 }
 
 /// Writes epoch-millisecond `timestamp` into `str` (at most `count` bytes including the NUL)
