@@ -156,8 +156,9 @@ static void not_supported_yet(void)
     CHECK_FAILS_WITH(aeron_publication_async_destination_poll(NULL), -1, EINVAL);
     CHECK_FAILS_WITH(aeron_async_destination_get_registration_id(NULL), -1, EINVAL);
     /* IPC channels have no socket addresses; no wildcard port to resolve. */
-    CHECK_EQ_LL(aeron_subscription_local_sockaddrs(subscription, NULL, 0), 0);
     char address[AERON_CLIENT_MAX_LOCAL_ADDRESS_STR_LEN];
+    aeron_iovec_t address_vec = { (uint8_t *)address, sizeof(address) };
+    CHECK_EQ_LL(aeron_subscription_local_sockaddrs(subscription, &address_vec, 1), 0);
     CHECK_EQ_LL(aeron_subscription_resolved_endpoint(subscription, address, sizeof(address)), 0);
     char uri[64];
     CHECK_EQ_LL(aeron_subscription_try_resolve_channel_endpoint_port(subscription, uri, sizeof(uri)), 9);

@@ -226,6 +226,7 @@ pub mod fragment_assembler;
 pub mod handles;
 pub mod header;
 pub mod image;
+pub mod local_addresses;
 pub mod publication;
 pub mod publication_error;
 pub mod subscription;
