@@ -3634,7 +3634,9 @@ aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *co
 void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
 
 // The handler of error frames receivers send about this client's publications (UDP
-// only: not called until UDP channels are supported).
+// only), e.g. when a subscriber rejected a publication's image. Called once per
+// publication of this client with the frame's registration id, with a frame valid during
+// the call only.
 // Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
 //
 // # Safety
@@ -4228,7 +4230,13 @@ int aeron_image_block_poll(struct aeron_image_t *image,
                            void *clientd,
                            size_t block_length_limit);
 
-// Not supported yet: rejecting an image is a UDP feature. -1.
+// Asks the driver to reject the image (Aeron 1.47+): it stops accepting the stream's data
+// and sends the publisher ERR frames with IMAGE_REJECTED and `reason` (at most 1023
+// bytes), which the publishing client hears through its publication error frame handler;
+// the image then times out and becomes unavailable. Waits for the driver's answer (up to
+// the driver timeout, also running the client's conductor duty cycle meanwhile), so a
+// refusal is reported here: returns 0, or -1 (NULL arguments, the driver no longer knows
+// the image (GENERIC_ERROR), reason too long, client closed).
 //
 // # Safety
 // `image` NULL or valid; `reason` NULL or NUL-terminated.
