@@ -144,7 +144,11 @@ static void concurrent_publication(void)
     CHECK_FAILS_WITH(aeron_publication_constants(publication, NULL), -1, EINVAL);
     CHECK_FAILS_WITH(aeron_publication_stream_id(NULL), -1, EINVAL);
     CHECK(aeron_publication_channel(NULL) == NULL);
-    CHECK_EQ_LL(aeron_publication_local_sockaddrs(publication, NULL, 0), 0); /* IPC: no socket */
+    /* IPC: no socket (a vector with room for one is still required, as in Aeron). */
+    char address[AERON_CLIENT_MAX_LOCAL_ADDRESS_STR_LEN];
+    aeron_iovec_t address_vec = { (uint8_t *)address, sizeof(address) };
+    CHECK_EQ_LL(aeron_publication_local_sockaddrs(publication, &address_vec, 1), 0);
+    CHECK_FAILS_WITH(aeron_publication_local_sockaddrs(publication, NULL, 0), -1, EINVAL);
 
     /* Back pressure: an unread subscription stops the publisher a term window ahead. */
     uint8_t message[1024];
@@ -251,7 +255,10 @@ static void exclusive_publication(void)
     CHECK_FAILS_WITH(aeron_exclusive_publication_offer_block(publication, block, 32 + 5), AERON_PUBLICATION_ERROR,
         EINVAL);
     CHECK_FAILS_WITH(aeron_exclusive_publication_position(NULL), -1, EINVAL);
-    CHECK_EQ_LL(aeron_exclusive_publication_local_sockaddrs(publication, NULL, 0), 0);
+    char address[AERON_CLIENT_MAX_LOCAL_ADDRESS_STR_LEN];
+    aeron_iovec_t address_vec = { (uint8_t *)address, sizeof(address) };
+    CHECK_EQ_LL(aeron_exclusive_publication_local_sockaddrs(publication, &address_vec, 1), 0);
+    CHECK_FAILS_WITH(aeron_exclusive_publication_local_sockaddrs(publication, &address_vec, 0), -1, EINVAL);
 
     g_closed = 0;
     CHECK_EQ_LL(aeron_exclusive_publication_close(publication, on_closed, &g_closed), 0);

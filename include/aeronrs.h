@@ -3634,7 +3634,9 @@ aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *co
 void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
 
 // The handler of error frames receivers send about this client's publications (UDP
-// only: not called until UDP channels are supported).
+// only), e.g. when a subscriber rejected a publication's image. Called once per
+// publication of this client with the frame's registration id, with a frame valid during
+// the call only.
 // Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
 //
 // # Safety
@@ -3951,10 +3953,11 @@ int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publ
                                       aeron_notification_t on_close_complete,
                                       void *on_close_complete_clientd);
 
-// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+// The send endpoint's bound addresses; see `aeron_publication_local_sockaddrs`.
 //
 // # Safety
-// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+// `publication` NULL or open, its writer state used by this thread only now;
+// `address_vec` valid for `address_vec_len` entries, each `iov_base` valid for `iov_len`.
 int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
                                                 struct aeron_iovec_t *address_vec,
                                                 size_t address_vec_len);
@@ -4227,7 +4230,13 @@ int aeron_image_block_poll(struct aeron_image_t *image,
                            void *clientd,
                            size_t block_length_limit);
 
-// Not supported yet: rejecting an image is a UDP feature. -1.
+// Asks the driver to reject the image (Aeron 1.47+): it stops accepting the stream's data
+// and sends the publisher ERR frames with IMAGE_REJECTED and `reason` (at most 1023
+// bytes), which the publishing client hears through its publication error frame handler;
+// the image then times out and becomes unavailable. Waits for the driver's answer (up to
+// the driver timeout, also running the client's conductor duty cycle meanwhile), so a
+// refusal is reported here: returns 0, or -1 (NULL arguments, the driver no longer knows
+// the image (GENERIC_ERROR), reason too long, client closed).
 //
 // # Safety
 // `image` NULL or valid; `reason` NULL or NUL-terminated.
@@ -4368,12 +4377,15 @@ int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t *
 // `async` NULL or valid.
 int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
 
-// Writes the channel's local socket addresses into `address_vec` (each entry a buffer of
-// `iov_len` bytes for a NUL-terminated address). Returns how many there are: 0 for IPC;
-// UDP channels are not supported yet (-1).
+// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
+// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
+// `address_vec` or `address_vec_len` < 1.
 //
 // # Safety
-// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
 int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
                                       struct aeron_iovec_t *address_vec,
                                       size_t address_vec_len);
@@ -4509,15 +4521,24 @@ int aeron_subscription_close(struct aeron_subscription_t *subscription,
                              aeron_notification_t on_close_complete,
                              void *on_close_complete_clientd);
 
-// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
+// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
+// `address_vec` or `address_vec_len` < 1.
 //
 // # Safety
-// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries.
+// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
 int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
                                        struct aeron_iovec_t *address_vec,
                                        size_t address_vec_len);
 
-// The first local socket address: 0 (none) for IPC; UDP not supported yet (-1).
+// Writes the first address the receive endpoint is bound to into `address`
+// (`address_len` bytes, NUL-terminated, truncated to fit). Returns 1 when there is one
+// (the number of bound addresses), 0 when not (IPC, or the channel is not ACTIVE), -1 (EINVAL) for a NULL `address` or
+// `address_len` < 1. (`address` is written although the header declares it `const`, as
+// in Aeron.)
 //
 // # Safety
 // `subscription` NULL or open; `address` valid for `address_len` bytes.
@@ -4525,10 +4546,11 @@ int aeron_subscription_resolved_endpoint(struct aeron_subscription_t *subscripti
                                          const char *address,
                                          size_t address_len);
 
-// Writes the channel URI with any wildcard port resolved into `uri` (`uri_len` bytes, NUL
-// included). A channel without a wildcard port (e.g. IPC) is written unchanged; UDP
-// channels with a wildcard port are not supported yet (-1). Returns the URI's length, or
-// -1; a result >= `uri_len` means it was truncated.
+// Writes the channel URI into `uri` (`uri_len` bytes, NUL-terminated), printed as Aeron's
+// C client prints a parsed URI (see `c_print_order`), with a wildcard UDP endpoint port
+// (`endpoint=host:0`) replaced by the bound address. Returns the URI's length (a result
+// of `uri_len` or more means it was truncated), 0 with an empty `uri` while a wildcard
+// port is not resolved yet (channel not ACTIVE), or -1 (NULL arguments, `uri_len` < 1).
 //
 // # Safety
 // `subscription` NULL or open; `uri` valid for `uri_len` bytes.

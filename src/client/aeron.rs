@@ -65,7 +65,11 @@ impl Aeron {
         let conductor = ClientConductor::new(ctx.clone(), connection)?;
         let client_id = conductor.client_id;
         let counters_reader = conductor.counters_reader.clone();
-        let handle = Arc::new(ConductorHandle::new(conductor));
+        let handle = Arc::new_cyclic(move |weak| {
+            let mut conductor = conductor;
+            conductor.handle = weak.clone();
+            ConductorHandle::new(conductor)
+        });
         let agent = Box::new(ConductorAgent { handle: Arc::clone(&handle) });
         let runner = Mutex::new(Some(ConductorDriver::Ready(agent)));
         Ok(Self { handle, runner, client_id, counters_reader, ctx })

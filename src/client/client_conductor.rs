@@ -10,11 +10,12 @@
 #![forbid(unsafe_code)]
 
 use std::collections::HashMap;
-use std::sync::Arc;
+use std::sync::{Arc, Weak};
 
 use crate::concurrent::ring_buffer::RingBuffer;
 
 use crate::client::client_handlers::ClientHandlers;
+use crate::client::conductor_handle::ConductorHandle;
 use crate::client::context::Context;
 use crate::client::counter::CounterState;
 use crate::client::driver_connect::DriverConnection;
@@ -40,6 +41,8 @@ pub(crate) enum Resource {
     ExclusivePublication(Arc<PublicationCore>),
     Subscription(Arc<SubscriptionState>),
     Counter(Arc<CounterState>),
+    /// ON_OPERATION_SUCCESS for a command that makes nothing (REJECT_IMAGE).
+    Acknowledged,
 }
 
 /// What an ADD command asked for.
@@ -58,6 +61,8 @@ pub(crate) enum RegistrationKind {
     StaticCounter {
         registration_id: i64,
     },
+    /// REJECT_IMAGE, answered with ON_OPERATION_SUCCESS or ON_ERROR.
+    RejectImage,
 }
 
 impl RegistrationKind {
@@ -68,6 +73,7 @@ impl RegistrationKind {
             Self::Subscription(_) => "ADD_SUBSCRIPTION",
             Self::Counter => "ADD_COUNTER",
             Self::StaticCounter { .. } => "ADD_STATIC_COUNTER",
+            Self::RejectImage => "REJECT_IMAGE",
         }
     }
 }
@@ -123,6 +129,8 @@ pub(crate) struct ClientConductor {
     lingering: Vec<(i64, Lingering)>,
     callbacks: Vec<Callback>,
     pub handlers: ClientHandlers,
+    /// The handle this conductor lives in, for images to send commands through.
+    pub handle: Weak<ConductorHandle>,
 }
 
 fn nanos(duration: std::time::Duration) -> i64 {
@@ -164,6 +172,7 @@ impl ClientConductor {
             lingering: Vec::new(),
             callbacks: Vec::new(),
             handlers: ClientHandlers::default(),
+            handle: Weak::new(),
             to_clients: Some(CopyBroadcastReceiver::new(receiver)),
             driver,
             counters_reader: counters,
@@ -412,6 +421,7 @@ impl ClientConductor {
             Resource::Publication(_) | Resource::ExclusivePublication(_) => self.release_publication(id),
             Resource::Subscription(_) => self.release_subscription(id),
             Resource::Counter(_) => self.release_counter(id),
+            Resource::Acknowledged => {}
         }
     }
 

@@ -13,10 +13,11 @@ use crate::client::client_conductor::{
 use crate::client::counter::CounterState;
 use crate::client::image::{Image, ImageInfo};
 use crate::client::publication_core::{PublicationCore, PublicationInfo};
+use crate::client::publication_error_frame::PublicationErrorFrame;
 use crate::command::driver_response::Response;
 use crate::command::{
     ClientTimeout, CounterUpdate, ErrorResponse, ImageBuffersReady, ImageMessage, PublicationBuffersReady,
-    SubscriptionReady,
+    PublicationError, SubscriptionReady,
 };
 use crate::util::error::{AeronErrorCode, CLIENT_ERROR_CLIENT_TIMEOUT, Error, Result};
 
@@ -49,13 +50,13 @@ impl ClientConductor {
             Response::UnavailableImage(m) => self.on_unavailable_image(&m),
             Response::OperationSuccess(m) => {
                 self.pending_removals.remove(&m.correlation_id);
+                self.complete(m.correlation_id, Resource::Acknowledged);
             }
             Response::CounterReady(m) => self.on_counter_ready(&m),
             Response::UnavailableCounter(m) => self.on_unavailable_counter(&m),
             Response::ClientTimeout(m) => self.on_client_timeout(&m),
             Response::StaticCounter(m) => self.on_static_counter(&m),
-            // Error frames come from UDP receivers, which this client does not handle yet.
-            Response::PublicationError(_) => {}
+            Response::PublicationError(m) => self.on_publication_error(&m),
         }
     }
 
@@ -192,7 +193,8 @@ impl ClientConductor {
             source_identity: m.source_identity_str()?.to_string(),
         };
         let path = m.log_file_name_str()?;
-        Image::map(info, Path::new(path), &self.counters_values, self.ctx.pre_touch_mapped_memory())
+        let pre_touch = self.ctx.pre_touch_mapped_memory();
+        Image::map(info, Path::new(path), &self.counters_values, pre_touch, self.handle.clone())
     }
 
     fn on_unavailable_image(&mut self, m: &ImageMessage<'_>) {
@@ -203,6 +205,25 @@ impl ClientConductor {
             image.close();
             self.notify_unavailable_image(&state, &image);
             self.linger(image);
+        }
+    }
+
+    /// A receiver sent an ERR frame about a publication: the context's handler hears of it
+    /// once per publication of this client with that registration id (as Aeron's clients
+    /// do; none for other clients' publications).
+    fn on_publication_error(&mut self, m: &PublicationError<'_>) {
+        let Some(handler) = self.ctx.publication_error_frame_handler().cloned() else {
+            return;
+        };
+        let frame = Arc::new(PublicationErrorFrame::from_response(m));
+        let matching = self
+            .publications
+            .values()
+            .filter(|p| p.info.original_registration_id == m.registration_id)
+            .count();
+        for _ in 0..matching {
+            let (handler, frame) = (Arc::clone(&handler), Arc::clone(&frame));
+            self.queue(move || handler(&frame));
         }
     }
 

@@ -7,6 +7,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::client::image::Image;
+use crate::client::publication_error_frame::{PublicationErrorFrame, PublicationErrorFrameHandler};
 use crate::util::config::{env, parse_bool, parse_duration_ns};
 use crate::util::error::{Error, Result};
 
@@ -67,6 +68,7 @@ pub struct Context {
     on_new_subscription: Option<NewSubscriptionHandler>,
     on_close_client: Option<CloseClientHandler>,
     agent_on_start: Option<AgentOnStart>,
+    publication_error_frame_handler: Option<PublicationErrorFrameHandler>,
 }
 
 impl std::fmt::Debug for Context {
@@ -112,6 +114,7 @@ impl Default for Context {
             on_new_subscription: None,
             on_close_client: None,
             agent_on_start: None,
+            publication_error_frame_handler: None,
         }
     }
 }
@@ -261,6 +264,20 @@ impl Context {
 
     pub fn set_error_handler(&mut self, handler: impl Fn(&Error) + Send + Sync + 'static) -> &mut Self {
         self.error_handler = Arc::new(handler);
+        self
+    }
+
+    pub fn publication_error_frame_handler(&self) -> Option<&PublicationErrorFrameHandler> {
+        self.publication_error_frame_handler.as_ref()
+    }
+
+    /// Told of every ERR frame a receiver sends about one of this client's publications
+    /// (Aeron `publicationErrorFrameHandler`), e.g. when a subscriber rejected its image.
+    pub fn set_publication_error_frame_handler(
+        &mut self,
+        handler: impl Fn(&PublicationErrorFrame) + Send + Sync + 'static,
+    ) -> &mut Self {
+        self.publication_error_frame_handler = Some(Arc::new(handler));
         self
     }
 

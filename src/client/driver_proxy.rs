@@ -3,8 +3,8 @@
 #![forbid(unsafe_code)]
 
 use crate::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, StaticCounterMessage,
-    SubscriptionMessage, TerminateDriverMessage,
+    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RejectImageMessage, RemoveMessage,
+    StaticCounterMessage, SubscriptionMessage, TerminateDriverMessage,
 };
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
@@ -113,6 +113,19 @@ impl DriverProxy {
     pub fn terminate_driver(&self, token: &[u8]) -> Result<()> {
         let correlated = self.correlated(self.next_correlation_id());
         self.write(&Command::TerminateDriver(TerminateDriverMessage { correlated, token }))
+    }
+
+    /// REJECT_IMAGE for image `image_correlation_id` at `position`, with `reason` for its
+    /// sender; answered with ON_OPERATION_SUCCESS or ON_ERROR.
+    pub fn reject_image(&self, image_correlation_id: i64, position: i64, reason: &str) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        self.write(&Command::RejectImage(RejectImageMessage {
+            correlated: self.correlated(correlation_id),
+            image_correlation_id,
+            position,
+            reason: reason.as_bytes(),
+        }))?;
+        Ok(correlation_id)
     }
 
     pub fn remove_counter(&self, registration_id: i64) -> Result<i64> {

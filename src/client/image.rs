@@ -5,8 +5,12 @@
 
 use std::ffi::{CStr, CString};
 use std::path::Path;
+use std::sync::Weak;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::time::Duration;
 
+use crate::client::client_conductor::{RegistrationKind, Resource};
+use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::{
@@ -48,6 +52,8 @@ pub struct Image {
     is_closed: AtomicBool,
     final_position: AtomicI64,
     is_eos: AtomicBool,
+    /// The client, for [`reject`](Self::reject); gone once the client is.
+    client: Weak<ConductorHandle>,
 }
 
 impl Image {
@@ -56,6 +62,7 @@ impl Image {
         log_file: &Path,
         counters_values: &AtomicBuffer,
         pre_touch: bool,
+        client: Weak<ConductorHandle>,
     ) -> Result<Self> {
         let log = LogBuffers::map_existing(log_file)?;
         if pre_touch {
@@ -77,6 +84,7 @@ impl Image {
             is_closed: AtomicBool::new(false),
             is_eos: AtomicBool::new(false),
             subscriber_position,
+            client,
             info,
             log,
         })
@@ -367,6 +375,32 @@ impl Image {
 
     pub fn correlation_id(&self) -> i64 {
         self.info.correlation_id
+    }
+
+    /// Asks the driver to reject this image (Aeron 1.47+ `Image.reject`): its driver stops
+    /// accepting the stream's data and answers the sender with ERR frames carrying
+    /// IMAGE_REJECTED and `reason` (at most 1023 bytes), which the publishing client hears
+    /// through its publication error frame handler. The image then times out and becomes
+    /// unavailable like a silent one. Waits for the driver's answer (up to the driver
+    /// timeout); an error if the driver no longer knows the image or refuses the reason.
+    /// May be called from the client's handlers, which run with the client unlocked.
+    pub fn reject(&self, reason: &str) -> Result<()> {
+        let client = self.client.upgrade().ok_or_else(|| Error::illegal_state("Aeron client is closed"))?;
+        let (correlation_id, position) = (self.info.correlation_id, self.position());
+        let id = client.with(|c| {
+            c.ensure_open()?;
+            let id = c.driver.reject_image(correlation_id, position, reason)?;
+            c.register(id, RegistrationKind::RejectImage);
+            Ok::<i64, Error>(id)
+        })?;
+        loop {
+            if let Some(Resource::Acknowledged) = client.with(|c| c.poll_registration(id))? {
+                return Ok(());
+            }
+            // Responses are picked up here too, as the add commands' waits do.
+            client.do_work();
+            std::thread::sleep(Duration::from_millis(1));
+        }
     }
 
     pub fn subscription_registration_id(&self) -> i64 {

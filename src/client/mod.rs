@@ -24,6 +24,7 @@ pub mod image;
 pub mod local_socket_addresses;
 pub mod publication;
 pub mod publication_core;
+pub mod publication_error_frame;
 pub mod subscription;
 
 pub use crate::logbuffer::{BufferClaim, ControlledPollAction, FragmentAssembler, Header};
@@ -39,4 +40,5 @@ pub use publication::Publication;
 pub use publication_core::{
     ADMIN_ACTION, BACK_PRESSURED, CLOSED, ERROR as PUBLICATION_ERROR, MAX_POSITION_EXCEEDED, NOT_CONNECTED,
 };
+pub use publication_error_frame::{PublicationErrorFrame, PublicationErrorFrameHandler};
 pub use subscription::{Subscription, SubscriptionView};

@@ -17,6 +17,8 @@ use crate::client::image::Image;
 use crate::client::publication_core::{CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_NO_ID_ALLOCATED};
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::{ControlledPollAction, Header};
+use crate::uri::ChannelUri;
+use crate::uri::keys::ENDPOINT;
 
 /// An immutable image list.
 pub(crate) type ImageList = Arc<[Arc<Image>]>;
@@ -359,6 +361,37 @@ impl Subscription {
             &counters,
             self.channel_status_indicator_id(),
         )
+    }
+
+    /// The first local address of the receive endpoint (`ip:port`, with any wildcard port
+    /// resolved), or None while the channel is not ACTIVE or for IPC (Aeron
+    /// `Subscription.resolvedEndpoint`).
+    pub fn resolved_endpoint(&self) -> Option<String> {
+        self.local_socket_addresses().into_iter().next()
+    }
+
+    /// The channel with a wildcard endpoint port (`endpoint=host:0`) replaced by the bound
+    /// address, as Aeron `Subscription.tryResolveChannelEndpointPort`: None while the
+    /// channel is not ACTIVE; the channel unchanged when it has no wildcard port, or more
+    /// or fewer than one bound address.
+    pub fn try_resolve_channel_endpoint_port(&self) -> Option<String> {
+        if self.channel_status() != CHANNEL_STATUS_ACTIVE {
+            return None;
+        }
+        let addresses = self.local_socket_addresses();
+        if let [address] = addresses.as_slice()
+            && let Ok(mut uri) = ChannelUri::parse(&self.state.channel)
+            && uri.get(ENDPOINT).is_some_and(|endpoint| endpoint.ends_with(":0"))
+            && uri.put(ENDPOINT, address).is_ok()
+        {
+            return Some(uri.to_string());
+        }
+        Some(self.state.channel.clone())
+    }
+
+    /// The client's counters (for the C API's address queries).
+    pub(crate) fn counters_reader(&self) -> crate::concurrent::counters::CountersReader {
+        self.client.counters_reader()
     }
 
     pub fn channel(&self) -> &str {

@@ -71,6 +71,12 @@ pub enum ReceiverCommand {
         session_id: i32,
         stream_id: i32,
     },
+    /// A subscriber rejected the image: drop its data, answer its sender with ERR frames.
+    RejectImage {
+        endpoint_id: i64,
+        correlation_id: i64,
+        reason: Vec<u8>,
+    },
     /// The conductor did not create the image a SETUP asked for.
     RemoveInitInProgress {
         endpoint_id: i64,

@@ -6,6 +6,11 @@
 //! back to the sender when the conductor (which owns the other half,
 //! `conductor::publication_image`) asks, or when the status-message timeout passes.
 //!
+//! A rejected image (REJECT_IMAGE, Aeron C `aeron_publication_image_invalidate`) drops all
+//! data and heartbeats from then on, so it times out like a silent one, and in place of
+//! status messages sends its sender an ERR frame (IMAGE_REJECTED and the reason) every
+//! status-message timeout.
+//!
 //! Data outside the receiver window is dropped and counted: beyond the last SM position
 //! plus half a term is an *over-run*, before the last SM position an *under-run*.
 //! Datagrams reach `insert_packet` already validated against the image's term
@@ -25,11 +30,12 @@ use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
 use crate::logbuffer::term_gap_filler::try_fill_gap;
 use crate::logbuffer::term_rebuilder;
+use crate::protocol::error_frame::{ErrorFrame, MAX_ERROR_FRAME_LENGTH, MAX_ERROR_MESSAGE_LENGTH};
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::nak::{NAK_HEADER_LENGTH, Nak};
 use crate::protocol::rttm::{RTTM_HEADER_LENGTH, Rttm};
 use crate::protocol::status_message::{SM_EOS_FLAG, SM_HEADER_LENGTH_WITH_GROUP_TAG, StatusMessage};
-use crate::util::error::Result;
+use crate::util::error::{AeronErrorCode, Result};
 
 /// A source is alive (gets SMs and NAKs) while it sent something within this time
 /// (Aeron `AERON_RECEIVE_DESTINATION_TIMEOUT_NS`).
@@ -87,6 +93,8 @@ pub struct PublicationImage {
     last_overrun_threshold: i64,
     next_sm_deadline_ns: i64,
     is_end_of_stream: bool,
+    /// Set once by a REJECT_IMAGE: the ERR frame text (at most 1023 bytes, no NUL).
+    rejection_reason: Option<Vec<u8>>,
     counters: SystemCounters,
 }
 
@@ -121,6 +129,7 @@ impl PublicationImage {
             last_overrun_threshold: config.initial_position + term_length / 2,
             next_sm_deadline_ns: 0,
             is_end_of_stream: false,
+            rejection_reason: None,
             counters,
             config,
         }
@@ -162,7 +171,7 @@ impl PublicationImage {
         is_heartbeat: bool,
         now_ns: i64,
     ) -> Result<InsertOutcome> {
-        if term_id.wrapping_sub(self.config.initial_term_id) < 0 {
+        if term_id.wrapping_sub(self.config.initial_term_id) < 0 || self.rejection_reason.is_some() {
             return Ok(InsertOutcome::Dropped);
         }
         let bits = self.position_bits_to_shift;
@@ -225,8 +234,25 @@ impl PublicationImage {
         now_ns < self.connection.time_of_last_activity_ns + CONNECTION_TIMEOUT_NS
     }
 
+    /// Rejects the image: no more data is accepted, and the sender gets ERR frames with
+    /// `reason` (cut at a NUL and to 1023 bytes, as the C driver's text) instead of status
+    /// messages. A second rejection keeps the first reason.
+    pub fn reject(&mut self, mut reason: Vec<u8>) {
+        if self.rejection_reason.is_none() {
+            let end =
+                reason.iter().position(|&b| b == 0).unwrap_or(reason.len()).min(MAX_ERROR_MESSAGE_LENGTH);
+            reason.truncate(end);
+            self.rejection_reason = Some(reason);
+        }
+    }
+
+    pub fn is_rejected(&self) -> bool {
+        self.rejection_reason.is_some()
+    }
+
     /// Sends the status message the conductor scheduled, or repeats the last one when the
-    /// SM timeout passed. Returns how many were sent.
+    /// SM timeout passed; for a rejected image, an ERR frame each SM timeout instead.
+    /// Returns how many were sent.
     pub fn send_pending_status_message(
         &mut self,
         now_ns: i64,
@@ -236,6 +262,29 @@ impl PublicationImage {
     ) -> Result<usize> {
         let change_number = self.status.status_message_change_number();
         let has_sm_timed_out = self.next_sm_deadline_ns < now_ns;
+        if let Some(reason) = &self.rejection_reason {
+            if !has_sm_timed_out {
+                return Ok(0);
+            }
+            // Sent whether or not the sender was heard from lately, as Aeron does.
+            self.next_sm_deadline_ns = now_ns + self.config.sm_timeout_ns;
+            let frame = ErrorFrame::new(
+                self.config.session_id,
+                self.config.stream_id,
+                receiver_id,
+                group_tag,
+                AeronErrorCode::ImageRejected as i32,
+                reason,
+            );
+            let mut buffer = [0u8; MAX_ERROR_FRAME_LENGTH];
+            let length = frame.encode(&mut buffer)?;
+            if transport.send_to(&buffer[..length], self.connection.control_address)? < length {
+                self.counters.increment(SystemCounterId::ShortSends);
+            } else {
+                self.counters.increment(SystemCounterId::ErrorFramesSent);
+            }
+            return Ok(1);
+        }
         if change_number == self.last_sm_change_number && !has_sm_timed_out {
             return Ok(0);
         }

@@ -201,3 +201,40 @@ fn rtt_requests_when_asked_and_samples_from_replies() {
     f.image.on_rttm_reply(3 * MS, 0, 3 * MS + 250_000);
     assert_eq!(f.status.take_rtt_sample(), Some(250_000));
 }
+
+#[test]
+fn a_rejected_image_drops_data_and_sends_error_frames_each_sm_timeout() {
+    let mut f = fixture(true);
+    assert_eq!(f.insert(&data(0, 64), MS), InsertOutcome::Accepted);
+    assert_eq!(f.image.send_pending_status_message(2 * MS, &f.transport, 42, None).unwrap(), 1);
+    assert_eq!(f.next_datagram().len(), 36, "an SM while accepted");
+    let mut reason = b"not wanted".to_vec();
+    reason.extend_from_slice(b"\0ignored after the NUL");
+    f.image.reject(reason);
+    f.image.reject(b"a second reason is ignored".to_vec());
+    assert!(f.image.is_rejected());
+    // Data and heartbeats are dropped and leave no trace: the image goes quiet.
+    assert_eq!(f.insert(&data(96, 64), 3 * MS), InsertOutcome::Dropped);
+    assert_eq!(f.insert(&heartbeat(192, false), 4 * MS), InsertOutcome::Dropped);
+    assert_eq!(f.log.term(0).get_i32(96), 0);
+    assert_eq!(f.hwm(), 96);
+    assert_eq!(f.status.time_of_last_packet_ns.load(Ordering::Acquire), MS);
+    // Even a newly scheduled SM waits for the SM timeout (202 ms), and then an ERR goes.
+    f.status.schedule_status_message(0, 96, 32768);
+    assert_eq!(f.image.send_pending_status_message(100 * MS, &f.transport, 42, Some(5)).unwrap(), 0);
+    assert_eq!(f.image.send_pending_status_message(203 * MS, &f.transport, 42, Some(5)).unwrap(), 1);
+    let err = f.next_datagram();
+    assert_eq!(err.len(), 50);
+    assert_eq!(&err[0..8], &[50, 0, 0, 0, 0, 0x08, 4, 0], "length, version, HAS_GROUP_TAG, type ERR");
+    assert_eq!((i32_at(&err, 8), i32_at(&err, 12)), (SESSION, STREAM));
+    assert_eq!(i64::from_le_bytes(err[16..24].try_into().unwrap()), 42, "receiver id");
+    assert_eq!(i64::from_le_bytes(err[24..32].try_into().unwrap()), 5, "group tag");
+    assert_eq!((i32_at(&err, 32), i32_at(&err, 36)), (13, 10), "IMAGE_REJECTED, message length");
+    assert_eq!(&err[40..], b"not wanted");
+    assert_eq!(f.image.send_pending_status_message(300 * MS, &f.transport, 42, None).unwrap(), 0);
+    assert_eq!(f.image.send_pending_status_message(404 * MS, &f.transport, 42, None).unwrap(), 1);
+    let err = f.next_datagram();
+    assert_eq!((err.len(), err[5]), (50, 0), "no group tag: no flag");
+    assert_eq!(f.counters.value(SystemCounterId::ErrorFramesSent), 2);
+    assert_eq!(f.counters.value(SystemCounterId::StatusMessagesSent), 1, "no SMs once rejected");
+}

@@ -92,6 +92,18 @@ impl Receiver {
                         .remove_state(session_id, stream_id, |s| matches!(s, SessionState::CoolDown));
                 }
             }
+            ReceiverCommand::RejectImage { endpoint_id, correlation_id, reason } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    let mut reason = Some(reason);
+                    endpoint.dispatcher().for_each_image(|image| {
+                        if image.correlation_id() == correlation_id
+                            && let Some(reason) = reason.take()
+                        {
+                            image.reject(reason);
+                        }
+                    });
+                }
+            }
             ReceiverCommand::RemoveInitInProgress { endpoint_id, session_id, stream_id } => {
                 if let Some(endpoint) = self.endpoint(endpoint_id) {
                     endpoint

@@ -181,6 +181,16 @@ fn install_callbacks(
             };
         });
     }
+    let error_frame = callbacks.publication_error_frame;
+    if let Some(handler) = error_frame.func {
+        ctx.set_publication_error_frame_handler(move |frame| {
+            crate::ffi::publication_error::with_error_values(frame, |values| {
+                // SAFETY: the application's handler with its clientd (context contract);
+                // `values` is a complete frame for the duration of the call.
+                unsafe { handler(error_frame.clientd.get(), values) }
+            });
+        });
+    }
     let close = callbacks.close_client;
     if let Some(handler) = close.func {
         // SAFETY: the application's handler with its clientd (context contract).

@@ -152,7 +152,9 @@ pub unsafe extern "C" fn aeron_context_get_error_handler_clientd(
 }
 
 /// The handler of error frames receivers send about this client's publications (UDP
-/// only: not called until UDP channels are supported).
+/// only), e.g. when a subscriber rejected a publication's image. Called once per
+/// publication of this client with the frame's registration id, with a frame valid during
+/// the call only.
 /// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
 ///
 /// # Safety

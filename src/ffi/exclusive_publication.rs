@@ -17,9 +17,10 @@ use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::publication::{
     aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, destination_not_supported,
-    destination_poll_not_supported, local_sockaddrs, message, offer_boundary, rust_supplier, with_iovecs,
+    destination_poll_not_supported, message, offer_boundary, rust_supplier, with_iovecs,
 };
 use crate::util::error::Result;
 
@@ -371,10 +372,11 @@ pub unsafe extern "C" fn aeron_exclusive_publication_close(
     })
 }
 
-/// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+/// The send endpoint's bound addresses; see `aeron_publication_local_sockaddrs`.
 ///
 /// # Safety
-/// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+/// `publication` NULL or open, its writer state used by this thread only now;
+/// `address_vec` valid for `address_vec_len` entries, each `iov_base` valid for `iov_len`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_local_sockaddrs(
     publication: *mut aeron_exclusive_publication_t,
@@ -383,8 +385,11 @@ pub unsafe extern "C" fn aeron_exclusive_publication_local_sockaddrs(
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_local_sockaddrs", {
         // SAFETY: forwarded contract.
-        let handle = unsafe { handle(publication) }?;
-        local_sockaddrs(&handle.channel.to_string_lossy(), address_vec, address_vec_len)
+        let publication = unsafe { writer(publication) }?;
+        check_address_vec(address_vec, address_vec_len)?;
+        let addresses = publication.local_socket_addresses();
+        // SAFETY: address_vec valid for address_vec_len entries (contract).
+        unsafe { write_addresses(&addresses, address_vec, address_vec_len) }
     })
 }
 

@@ -353,7 +353,13 @@ pub unsafe extern "C" fn aeron_image_block_poll(
     })
 }
 
-/// Not supported yet: rejecting an image is a UDP feature. -1.
+/// Asks the driver to reject the image (Aeron 1.47+): it stops accepting the stream's data
+/// and sends the publisher ERR frames with IMAGE_REJECTED and `reason` (at most 1023
+/// bytes), which the publishing client hears through its publication error frame handler;
+/// the image then times out and becomes unavailable. Waits for the driver's answer (up to
+/// the driver timeout, also running the client's conductor duty cycle meanwhile), so a
+/// refusal is reported here: returns 0, or -1 (NULL arguments, the driver no longer knows
+/// the image (GENERIC_ERROR), reason too long, client closed).
 ///
 /// # Safety
 /// `image` NULL or valid; `reason` NULL or NUL-terminated.
@@ -361,8 +367,11 @@ pub unsafe extern "C" fn aeron_image_block_poll(
 pub unsafe extern "C" fn aeron_image_reject(image: *mut aeron_image_t, reason: *const c_char) -> c_int {
     ffi_boundary!("aeron_image_reject", {
         // SAFETY: forwarded contract.
-        unsafe { image_ref(image) }?;
+        let image = unsafe { image_ref(image) }?;
         require_non_null!(reason, "reason");
-        Err(Error::not_supported("rejecting an image is not supported yet: it needs UDP channels"))
+        // SAFETY: NUL-terminated (contract).
+        let reason = unsafe { std::ffi::CStr::from_ptr(reason) }.to_string_lossy();
+        image.reject(&reason)?;
+        Ok(0)
     })
 }

@@ -201,19 +201,12 @@ pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a
 //   `aeron_publication_async_remove_destination_by_id`, `aeron_publication_async_destination_poll`,
 //   the `aeron_exclusive_publication_async_*destination*` and
 //   `aeron_subscription_async_*destination*` equivalents, and
-//   `aeron_async_destination_get_registration_id`;
-// - local socket addresses of UDP channels: `aeron_publication_local_sockaddrs`,
-//   `aeron_exclusive_publication_local_sockaddrs`, `aeron_subscription_local_sockaddrs`,
-//   `aeron_subscription_resolved_endpoint` (IPC channels have no socket: they report 0), and
-//   `aeron_subscription_try_resolve_channel_endpoint_port` for a UDP channel with a wildcard
-//   port (any other channel is copied back unchanged, as upstream);
-// - `aeron_image_reject` (image rejection, a UDP feature).
-// Error frames (`aeron_context_set_publication_error_frame_handler`) are sent by UDP
-// receivers only: the handler is stored and returned, and not called until UDP lands.
+//   `aeron_async_destination_get_registration_id`.
 // Differences from libaeron that stay: `aeron_image_constants` leaves `subscription` NULL
 // (an image does not know its C subscription handle; image handlers are given it);
 // closing a resource calls its `on_close_complete` on the closing thread before returning;
-// the default error handler prints without ending the process.
+// the default error handler prints without ending the process; `aeron_image_reject` waits
+// for the driver's answer (so a refusal is its -1) where libaeron only sends the command.
 pub mod async_add;
 pub mod buffer_claim;
 pub mod client;
@@ -226,6 +219,7 @@ pub mod fragment_assembler;
 pub mod handles;
 pub mod header;
 pub mod image;
+pub mod local_addresses;
 pub mod publication;
 pub mod publication_error;
 pub mod subscription;

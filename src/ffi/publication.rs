@@ -18,6 +18,7 @@ use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::{FailureValue, boundary};
 use crate::util::error::{Error, Result};
 
@@ -532,28 +533,15 @@ pub(crate) fn destination_poll_not_supported(r#async: *mut aeron_async_destinati
     Err(Error::not_supported("destinations are not supported yet"))
 }
 
-/// The local socket addresses of a publication's or subscription's channel: none for IPC
-/// (0); UDP channels are not supported yet (-1).
-pub(crate) fn local_sockaddrs(
-    channel: &str,
-    address_vec: *mut aeron_iovec_t,
-    address_vec_len: usize,
-) -> Result<c_int> {
-    if address_vec.is_null() && address_vec_len > 0 {
-        return Err(Error::invalid_argument("address_vec must not be NULL when address_vec_len > 0"));
-    }
-    if channel.starts_with("aeron:ipc") {
-        return Ok(0);
-    }
-    Err(Error::not_supported(format!("local socket addresses of {channel} are not supported yet (UDP)")))
-}
-
-/// Writes the channel's local socket addresses into `address_vec` (each entry a buffer of
-/// `iov_len` bytes for a NUL-terminated address). Returns how many there are: 0 for IPC;
-/// UDP channels are not supported yet (-1).
+/// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+/// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+/// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
+/// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
+/// `address_vec` or `address_vec_len` < 1.
 ///
 /// # Safety
-/// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries.
+/// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+/// `iov_base` valid for `iov_len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_local_sockaddrs(
     publication: *mut aeron_publication_t,
@@ -563,6 +551,9 @@ pub unsafe extern "C" fn aeron_publication_local_sockaddrs(
     ffi_boundary!("aeron_publication_local_sockaddrs", {
         // SAFETY: NULL or open (contract).
         let handle = unsafe { handle(publication) }?;
-        local_sockaddrs(handle.publication.channel(), address_vec, address_vec_len)
+        check_address_vec(address_vec, address_vec_len)?;
+        let addresses = handle.publication.local_socket_addresses();
+        // SAFETY: address_vec valid for address_vec_len entries (contract).
+        unsafe { write_addresses(&addresses, address_vec, address_vec_len) }
     })
 }

@@ -1,10 +1,12 @@
 //! Error frames receivers send about this client's publications: the packed
-//! `aeron_publication_error_values_t`, the handler type, and copies of a frame that outlive
-//! the handler call. (Error frames come from UDP receivers: the client does not call the
-//! handler until UDP channels are supported.)
+//! `aeron_publication_error_values_t` (the driver's ON_PUBLICATION_ERROR body, as Aeron's C
+//! client hands it over), the handler type, and copies of a frame that outlive the handler
+//! call.
 
 use std::ffi::{c_int, c_void};
 
+use crate::client::PublicationErrorFrame;
+use crate::command::ControlMessage;
 use crate::util::error::Error;
 
 /// An error frame a receiver sent about a publication (`#pragma pack(4)` as upstream; the
@@ -40,6 +42,30 @@ static_assertions::const_assert_eq!(
 #[allow(non_camel_case_types)]
 pub type aeron_publication_error_frame_handler_t =
     Option<unsafe extern "C" fn(clientd: *mut c_void, error_frame: *mut aeron_publication_error_values_t)>;
+
+/// Calls `f` with `frame` laid out as `aeron_publication_error_values_t` (message after the
+/// fixed part), in storage aligned for its fields and valid during the call.
+pub(crate) fn with_error_values(
+    frame: &PublicationErrorFrame,
+    f: impl FnOnce(*mut aeron_publication_error_values_t),
+) {
+    let response = frame.to_response();
+    let length = response.encoded_length().max(std::mem::size_of::<aeron_publication_error_values_t>());
+    // u64 words: 8-byte alignment, more than the struct's packed(4) needs.
+    let mut words = vec![0u64; length.div_ceil(8)];
+    let bytes: &mut [u8] = bytemuck_bytes(&mut words);
+    if response.encode(bytes).is_ok() {
+        f(words.as_mut_ptr().cast());
+    }
+}
+
+/// The bytes of `words`.
+fn bytemuck_bytes(words: &mut [u64]) -> &mut [u8] {
+    let length = std::mem::size_of_val(words);
+    // SAFETY: u64 has no padding or invalid bit patterns; the slice covers exactly the
+    // words' memory, borrowed mutably for the same lifetime.
+    unsafe { std::slice::from_raw_parts_mut(words.as_mut_ptr().cast::<u8>(), length) }
+}
 
 /// Copies `*src` (with its message) into a new allocation stored in `*dst`; free it with
 /// `aeron_publication_error_values_delete`. Returns 0, or -1 for NULL arguments or a

@@ -14,10 +14,11 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{CString, c_char, c_int, c_long, c_void};
-use std::sync::{Arc, Weak};
+use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::{Image, Subscription, SubscriptionView};
+use crate::concurrent::counters::CountersReader;
 use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
@@ -26,10 +27,12 @@ use crate::ffi::header::{
     deliver_controlled,
 };
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
-use crate::ffi::publication::{
-    aeron_iovec_t, destination_not_supported, destination_poll_not_supported, local_sockaddrs,
+use crate::ffi::local_addresses::{
+    c_print_order, check_address_vec, has_wildcard_endpoint_port, write_addresses, write_parts,
 };
+use crate::ffi::publication::{aeron_iovec_t, destination_not_supported, destination_poll_not_supported};
 use crate::uri::ChannelUri;
+use crate::uri::keys::ENDPOINT;
 use crate::util::error::{Error, Result};
 
 /// A subscription. Opaque; from `aeron_async_add_subscription_poll`, freed by
@@ -87,6 +90,8 @@ pub(crate) struct SubscriptionHandle {
     on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
     /// Set once by the add's poll; then used by the one polling thread only.
     poller: UnsafeCell<Option<Subscription>>,
+    /// The client's counters, for the address queries from any thread; set with `poller`.
+    counters: OnceLock<CountersReader>,
     client: Weak<ClientShared>,
 }
 
@@ -133,6 +138,7 @@ impl SubscriptionHandle {
             on_available_image,
             on_unavailable_image,
             poller: UnsafeCell::new(None),
+            counters: OnceLock::new(),
             client,
         });
         let available = image_handler(&shell, on_available_image);
@@ -144,6 +150,7 @@ impl SubscriptionHandle {
     /// Stores the subscription the add completed with. Called once, before the handle is
     /// handed to the application, so no poller runs yet.
     pub(crate) fn complete(&self, subscription: Subscription) {
+        let _ = self.counters.set(subscription.counters_reader());
         // SAFETY: nobody else touches `poller` before the handle is handed out (the image
         // handlers never do), so this write is the only access.
         unsafe { *self.poller.get() = Some(subscription) };
@@ -459,10 +466,28 @@ pub unsafe extern "C" fn aeron_subscription_close(
     })
 }
 
-/// Local socket addresses: 0 for IPC; UDP not supported yet (-1).
+impl SubscriptionHandle {
+    /// The receive endpoint's bound addresses (none before the add completed, for IPC, or
+    /// while the channel is not ACTIVE).
+    fn local_socket_addresses(&self) -> Vec<String> {
+        self.counters.get().map_or_else(Vec::new, |counters| {
+            crate::client::local_socket_addresses::local_socket_addresses(
+                counters,
+                self.view.channel_status_indicator_id(),
+            )
+        })
+    }
+}
+
+/// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
+/// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+/// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
+/// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
+/// `address_vec` or `address_vec_len` < 1.
 ///
 /// # Safety
-/// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries.
+/// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+/// `iov_base` valid for `iov_len` bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_local_sockaddrs(
     subscription: *mut aeron_subscription_t,
@@ -472,11 +497,17 @@ pub unsafe extern "C" fn aeron_subscription_local_sockaddrs(
     ffi_boundary!("aeron_subscription_local_sockaddrs", {
         // SAFETY: forwarded contract.
         let h = unsafe { handle(subscription) }?;
-        local_sockaddrs(&h.channel.to_string_lossy(), address_vec, address_vec_len)
+        check_address_vec(address_vec, address_vec_len)?;
+        // SAFETY: address_vec valid for address_vec_len entries (contract).
+        unsafe { write_addresses(&h.local_socket_addresses(), address_vec, address_vec_len) }
     })
 }
 
-/// The first local socket address: 0 (none) for IPC; UDP not supported yet (-1).
+/// Writes the first address the receive endpoint is bound to into `address`
+/// (`address_len` bytes, NUL-terminated, truncated to fit). Returns 1 when there is one
+/// (the number of bound addresses), 0 when not (IPC, or the channel is not ACTIVE), -1 (EINVAL) for a NULL `address` or
+/// `address_len` < 1. (`address` is written although the header declares it `const`, as
+/// in Aeron.)
 ///
 /// # Safety
 /// `subscription` NULL or open; `address` valid for `address_len` bytes.
@@ -489,16 +520,35 @@ pub unsafe extern "C" fn aeron_subscription_resolved_endpoint(
     ffi_boundary!("aeron_subscription_resolved_endpoint", {
         // SAFETY: forwarded contract.
         let h = unsafe { handle(subscription) }?;
-        let _ = address_len;
         require_non_null!(address, "address");
-        local_sockaddrs(&h.channel.to_string_lossy(), std::ptr::null_mut(), 0)
+        // SAFETY: forwarded contract.
+        unsafe { resolved_endpoint(h, address.cast_mut(), address_len) }
     })
 }
 
-/// Writes the channel URI with any wildcard port resolved into `uri` (`uri_len` bytes, NUL
-/// included). A channel without a wildcard port (e.g. IPC) is written unchanged; UDP
-/// channels with a wildcard port are not supported yet (-1). Returns the URI's length, or
-/// -1; a result >= `uri_len` means it was truncated.
+/// The first bound address into `address`; the count of addresses found, as Aeron's
+/// (one unless the subscription had several destinations).
+///
+/// # Safety
+/// `address` non-NULL and valid for `address_len` bytes.
+unsafe fn resolved_endpoint(
+    h: &SubscriptionHandle,
+    address: *mut c_char,
+    address_len: usize,
+) -> Result<c_int> {
+    if address_len < 1 {
+        return Err(Error::invalid_argument(format!("address_len ({address_len}) < 1")));
+    }
+    let entry = aeron_iovec_t { iov_base: address.cast(), iov_len: address_len };
+    // SAFETY: one entry, valid for address_len bytes (contract).
+    unsafe { write_addresses(&h.local_socket_addresses(), &entry, 1) }
+}
+
+/// Writes the channel URI into `uri` (`uri_len` bytes, NUL-terminated), printed as Aeron's
+/// C client prints a parsed URI (see `c_print_order`), with a wildcard UDP endpoint port
+/// (`endpoint=host:0`) replaced by the bound address. Returns the URI's length (a result
+/// of `uri_len` or more means it was truncated), 0 with an empty `uri` while a wildcard
+/// port is not resolved yet (channel not ACTIVE), or -1 (NULL arguments, `uri_len` < 1).
 ///
 /// # Safety
 /// `subscription` NULL or open; `uri` valid for `uri_len` bytes.
@@ -512,17 +562,22 @@ pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
         // SAFETY: forwarded contract.
         let h = unsafe { handle(subscription) }?;
         require_non_null!(uri, "uri");
-        let channel = h.channel.to_bytes();
-        let text =
-            std::str::from_utf8(channel).map_err(|_| Error::invalid_argument("channel is not UTF-8"))?;
-        let parsed = ChannelUri::parse(text)?;
-        if parsed.get("endpoint").is_some_and(|endpoint| endpoint.ends_with(":0")) {
-            return Err(Error::not_supported(
-                "resolving a wildcard port is not supported yet: UDP channels are not supported by this build",
-            ));
+        if uri_len < 1 {
+            return Err(Error::invalid_argument(format!("uri_len ({uri_len}) < 1")));
         }
-        // SAFETY: uri is valid for uri_len bytes (contract).
-        Ok(unsafe { crate::ffi::uri_string_builder::copy_c_string(channel, uri, uri_len) })
+        let text = std::str::from_utf8(h.channel.to_bytes())
+            .map_err(|_| Error::invalid_argument("channel is not UTF-8"))?;
+        let mut parsed = ChannelUri::parse(text)?;
+        if has_wildcard_endpoint_port(&parsed) {
+            let Some(address) = h.local_socket_addresses().into_iter().next() else {
+                // SAFETY: uri_len >= 1 (checked).
+                unsafe { uri.write(0) };
+                return Ok(0);
+            };
+            parsed.put(ENDPOINT, &address)?;
+        }
+        // SAFETY: uri valid for uri_len bytes (contract).
+        Ok(unsafe { write_parts(&c_print_order(&parsed), uri, uri_len) })
     })
 }
 

@@ -90,12 +90,11 @@ impl Conductor {
             Command::AddRcvDestination(m) | Command::RemoveRcvDestination(m) => {
                 Err(destinations_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
             }
-            Command::RemoveDestinationById(_) | Command::RejectImage(_) => {
-                Err(Error::not_supported(format!(
-                    "{}: destinations and image rejection are not supported yet by this driver",
-                    command.name()
-                )))
-            }
+            Command::RemoveDestinationById(_) => Err(Error::not_supported(format!(
+                "{}: destinations are not supported yet by this driver",
+                command.name()
+            ))),
+            Command::RejectImage(m) => self.on_reject_image(&m),
         }
     }
 

@@ -25,6 +25,7 @@ pub mod params;
 pub mod publication_image;
 pub mod publications;
 pub mod receive_endpoints;
+pub mod reject_image;
 pub mod send_endpoints;
 pub mod session_ids;
 pub mod subscriber_positions;
