@@ -1,5 +1,11 @@
 //! IPC throughput (plain `main`): `cargo bench --bench ipc_throughput -- [--exclusive |
-//! --try-claim] [--seconds N] [--message-length N] [--fragment-limit N] [--java-driver]`.
+//! --try-claim] [--seconds N] [--message-length N] [--fragment-limit N] [--java-driver]
+//! [--channel URI] [--threading-mode MODE]`.
+//!
+//! With `--channel aeron:udp?endpoint=localhost:20121` it is the counterpart of Java's
+//! `EmbeddedThroughput` (one embedded driver, publisher and subscriber over UDP loopback),
+//! run beside it by `scripts/bench-udp-vs-java.sh`; `--threading-mode` (default SHARED)
+//! sets the embedded driver's mode.
 //!
 //! Shaped like Java Aeron's `EmbeddedIpcThroughput` / `EmbeddedExclusiveIpcThroughput` /
 //! `EmbeddedBufferClaimIpcThroughput` samples, to be run beside them
@@ -26,7 +32,7 @@ use aeronrs::driver::context::ThreadingMode;
 use bench_support::{Args, BenchDriver, print_rate};
 use crossbeam_utils::CachePadded;
 
-const CHANNEL: &str = "aeron:ipc";
+const DEFAULT_CHANNEL: &str = "aeron:ipc";
 const STREAM_ID: i32 = 1001;
 /// The publisher checks for the end of the run once per burst, as Java's does.
 const BURST_LENGTH: u64 = 1000;
@@ -63,15 +69,15 @@ fn publish_loop(shared: &Shared, mut attempt: impl FnMut() -> bool) -> (u64, u64
     (sent, refused)
 }
 
-fn publish(aeron: &Aeron, mode: Mode, length: usize, shared: &Shared) -> (u64, u64) {
+fn publish(aeron: &Aeron, channel: &str, mode: Mode, length: usize, shared: &Shared) -> (u64, u64) {
     let message = vec![0xA5u8; length];
     match mode {
         Mode::Concurrent => {
-            let publication = aeron.add_publication(CHANNEL, STREAM_ID).expect("publication");
+            let publication = aeron.add_publication(channel, STREAM_ID).expect("publication");
             publish_loop(shared, || publication.offer(&message).expect("offer") > 0)
         }
         Mode::TryClaim => {
-            let publication = aeron.add_publication(CHANNEL, STREAM_ID).expect("publication");
+            let publication = aeron.add_publication(channel, STREAM_ID).expect("publication");
             publish_loop(shared, || match publication.try_claim(length).expect("try_claim") {
                 (_, Some(mut claim)) => {
                     claim.buffer().copy_from_slice(&message);
@@ -82,7 +88,7 @@ fn publish(aeron: &Aeron, mode: Mode, length: usize, shared: &Shared) -> (u64, u
             })
         }
         Mode::Exclusive => {
-            let mut publication = aeron.add_exclusive_publication(CHANNEL, STREAM_ID).expect("publication");
+            let mut publication = aeron.add_exclusive_publication(channel, STREAM_ID).expect("publication");
             publish_loop(shared, || publication.offer(&message).expect("offer") > 0)
         }
     }
@@ -90,8 +96,14 @@ fn publish(aeron: &Aeron, mode: Mode, length: usize, shared: &Shared) -> (u64, u
 
 /// Polls the one image until told to stop and `expected` (set once the publisher stopped)
 /// messages arrived; returns (messages received, empty polls, polls).
-fn subscribe(aeron: &Aeron, fragment_limit: usize, shared: &Shared, expected: &AtomicU64) -> (u64, u64, u64) {
-    let subscription = aeron.add_subscription(CHANNEL, STREAM_ID).expect("subscription");
+fn subscribe(
+    aeron: &Aeron,
+    channel: &str,
+    fragment_limit: usize,
+    shared: &Shared,
+    expected: &AtomicU64,
+) -> (u64, u64, u64) {
+    let subscription = aeron.add_subscription(channel, STREAM_ID).expect("subscription");
     while subscription.image_count() == 0 {
         std::thread::yield_now();
     }
@@ -120,7 +132,7 @@ fn subscribe(aeron: &Aeron, fragment_limit: usize, shared: &Shared, expected: &A
     (messages, empty, polls)
 }
 
-fn run(aeron: &Arc<Aeron>, mode: Mode, seconds: f64, length: usize, fragment_limit: usize) {
+fn run(aeron: &Arc<Aeron>, channel: &str, mode: Mode, seconds: f64, length: usize, fragment_limit: usize) {
     let shared = Arc::new(Shared {
         running: AtomicBool::new(true),
         received_bytes: CachePadded::new(AtomicU64::new(0)),
@@ -129,16 +141,18 @@ fn run(aeron: &Arc<Aeron>, mode: Mode, seconds: f64, length: usize, fragment_lim
     let expected = Arc::new(AtomicU64::new(u64::MAX));
     let subscriber = {
         let (aeron, shared, expected) = (Arc::clone(aeron), Arc::clone(&shared), Arc::clone(&expected));
+        let channel = channel.to_string();
         std::thread::Builder::new()
             .name("subscriber".into())
-            .spawn(move || subscribe(&aeron, fragment_limit, &shared, &expected))
+            .spawn(move || subscribe(&aeron, &channel, fragment_limit, &shared, &expected))
             .unwrap()
     };
     let publisher = {
         let (aeron, shared) = (Arc::clone(aeron), Arc::clone(&shared));
+        let channel = channel.to_string();
         std::thread::Builder::new()
             .name("publisher".into())
-            .spawn(move || publish(&aeron, mode, length, &shared))
+            .spawn(move || publish(&aeron, &channel, mode, length, &shared))
             .unwrap()
     };
     let interval = Duration::from_secs_f64(seconds.min(1.0));
@@ -175,15 +189,20 @@ fn main() {
     } else {
         vec![Mode::Concurrent, Mode::Exclusive, Mode::TryClaim]
     };
-    // As the Java samples: all driver agents on one thread with the default idle strategy.
-    let driver = BenchDriver::start(&args, |ctx| ctx.threading_mode = ThreadingMode::Shared);
+    let channel: String = args.value("--channel", DEFAULT_CHANNEL.to_string());
+    let threading: String = args.value("--threading-mode", "shared".to_string());
+    let threading_mode = ThreadingMode::parse(&threading).expect("--threading-mode");
+    // All driver agents on one thread (SHARED) unless told otherwise, with the default
+    // idle strategy.
+    let driver = BenchDriver::start(&args, |ctx| ctx.threading_mode = threading_mode);
     for mode in modes {
         let aeron = driver.connect(false);
         println!(
-            "IPC throughput: {mode:?} publication, {length} B messages, fragment limit {fragment_limit}, {}",
-            driver.name()
+            "Throughput on {channel}: {mode:?} publication, {length} B messages, fragment limit {fragment_limit}, {} ({})",
+            driver.name(),
+            threading_mode.name()
         );
-        run(&aeron, mode, seconds, length, fragment_limit);
+        run(&aeron, &channel, mode, seconds, length, fragment_limit);
         aeron.close();
     }
 }
