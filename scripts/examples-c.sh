@@ -8,7 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/build-c-package.sh
-cargo build --release --bin aeronmd
+cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
+  --example rate_subscriber
 cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples-c -j2
 
@@ -65,27 +66,32 @@ wait_for "$work/subscriber.log" 20 "<<Hello World! 2>>"
 grep -q "yay!" "$work/publisher.log" || fail "basic_publisher offered nothing"
 stop "$sub" basic_subscriber
 
-echo "examples-c: ping <-> pong"
-"$bin/pong" -p "$dir" -c aeron:ipc -C aeron:ipc >"$work/pong.log" 2>&1 &
-pong=$!
-pids+=("$pong")
-wait_for "$work/pong.log" 20 "Publication channel status"
-timeout 120 "$bin/ping" -p "$dir" -c aeron:ipc -C aeron:ipc -m 20000 -w 2000 >"$work/ping.log" 2>&1 ||
-  fail "ping failed"
-grep -q "^20000 round trips" "$work/ping.log" || fail "ping did not report 20000 round trips"
-grep "round trips" "$work/ping.log"
-stop "$pong" pong
+# The C samples, then their Rust twins (examples/*.rs, what scripts/perf-c.sh compares).
+for samples in "$bin" target/release/examples; do
+  kind=C
+  [ "$samples" = "$bin" ] || kind=Rust
+  echo "examples-c: ping <-> pong ($kind)"
+  "$samples/pong" -p "$dir" -c aeron:ipc -C aeron:ipc >"$work/pong.log" 2>&1 &
+  pong=$!
+  pids+=("$pong")
+  wait_for "$work/pong.log" 20 "Publication channel status"
+  timeout 120 "$samples/ping" -p "$dir" -c aeron:ipc -C aeron:ipc -m 20000 -w 2000 >"$work/ping.log" 2>&1 ||
+    fail "ping ($kind) failed"
+  grep -q "^20000 round trips" "$work/ping.log" || fail "ping ($kind) did not report 20000 round trips"
+  grep "round trips" "$work/ping.log"
+  stop "$pong" "pong ($kind)"
 
-echo "examples-c: streaming_publisher -> rate_subscriber"
-"$bin/rate_subscriber" -p "$dir" -c aeron:ipc >"$work/rate.log" 2>&1 &
-rate=$!
-pids+=("$rate")
-wait_for "$work/rate.log" 20 "Subscription channel status"
-timeout 120 "$bin/streaming_publisher" -p "$dir" -c aeron:ipc -m 2000000 -L 32 >"$work/streaming.log" 2>&1 ||
-  fail "streaming_publisher failed"
-grep "^Total:" "$work/streaming.log" || fail "streaming_publisher did not report totals"
-wait_for "$work/rate.log" 20 "totals 2000000 messages"
-stop "$rate" rate_subscriber
+  echo "examples-c: streaming_publisher -> rate_subscriber ($kind)"
+  "$samples/rate_subscriber" -p "$dir" -c aeron:ipc >"$work/rate.log" 2>&1 &
+  rate=$!
+  pids+=("$rate")
+  wait_for "$work/rate.log" 20 "Subscription channel status"
+  timeout 120 "$samples/streaming_publisher" -p "$dir" -c aeron:ipc -m 2000000 -L 32 >"$work/streaming.log" 2>&1 ||
+    fail "streaming_publisher ($kind) failed"
+  grep "^Total:" "$work/streaming.log" || fail "streaming_publisher ($kind) did not report totals"
+  wait_for "$work/rate.log" 20 "totals 2000000 messages"
+  stop "$rate" "rate_subscriber ($kind)"
+done
 
 echo "examples-c: aeron_stat"
 timeout 20 "$bin/aeron_stat" -d "$dir" -w false >"$work/stat.log" 2>&1 || fail "aeron_stat failed"

@@ -1,17 +1,27 @@
 #!/usr/bin/env bash
-# Issue 5's performance check of the C API: the C samples against our driver, set up as the
-# Rust benchmarks set up theirs (benches/ipc_ping_pong.rs, benches/ipc_throughput.rs):
-# aeronmd in SHARED mode sleeping 1 ms when idle, aeron:ipc with 64 MiB terms, 32-byte
-# messages; ping/pong busy-spin, 100 000 warm-up and 1 000 000 measured round trips; the
-# streaming publisher sends 20 000 000 messages to a rate subscriber polling 1024 fragments
-# at a time. Compare with `cargo bench --bench ipc_ping_pong --bench ipc_throughput`.
-# MESSAGES / WARM_UP / STREAM_MESSAGES override the counts.
+# Issue 5's performance check of the C API: each C sample (examples-c/, on libaeronrs.so)
+# beside its Rust twin (examples/ping.rs, pong.rs, streaming_publisher.rs,
+# rate_subscriber.rs: the same loop and output on the Rust client API), against the same
+# standalone driver, one after the other, then the medians and the ratio C/Rust. Equal
+# figures mean the C layer adds no measurable cost.
+#
+#   scripts/perf-c.sh [repeats (5)]
+#
+# Set-up: aeronmd in SHARED mode sleeping 1 ms when idle (over IPC the driver is not on the
+# data path), aeron:ipc with 64 MiB terms, 32-byte messages. Ping/pong busy-spin, WARM_UP
+# (100 000) warm-up and MESSAGES (1 000 000) measured round trips; the streaming publisher
+# sends STREAM_MESSAGES (20 000 000) messages to a rate subscriber polling 1024 fragments
+# at a time (its rate is the publisher's "Total:" line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-[ -x target/examples-c/ping ] || bash scripts/examples-c.sh
+repeats=${1:-5}
+[ -x target/examples-c/ping ] || bash scripts/examples-c.sh >/dev/null
+cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
+  --example rate_subscriber 2>/dev/null
 channel="aeron:ipc?term-length=64m"
-bin=target/examples-c
+c_bin=target/examples-c
+rust_bin=target/release/examples
 work=$(mktemp -d /tmp/aeronrs-perf-c-XXXXXX)
 dir="$work/aeron"
 pids=()
@@ -23,7 +33,8 @@ cleanup() {
 trap cleanup EXIT
 wait_for() {
   for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "no '$2' in $1" >&2; exit 1
+  echo "no '$2' in $1" >&2
+  exit 1
 }
 
 AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true AERON_TERM_BUFFER_SPARSE_FILE=true AERON_THREADING_MODE=SHARED \
@@ -32,21 +43,68 @@ AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true AERON_TERM_BUFFER_SPARSE_FILE
 pids+=($!)
 wait_for "$work/aeronmd.log" "driver started"
 
-echo "C ping/pong, 32 B, exclusive publications, busy-spinning processes, our media driver"
-"$bin/pong" -p "$dir" -c "$channel" -C "$channel" >"$work/pong.log" 2>&1 &
-pong=$!
-pids+=("$pong")
-wait_for "$work/pong.log" "Publication channel status"
-"$bin/ping" -p "$dir" -c "$channel" -C "$channel" -L 32 -w "${WARM_UP:-100000}" -m "${MESSAGES:-1000000}" |
-  grep "round trips"
-kill -INT "$pong"
-wait "$pong"
+# "N round trips in Xs: p50 N ns, p90 N ns, p99 N ns, p99.9 N ns, max N ns" -> values in ns.
+round_trip_fields() {
+  awk '/round trips in/ {
+      for (i = 1; i <= NF; i++) { v = $(i + 1); gsub(/,/, "", v); if ($i == "p50") a = v; if ($i == "p90") b = v; if ($i == "p99") c = v; if ($i == "p99.9") d = v }
+      print a, b, c, d }' "$1"
+}
+# "Total: 52ms, 3.801e+07 msgs/sec, ..." -> msgs/s.
+total_rate() { awk '/^Total:/ { print $3 + 0 }' "$1"; }
 
-echo "C streaming publisher -> rate subscriber, 32 B, our media driver"
-"$bin/rate_subscriber" -p "$dir" -c "$channel" -f 1024 >"$work/rate.log" 2>&1 &
-rate=$!
-pids+=("$rate")
-wait_for "$work/rate.log" "Subscription channel status"
-"$bin/streaming_publisher" -p "$dir" -c "$channel" -L 32 -m "${STREAM_MESSAGES:-20000000}" | grep "^Total:"
-kill -INT "$rate"
-wait "$rate"
+ping_pong() { # <c|rust> <log>
+  local bin=$c_bin
+  [ "$1" = rust ] && bin=$rust_bin
+  "$bin/pong" -p "$dir" -c "$channel" -C "$channel" >"$work/pong.log" 2>&1 &
+  local pong=$!
+  pids+=("$pong")
+  wait_for "$work/pong.log" "Publication channel status"
+  "$bin/ping" -p "$dir" -c "$channel" -C "$channel" -L 32 -w "${WARM_UP:-100000}" -m "${MESSAGES:-1000000}" >"$2"
+  kill -INT "$pong"
+  wait "$pong" || true
+  grep "round trips" "$2" | sed "s/^/$1 ping: /"
+}
+
+streaming() { # <c|rust> <log>
+  local bin=$c_bin
+  [ "$1" = rust ] && bin=$rust_bin
+  "$bin/rate_subscriber" -p "$dir" -c "$channel" -f 1024 >"$work/rate.log" 2>&1 &
+  local rate=$!
+  pids+=("$rate")
+  wait_for "$work/rate.log" "Subscription channel status"
+  "$bin/streaming_publisher" -p "$dir" -c "$channel" -L 32 -m "${STREAM_MESSAGES:-20000000}" >"$2"
+  kill -INT "$rate"
+  wait "$rate" || true
+  grep "^Total:" "$2" | sed "s/^/$1 streaming publisher: /"
+}
+
+# Alternating C and Rust, so a slow phase of the machine hits both.
+for ((r = 1; r <= repeats; r++)); do
+  for side in c rust; do
+    ping_pong "$side" "$work/ping-$side-$r.log"
+    read -r p50 p90 p99 p999 < <(round_trip_fields "$work/ping-$side-$r.log")
+    echo "$p50" >>"$work/p50.$side"
+    echo "$p90" >>"$work/p90.$side"
+    echo "$p99" >>"$work/p99.$side"
+    echo "$p999" >>"$work/p99.9.$side"
+    streaming "$side" "$work/stream-$side-$r.log"
+    total_rate "$work/stream-$side-$r.log" >>"$work/rate.$side"
+  done
+done
+
+median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.3f", a / b }'; }
+echo
+echo "C samples (libaeronrs.so) vs their Rust twins, our aeronmd, $channel, 32 B; medians of $repeats runs"
+printf '%-32s %14s %14s %8s\n' "" C Rust C/Rust
+for name in p50 p90 p99 p99.9; do
+  c=$(median "$work/$name.c")
+  rust=$(median "$work/$name.rust")
+  printf '%-32s %14s %14s %8s\n' "round trip $name, ns" "$c" "$rust" "$(ratio "$c" "$rust")"
+done
+c=$(median "$work/rate.c")
+rust=$(median "$work/rate.rust")
+printf '%-32s %14.0f %14.0f %8s\n' "streaming publisher, msgs/s" "$c" "$rust" "$(ratio "$c" "$rust")"
+echo "each run: p50 C $(paste -sd' ' "$work/p50.c") | Rust $(paste -sd' ' "$work/p50.rust")"
+echo "          msgs/s C $(paste -sd' ' "$work/rate.c") | Rust $(paste -sd' ' "$work/rate.rust")"
+echo "latency: C/Rust < 1.05 and rate: C/Rust > 0.95 means within 5%."

@@ -316,9 +316,7 @@ mod tests {
 
     #[test]
     fn a_thread_can_ask_for_short_time_slices() {
-        std::thread::spawn(|| set_current_thread_time_slice(100_000).unwrap())
-        .join()
-        .unwrap();
+        std::thread::spawn(|| set_current_thread_time_slice(100_000).unwrap()).join().unwrap();
     }
 
     #[test]
