@@ -19,6 +19,7 @@ use crate::ffi::header::{
 };
 use crate::ffi::publication::message;
 use crate::logbuffer::{ControlledFragmentAssembler, ControlledPollAction, FragmentAssembler, Header};
+use crate::protocol::header::UNFRAGMENTED;
 use crate::util::error::{Error, Result};
 
 /// Reassembles fragmented messages of a subscription's sessions. Opaque.
@@ -49,18 +50,31 @@ pub struct aeron_image_controlled_fragment_assembler_t {
 type Context = Rc<Cell<*mut c_void>>;
 
 type Delegate = Box<dyn FnMut(&[u8], &Header)>;
+pub(crate) type RawDelegate = unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t);
+type RawControlledDelegate = unsafe extern "C" fn(
+    *mut c_void,
+    *const u8,
+    usize,
+    *mut aeron_header_t,
+) -> aeron_controlled_fragment_handler_action_t;
 type ControlledDelegate = Box<dyn FnMut(&[u8], &Header) -> ControlledPollAction>;
 
 /// What the plain assemblers point to.
 pub(crate) struct AssemblerHandle {
     assembler: FragmentAssembler<Delegate>,
     context: Context,
+    /// The application's handler, called directly for unfragmented messages.
+    delegate: RawDelegate,
+    clientd: *mut c_void,
 }
 
 /// What the controlled assemblers point to.
 pub(crate) struct ControlledAssemblerHandle {
     assembler: ControlledFragmentAssembler<ControlledDelegate>,
     context: Context,
+    /// The application's handler, called directly for unfragmented messages.
+    delegate: RawControlledDelegate,
+    clientd: *mut c_void,
 }
 
 impl Handle for aeron_fragment_assembler_t {
@@ -81,16 +95,61 @@ impl AssemblerHandle {
         let delegate = delegate.ok_or_else(|| Error::invalid_argument("delegate must not be NULL"))?;
         let context: Context = Rc::new(Cell::new(std::ptr::null_mut()));
         let image = Rc::clone(&context);
+        let raw = delegate;
         let delegate: Delegate = Box::new(move |payload: &[u8], header: &Header| {
             deliver(delegate, clientd, payload, header, image.get())
         });
-        Ok(Self { assembler: FragmentAssembler::new(delegate), context })
+        Ok(Self { assembler: FragmentAssembler::new(delegate), context, delegate: raw, clientd })
     }
 
-    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) {
+    /// `c_header` is the poll's header, the one `header` refers to.
+    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t, c_header: *mut aeron_header_t) {
+        if header.header().flags() & UNFRAGMENTED == UNFRAGMENTED {
+            // The common case, as the assembler would treat it (no state touched), without
+            // its indirections: the delegate gets the poll's own header.
+            // SAFETY: the application's handler with its clientd (create contract), called
+            // during the poll's handler call whose payload and header are valid.
+            unsafe { (self.delegate)(self.clientd, payload.as_ptr(), payload.len(), c_header) };
+            return;
+        }
         self.context.set(header.context);
         self.assembler.on_fragment(payload, header.header());
     }
+}
+
+impl AssemblerHandle {
+    /// A fragment straight from a poll of `image` (see [`direct_assembler`]).
+    #[inline]
+    pub(crate) fn on_polled_fragment(&mut self, payload: &[u8], header: &Header, image: *mut c_void) {
+        if header.flags() & UNFRAGMENTED == UNFRAGMENTED {
+            deliver(self.delegate, self.clientd, payload, header, image);
+            return;
+        }
+        self.context.set(image);
+        self.assembler.on_fragment(payload, header);
+    }
+}
+
+/// The plain assembler behind `clientd` when `handler` is `aeron_fragment_assembler_handler`
+/// or `aeron_image_fragment_assembler_handler` (the usual way to poll whole messages): the
+/// poll then feeds it directly, sparing each fragment a C call and a header copy.
+///
+/// # Safety
+/// As those handlers: with one of them as `handler`, `clientd` must be NULL or an assembler
+/// of that kind, used by this thread only now.
+pub(crate) unsafe fn direct_assembler<'a>(
+    handler: RawDelegate,
+    clientd: *mut c_void,
+) -> Option<&'a mut AssemblerHandle> {
+    // Compared as addresses: both names denote the one function each in this library.
+    let handler = handler as *const ();
+    let is_assembler = std::ptr::eq(handler, aeron_fragment_assembler_handler as *const ())
+        || std::ptr::eq(handler, aeron_image_fragment_assembler_handler as *const ());
+    if !is_assembler || clientd.is_null() {
+        return None;
+    }
+    // SAFETY: an assembler used by this thread only (contract above).
+    Some(unsafe { &mut *clientd.cast::<AssemblerHandle>() })
 }
 
 impl ControlledAssemblerHandle {
@@ -98,13 +157,27 @@ impl ControlledAssemblerHandle {
         let delegate = delegate.ok_or_else(|| Error::invalid_argument("delegate must not be NULL"))?;
         let context: Context = Rc::new(Cell::new(std::ptr::null_mut()));
         let image = Rc::clone(&context);
+        let raw = delegate;
         let delegate: ControlledDelegate = Box::new(move |payload: &[u8], header: &Header| {
             deliver_controlled(delegate, clientd, payload, header, image.get())
         });
-        Ok(Self { assembler: ControlledFragmentAssembler::new(delegate), context })
+        Ok(Self { assembler: ControlledFragmentAssembler::new(delegate), context, delegate: raw, clientd })
     }
 
-    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) -> ControlledPollAction {
+    /// `c_header` is the poll's header, the one `header` refers to.
+    fn on_fragment(
+        &mut self,
+        payload: &[u8],
+        header: &aeron_header_t,
+        c_header: *mut aeron_header_t,
+    ) -> ControlledPollAction {
+        if header.header().flags() & UNFRAGMENTED == UNFRAGMENTED {
+            // As in `AssemblerHandle::on_fragment`.
+            // SAFETY: the application's handler with its clientd (create contract), called
+            // during the poll's handler call whose payload and header are valid.
+            let action = unsafe { (self.delegate)(self.clientd, payload.as_ptr(), payload.len(), c_header) };
+            return action.action();
+        }
         self.context.set(header.context);
         self.assembler.on_fragment(payload, header.header())
     }
@@ -196,8 +269,8 @@ pub unsafe extern "C" fn aeron_fragment_assembler_handler(
         // SAFETY: forwarded contract.
         let assembler = unsafe { assembler_mut::<AssemblerHandle>(clientd) }?;
         // SAFETY: forwarded contract.
-        let (payload, header) = unsafe { fragment(buffer, length, header) }?;
-        assembler.on_fragment(payload, header);
+        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
+        assembler.on_fragment(payload, fragment_header, header);
         Ok(())
     })
 }
@@ -266,8 +339,8 @@ unsafe fn controlled_handler(
         // SAFETY: forwarded contract.
         let assembler = unsafe { assembler_mut::<ControlledAssemblerHandle>(clientd) }?;
         // SAFETY: forwarded contract.
-        let (payload, header) = unsafe { fragment(buffer, length, header) }?;
-        Ok(assembler.on_fragment(payload, header) as c_int)
+        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
+        Ok(assembler.on_fragment(payload, fragment_header, header) as c_int)
     });
     aeron_controlled_fragment_handler_action_t::from_action(
         ControlledPollAction::from_i32(action).unwrap_or(ControlledPollAction::Abort),
@@ -320,8 +393,8 @@ pub unsafe extern "C" fn aeron_image_fragment_assembler_handler(
         // SAFETY: forwarded contract.
         let assembler = unsafe { assembler_mut::<AssemblerHandle>(clientd) }?;
         // SAFETY: forwarded contract.
-        let (payload, header) = unsafe { fragment(buffer, length, header) }?;
-        assembler.on_fragment(payload, header);
+        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
+        assembler.on_fragment(payload, fragment_header, header);
         Ok(())
     })
 }
