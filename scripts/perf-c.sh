@@ -14,6 +14,8 @@
 # at a time (its rate is the publisher's "Total:" line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=lib/bench-common.sh
+source scripts/lib/bench-common.sh # median, ratio
 
 repeats=${1:-5}
 [ -x target/examples-c/ping ] || bash scripts/examples-c.sh >/dev/null
@@ -92,19 +94,17 @@ for ((r = 1; r <= repeats; r++)); do
   done
 done
 
-median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.10g\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.3f", a / b }'; }
 echo
 echo "C samples (libaeronrs.so) vs their Rust twins, our aeronmd, $channel, 32 B; medians of $repeats runs"
 printf '%-32s %14s %14s %8s\n' "" C Rust C/Rust
 for name in p50 p90 p99 p99.9; do
   c=$(median "$work/$name.c")
   rust=$(median "$work/$name.rust")
-  printf '%-32s %14s %14s %8s\n' "round trip $name, ns" "$c" "$rust" "$(ratio "$c" "$rust")"
+  printf '%-32s %14s %14s %8s\n' "round trip $name, ns" "$c" "$rust" "$(ratio "$c" "$rust" 3)"
 done
 c=$(median "$work/rate.c")
 rust=$(median "$work/rate.rust")
-printf '%-32s %14.0f %14.0f %8s\n' "streaming publisher, msgs/s" "$c" "$rust" "$(ratio "$c" "$rust")"
+printf '%-32s %14.0f %14.0f %8s\n' "streaming publisher, msgs/s" "$c" "$rust" "$(ratio "$c" "$rust" 3)"
 echo "each run: p50 C $(paste -sd' ' "$work/p50.c") | Rust $(paste -sd' ' "$work/p50.rust")"
 echo "          msgs/s C $(paste -sd' ' "$work/rate.c") | Rust $(paste -sd' ' "$work/rate.rust")"
 echo "latency: C/Rust < 1.05 and rate: C/Rust > 0.95 means within 5%."

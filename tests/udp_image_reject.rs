@@ -5,8 +5,12 @@
 //! the publisher then joins again with a new image; the error frame counters move; the
 //! driver refuses unknown images and over-long reasons.
 
+#[path = "support/log_client.rs"]
+mod log_client;
 #[path = "support/raw_client.rs"]
 mod raw_client;
+#[path = "support/udp_pair.rs"]
+mod udp_pair;
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -16,7 +20,6 @@ use aeronrs::client::{Aeron, Context, Image, PublicationErrorFrame};
 use aeronrs::command::{Command, CorrelatedMessage, RejectImageMessage, Response};
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::error::AeronErrorCode;
-use aeronrs::util::idle_strategy::IdleStrategy;
 
 use raw_client::RawClient;
 
@@ -26,17 +29,10 @@ const IMAGE_REJECTED: i32 = 13;
 const GENERIC_ERROR: i32 = 11;
 
 fn driver(dir: &std::path::Path) -> MediaDriver {
-    let sleep = IdleStrategy::Sleep(Duration::from_micros(200));
     MediaDriver::launch(DriverContext {
-        aeron_dir: dir.to_path_buf(),
-        dir_delete_on_shutdown: true,
-        threading_mode: ThreadingMode::Shared,
-        shared_idle_strategy: sleep,
-        term_buffer_length: 64 * 1024,
-        timer_interval_ns: 50_000_000,
         // A rejected image is dropped once it times out: keep that short.
         image_liveness_timeout_ns: 1_000_000_000,
-        ..DriverContext::default()
+        ..udp_pair::context(dir, ThreadingMode::Shared)
     })
     .unwrap()
 }

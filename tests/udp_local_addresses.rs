@@ -4,24 +4,21 @@
 //! bound, and a publication sent to the resolved channel reaches it; publications report
 //! the address their datagrams come from (the image's source identity).
 
+#[path = "support/log_client.rs"]
+mod log_client;
+#[path = "support/raw_client.rs"]
+mod raw_client;
+#[path = "support/udp_pair.rs"]
+mod udp_pair;
+
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use aeronrs::client::{Aeron, Context};
-use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
-use aeronrs::util::idle_strategy::IdleStrategy;
+use aeronrs::driver::{MediaDriver, ThreadingMode};
 
 fn driver(dir: &std::path::Path) -> MediaDriver {
-    let sleep = IdleStrategy::Sleep(Duration::from_micros(200));
-    MediaDriver::launch(DriverContext {
-        aeron_dir: dir.to_path_buf(),
-        dir_delete_on_shutdown: true,
-        threading_mode: ThreadingMode::Shared,
-        shared_idle_strategy: sleep,
-        term_buffer_length: 64 * 1024,
-        ..DriverContext::default()
-    })
-    .unwrap()
+    MediaDriver::launch(udp_pair::context(dir, ThreadingMode::Shared)).unwrap()
 }
 
 fn client(dir: &std::path::Path, errors: &Arc<Mutex<Vec<String>>>) -> Aeron {

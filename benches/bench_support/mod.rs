@@ -12,6 +12,7 @@ use std::time::Duration;
 use aeronrs::client::{Aeron, Context};
 use aeronrs::driver::MediaDriver;
 use aeronrs::driver::context::DriverContext;
+use aeronrs::util::format::format_number_grouped;
 use hdrhistogram::Histogram;
 
 use crate::client_support::{DriverKind, DriverOptions, TestDriver};
@@ -98,26 +99,13 @@ impl BenchDriver {
     }
 }
 
-/// `n` with thousands separators, as Java's `%,d`.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// One rate line in the format of Java's `ImageRateReporter`.
 pub fn print_rate(interval: Duration, bytes: u64, message_length: usize) {
     println!(
         "Duration {}ms - {} messages - {} payload bytes",
         interval.as_millis(),
-        grouped(bytes / message_length as u64),
-        grouped(bytes)
+        format_number_grouped((bytes / message_length as u64) as i64, ","),
+        format_number_grouped(bytes as i64, ",")
     );
 }
 

@@ -78,4 +78,5 @@ median() { sort -g "$1" | awk '{ v[NR] = $1 } END { if (NR == 0) print "-"; else
 highest() { sort -g "$1" | tail -1; }
 lowest() { sort -g "$1" | head -1; }
 runs() { paste -sd' ' "$1"; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.2f", a / b }'; }
+# a/b with ${3:-2} decimals ("-" when b is 0 or missing).
+ratio() { awk -v a="$1" -v b="$2" -v d="${3:-2}" 'BEGIN { if (b + 0 == 0) print "-"; else printf "%.*f", d, a / b }'; }

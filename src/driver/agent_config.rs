@@ -65,58 +65,25 @@ impl fmt::Debug for AgentOnStart {
     }
 }
 
-/// An agent whose thread first runs the context's on-start hook.
-struct WithOnStart {
+/// An agent whose thread first asks for a scheduler time slice and runs the context's
+/// on-start hook, when given.
+struct OnStartOfThread {
     agent: Box<dyn Agent>,
-    hook: AgentOnStart,
-}
-
-impl Agent for WithOnStart {
-    fn on_start(&mut self) -> Result<()> {
-        (self.hook.0)(self.agent.role_name());
-        self.agent.on_start()
-    }
-
-    fn do_work(&mut self) -> Result<i32> {
-        self.agent.do_work()
-    }
-
-    fn on_close(&mut self) {
-        self.agent.on_close()
-    }
-
-    fn role_name(&self) -> &str {
-        self.agent.role_name()
-    }
-
-    fn park(&mut self, period: std::time::Duration) {
-        self.agent.park(period)
-    }
-
-    fn parks_on_input(&self) -> bool {
-        self.agent.parks_on_input()
-    }
-}
-
-/// `agent`, made to run `hook` (if any) on its thread before its own `on_start`.
-pub fn with_on_start(agent: Box<dyn Agent>, hook: Option<AgentOnStart>) -> Box<dyn Agent> {
-    match hook {
-        Some(hook) => Box::new(WithOnStart { agent, hook }),
-        None => agent,
-    }
-}
-
-/// An agent on a thread of its own that first asks the scheduler for short time slices.
-struct WithTimeSlice {
-    agent: Box<dyn Agent>,
+    hook: Option<AgentOnStart>,
+    /// 0: leave the thread's slice as it is.
     slice_ns: u64,
 }
 
-impl Agent for WithTimeSlice {
+impl Agent for OnStartOfThread {
     fn on_start(&mut self) -> Result<()> {
-        // A hint: kernels without custom slices (before 6.12) ignore or refuse it, and the
-        // agent works the same, only with the scheduler's usual slices.
-        let _ = crate::util::sys::set_current_thread_time_slice(self.slice_ns);
+        if self.slice_ns > 0 {
+            // A hint: kernels without custom slices (before 6.12) ignore or refuse it, and
+            // the agent works the same, only with the scheduler's usual slices.
+            let _ = crate::util::sys::set_current_thread_time_slice(self.slice_ns);
+        }
+        if let Some(hook) = &self.hook {
+            (hook.0)(self.agent.role_name());
+        }
         self.agent.on_start()
     }
 
@@ -141,13 +108,14 @@ impl Agent for WithTimeSlice {
     }
 }
 
-/// `agent`, made to ask for time slices of `slice_ns` on its thread (0: leave them as they
-/// are). Only for agents on the driver's own threads, never the caller's (INVOKER).
-pub fn with_time_slice(agent: Box<dyn Agent>, slice_ns: u64) -> Box<dyn Agent> {
-    if slice_ns == 0 {
+/// `agent`, made to ask for time slices of `slice_ns` (0: leave them as they are) and run
+/// `hook` (if any) on its thread before its own `on_start`. A slice only for agents on the
+/// driver's own threads, never the caller's (INVOKER).
+pub fn on_thread_start(agent: Box<dyn Agent>, hook: Option<AgentOnStart>, slice_ns: u64) -> Box<dyn Agent> {
+    if hook.is_none() && slice_ns == 0 {
         return agent;
     }
-    Box::new(WithTimeSlice { agent, slice_ns })
+    Box::new(OnStartOfThread { agent, hook, slice_ns })
 }
 
 /// Shortest and longest time slice Linux accepts (`sched_setattr` clamps to this range).
@@ -378,10 +346,10 @@ mod tests {
         let seen = Arc::clone(&log);
         let hook =
             AgentOnStart(Arc::new(move |role: &str| seen.lock().unwrap().push(format!("hook {role}"))));
-        let mut agent = with_on_start(Box::new(Named(Arc::clone(&log))), Some(hook));
+        let mut agent = on_thread_start(Box::new(Named(Arc::clone(&log))), Some(hook), 0);
         agent.on_start().unwrap();
         assert_eq!(agent.do_work().unwrap(), 7);
         assert_eq!(*log.lock().unwrap(), ["hook driver-conductor", "agent"]);
-        assert_eq!(with_on_start(Box::new(Named(log)), None).role_name(), "driver-conductor");
+        assert_eq!(on_thread_start(Box::new(Named(log)), None, 0).role_name(), "driver-conductor");
     }
 }

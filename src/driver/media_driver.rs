@@ -16,7 +16,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
-use crate::driver::agent_config::{with_on_start, with_time_slice};
+use crate::driver::agent_config::on_thread_start;
 use crate::driver::agent_proxy::command_queue;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
@@ -183,7 +183,7 @@ impl MediaDriver {
         let Agents { conductor, sender, receiver } = agents;
         // The on-start hook runs once per agent thread, as Aeron calls it per agent runner.
         let on_start = self.ctx.agents.on_start.clone();
-        let hooked = |agent: Box<dyn Agent>| with_on_start(agent, on_start.clone());
+        let hooked = |agent: Box<dyn Agent>| on_thread_start(agent, on_start.clone(), 0);
         let all = |c: Box<DriverConductor>, s: Box<Sender>, r: Box<Receiver>| -> Box<dyn Agent> {
             Box::new(CompositeAgent::new(vec![s, r, c]))
         };
@@ -197,7 +197,7 @@ impl MediaDriver {
             |name: &'static str| -> ErrorHandler { Arc::new(move |e: &Error| eprintln!("{name}: {e}")) };
         let ctx = &self.ctx;
         let slice_ns = ctx.agents.agent_time_slice_ns;
-        let hooked = |agent: Box<dyn Agent>| with_time_slice(hooked(agent), slice_ns);
+        let hooked = |agent: Box<dyn Agent>| on_thread_start(agent, on_start.clone(), slice_ns);
         let mut runners = Vec::with_capacity(3);
         match ctx.threading_mode {
             ThreadingMode::Dedicated => {

@@ -50,7 +50,7 @@ pub struct aeron_image_controlled_fragment_assembler_t {
 type Context = Rc<Cell<*mut c_void>>;
 
 type Delegate = Box<dyn FnMut(&[u8], &Header)>;
-pub(crate) type RawDelegate = unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t);
+type RawDelegate = unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t);
 type RawControlledDelegate = unsafe extern "C" fn(
     *mut c_void,
     *const u8,
@@ -115,41 +115,6 @@ impl AssemblerHandle {
         self.context.set(header.context);
         self.assembler.on_fragment(payload, header.header());
     }
-}
-
-impl AssemblerHandle {
-    /// A fragment straight from a poll of `image` (see [`direct_assembler`]).
-    #[inline]
-    pub(crate) fn on_polled_fragment(&mut self, payload: &[u8], header: &Header, image: *mut c_void) {
-        if header.flags() & UNFRAGMENTED == UNFRAGMENTED {
-            deliver(self.delegate, self.clientd, payload, header, image);
-            return;
-        }
-        self.context.set(image);
-        self.assembler.on_fragment(payload, header);
-    }
-}
-
-/// The plain assembler behind `clientd` when `handler` is `aeron_fragment_assembler_handler`
-/// or `aeron_image_fragment_assembler_handler` (the usual way to poll whole messages): the
-/// poll then feeds it directly, sparing each fragment a C call and a header copy.
-///
-/// # Safety
-/// As those handlers: with one of them as `handler`, `clientd` must be NULL or an assembler
-/// of that kind, used by this thread only now.
-pub(crate) unsafe fn direct_assembler<'a>(
-    handler: RawDelegate,
-    clientd: *mut c_void,
-) -> Option<&'a mut AssemblerHandle> {
-    // Compared as addresses: both names denote the one function each in this library.
-    let handler = handler as *const ();
-    let is_assembler = std::ptr::eq(handler, aeron_fragment_assembler_handler as *const ())
-        || std::ptr::eq(handler, aeron_image_fragment_assembler_handler as *const ());
-    if !is_assembler || clientd.is_null() {
-        return None;
-    }
-    // SAFETY: an assembler used by this thread only (contract above).
-    Some(unsafe { &mut *clientd.cast::<AssemblerHandle>() })
 }
 
 impl ControlledAssemblerHandle {

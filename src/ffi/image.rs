@@ -13,7 +13,6 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use crate::client::Image;
-use crate::ffi::fragment_assembler::direct_assembler;
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
     deliver_controlled,
@@ -220,14 +219,6 @@ pub unsafe extern "C" fn aeron_image_poll(
         // SAFETY: forwarded contract.
         let i = unsafe { image_ref(image) }?;
         let handler = required(handler)?;
-        // SAFETY: with an assembler's handler, clientd is that assembler (poll contract).
-        if let Some(assembler) = unsafe { direct_assembler(handler, clientd) } {
-            let n = i.poll(
-                |payload, header| assembler.on_polled_fragment(payload, header, image.cast()),
-                fragment_limit,
-            );
-            return Ok(n as c_int);
-        }
         let n = i
             .poll(|payload, header| deliver(handler, clientd, payload, header, image.cast()), fragment_limit);
         Ok(n as c_int)

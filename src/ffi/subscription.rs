@@ -21,7 +21,6 @@ use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::counters::CountersReader;
 use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::fragment_assembler::direct_assembler;
 use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
@@ -203,16 +202,6 @@ pub unsafe extern "C" fn aeron_subscription_poll(
         // SAFETY: forwarded contract.
         let subscription = unsafe { poller(subscription) }?;
         let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
-        // SAFETY: with an assembler's handler, clientd is that assembler (poll contract).
-        if let Some(assembler) = unsafe { direct_assembler(handler, clientd) } {
-            let fragments = subscription.poll_with_image(
-                |payload, header, image| {
-                    assembler.on_polled_fragment(payload, header, image_ptr(image).cast())
-                },
-                fragment_limit,
-            );
-            return Ok(fragments as c_int);
-        }
         let fragments = subscription.poll_with_image(
             |payload, header, image| deliver(handler, clientd, payload, header, image_ptr(image).cast()),
             fragment_limit,

@@ -163,17 +163,10 @@ pub fn interface_addresses() -> std::io::Result<Vec<InterfaceAddress>> {
     Ok(out)
 }
 
-/// `poll(2)` with a zero timeout: marks which descriptors are readable (`revents`) and
-/// returns how many are ready. An interrupted call reports 0 ready.
+/// Marks which of `fds` are readable now (`revents`), without waiting; returns how many
+/// are ready. An interrupted call reports 0 ready.
 pub fn poll_now(fds: &mut [libc::pollfd]) -> std::io::Result<usize> {
-    let count = libc::nfds_t::try_from(fds.len()).unwrap_or(libc::nfds_t::MAX);
-    // SAFETY: fds is a valid, exclusively borrowed array of `count` pollfd entries.
-    let rc = unsafe { libc::poll(fds.as_mut_ptr(), count, 0) };
-    if rc < 0 {
-        let err = std::io::Error::last_os_error();
-        return if err.kind() == std::io::ErrorKind::Interrupted { Ok(0) } else { Err(err) };
-    }
-    Ok(rc as usize)
+    poll_wait(fds, std::time::Duration::ZERO)
 }
 
 /// `ppoll(2)`: waits until one of `fds` is readable or `timeout` passes (nanosecond
