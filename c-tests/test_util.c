@@ -48,8 +48,21 @@ static void alloc_and_free(void)
     CHECK_FAILS(aeron_alloc(NULL, 8), -1, EINVAL);
 }
 
+static int64_t monotonic_ns(void)
+{
+    struct timespec ts;
+    CHECK_EQ_LL(clock_gettime(CLOCK_MONOTONIC, &ts), 0);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
 static void clocks_and_sleeps(void)
 {
+    /* Upstream's nano clock is CLOCK_MONOTONIC itself (as Java's System.nanoTime), so
+     * stamps compare across processes: it must fall between two direct readings. */
+    int64_t before = monotonic_ns();
+    int64_t reading = aeron_nano_clock();
+    int64_t after = monotonic_ns();
+    CHECK(before <= reading && reading <= after);
     int64_t t0 = aeron_nano_clock();
     aeron_nano_sleep(1000 * 1000);
     int64_t t1 = aeron_nano_clock();

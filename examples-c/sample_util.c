@@ -217,6 +217,23 @@ uint64_t latency_histogram_value_at(const latency_histogram_t *histogram, double
     return histogram->max;
 }
 
+double latency_histogram_trimmed_mean(const latency_histogram_t *histogram, double fraction)
+{
+    uint64_t wanted = (uint64_t)(fraction * (double)histogram->total);
+    wanted = wanted < 1 ? 1 : wanted;
+    uint64_t taken = 0;
+    double sum = 0.0;
+    size_t length = sizeof(histogram->counts) / sizeof(histogram->counts[0]);
+    for (size_t i = 0; i < length && taken < wanted; i++)
+    {
+        uint64_t take = histogram->counts[i] < wanted - taken ? histogram->counts[i] : wanted - taken;
+        uint64_t value = histogram_highest_value(i);
+        sum += (double)take * (double)(value < histogram->max ? value : histogram->max);
+        taken += take;
+    }
+    return 0 == taken ? 0.0 : sum / (double)taken;
+}
+
 void latency_histogram_print(const latency_histogram_t *histogram, const char *what, double elapsed_s)
 {
     static const double quantiles[] = { 0.0, 0.25, 0.5, 0.75, 0.9, 0.99, 0.999, 0.9999, 1.0 };
@@ -228,9 +245,9 @@ void latency_histogram_print(const latency_histogram_t *histogram, const char *w
             (uint64_t)(quantiles[i] * (double)histogram->total));
     }
     printf("%" PRIu64 " %s in %.2fs: p50 %" PRIu64 " ns, p90 %" PRIu64 " ns, p99 %" PRIu64 " ns, p99.9 %" PRIu64
-        " ns, max %" PRIu64 " ns\n",
+        " ns, max %" PRIu64 " ns, mean99 %.2f ns\n",
         histogram->total, what, elapsed_s, latency_histogram_value_at(histogram, 0.5),
         latency_histogram_value_at(histogram, 0.9), latency_histogram_value_at(histogram, 0.99),
-        latency_histogram_value_at(histogram, 0.999), histogram->max);
+        latency_histogram_value_at(histogram, 0.999), histogram->max, latency_histogram_trimmed_mean(histogram, 0.99));
     fflush(stdout);
 }

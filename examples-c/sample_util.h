@@ -77,6 +77,9 @@ void latency_histogram_record(latency_histogram_t *histogram, uint64_t value_ns)
 /* The highest value its bucket holds at `quantile` (0..1), as HdrHistogram reports it. */
 uint64_t latency_histogram_value_at(const latency_histogram_t *histogram, double quantile);
 /* The percentile table and the one-line summary the Rust benchmarks print. */
+/* The mean of the lowest `fraction` of the values (outliers left out): resolves
+ * differences below the clock's tick, which the percentiles cannot. */
+double latency_histogram_trimmed_mean(const latency_histogram_t *histogram, double fraction);
 void latency_histogram_print(const latency_histogram_t *histogram, const char *what, double elapsed_s);
 
 #endif

@@ -86,7 +86,7 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = self.appenders[tail.index].append_unfragmented(
+        let outcome = partition(&self.appenders, tail.index).append_unfragmented(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -117,7 +117,7 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = self.appenders[tail.index].appendv(
+        let outcome = partition(&self.appenders, tail.index).appendv(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -136,8 +136,12 @@ impl ExclusivePublication {
             return Ok((code, None));
         }
         let tail = self.tail;
-        let (outcome, claim) =
-            self.appenders[tail.index].claim(&self.header, tail.term_id, tail.term_offset, length);
+        let (outcome, claim) = partition(&self.appenders, tail.index).claim(
+            &self.header,
+            tail.term_id,
+            tail.term_offset,
+            length,
+        );
         Ok((advance(&self.core, &mut self.tail, outcome), claim))
     }
 
@@ -149,8 +153,12 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome =
-            self.appenders[tail.index].append_padding(&self.header, tail.term_id, tail.term_offset, length);
+        let outcome = partition(&self.appenders, tail.index).append_padding(
+            &self.header,
+            tail.term_id,
+            tail.term_offset,
+            length,
+        );
         Ok(advance(&self.core, &mut self.tail, outcome))
     }
 
@@ -169,8 +177,12 @@ impl ExclusivePublication {
                 self.core.term_length
             )));
         }
-        let outcome =
-            self.appenders[tail.index].append_block(&self.header, tail.term_id, tail.term_offset, block)?;
+        let outcome = partition(&self.appenders, tail.index).append_block(
+            &self.header,
+            tail.term_id,
+            tail.term_offset,
+            block,
+        )?;
         Ok(advance(&self.core, &mut self.tail, outcome))
     }
 
@@ -324,5 +336,16 @@ impl std::fmt::Debug for ExclusivePublication {
             .field("session_id", &self.core.info.session_id)
             .field("registration_id", &self.core.info.registration_id)
             .finish()
+    }
+}
+
+/// The appender of partition `index` (0, 1 or 2): a match rather than indexing, so no
+/// bounds-check panic sits on every offer.
+#[inline(always)]
+fn partition(appenders: &[ExclusiveTermAppender; PARTITION_COUNT], index: usize) -> &ExclusiveTermAppender {
+    match index {
+        0 => &appenders[0],
+        1 => &appenders[1],
+        _ => &appenders[2],
     }
 }

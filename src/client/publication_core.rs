@@ -7,11 +7,11 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::client::counter::counter_value_view;
-use crate::concurrent::AtomicBuffer;
+use crate::concurrent::{AtomicBuffer, AtomicI32Word, AtomicI64Word};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor::{
-    compute_max_message_length, compute_max_payload_length, initial_term_id, is_connected,
-    max_possible_position, mtu_length, position_bits_to_shift,
+    LOG_ACTIVE_TERM_COUNT_OFFSET, compute_max_message_length, compute_max_payload_length, initial_term_id,
+    is_connected, max_possible_position, mtu_length, position_bits_to_shift,
 };
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 use crate::util::bits::align;
@@ -52,7 +52,9 @@ pub(crate) struct PublicationInfo {
 pub(crate) struct PublicationCore {
     pub info: PublicationInfo,
     pub log: LogBuffers,
-    position_limit: AtomicBuffer,
+    position_limit: AtomicI64Word,
+    /// The log's active term count, read by every offer.
+    active_term_count: AtomicI32Word,
     channel_status: Option<AtomicBuffer>,
     pub initial_term_id: i32,
     pub position_bits_to_shift: u32,
@@ -77,6 +79,7 @@ impl PublicationCore {
             pre_touch_terms(&log);
         }
         let position_limit = counter_value_view(counters_values, info.position_limit_id)
+            .and_then(|view| AtomicI64Word::new(&view, 0))
             .map_err(|e| e.context("publication limit counter"))?;
         let channel_status = match info.channel_status_id {
             id if id < 0 => None,
@@ -85,6 +88,8 @@ impl PublicationCore {
             ),
         };
         let metadata = log.metadata();
+        let active_term_count = AtomicI32Word::new(metadata, LOG_ACTIVE_TERM_COUNT_OFFSET)
+            .map_err(|e| e.context("log active term count"))?;
         let term_length = log.term_length();
         let mtu = mtu_length(metadata);
         let max_payload_length = usize::try_from(mtu)
@@ -104,6 +109,7 @@ impl PublicationCore {
             info,
             log,
             position_limit,
+            active_term_count,
             channel_status,
             is_closed: AtomicBool::new(false),
         })
@@ -113,7 +119,15 @@ impl PublicationCore {
     #[inline]
     pub fn position_limit(&self) -> i64 {
         // Acquire: pairs with the driver's release store of the limit.
-        self.position_limit.get_i64_acquire(0)
+        self.position_limit.get().load(Ordering::Acquire)
+    }
+
+    /// The log's active term count.
+    #[inline]
+    pub fn active_term_count(&self) -> i32 {
+        // Acquire: a publisher that rotated stored the new count with release after
+        // resetting that partition's tail, so a tail read after this belongs to this count.
+        self.active_term_count.get().load(Ordering::Acquire)
     }
 
     #[inline]

@@ -1,6 +1,7 @@
 //! Layer 2: the Agrona-style shared-memory structures, all built on `AtomicBuffer`.
 
 pub mod atomic_buffer;
+pub mod atomic_word;
 pub mod broadcast;
 pub mod counters;
 pub mod error_log;
@@ -8,3 +9,4 @@ pub mod mapped_file;
 pub mod ring_buffer;
 
 pub use atomic_buffer::AtomicBuffer;
+pub use atomic_word::{AtomicI32Word, AtomicI64Word};

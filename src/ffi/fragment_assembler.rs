@@ -102,16 +102,9 @@ impl AssemblerHandle {
         Ok(Self { assembler: FragmentAssembler::new(delegate), context, delegate: raw, clientd })
     }
 
-    /// `c_header` is the poll's header, the one `header` refers to.
-    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t, c_header: *mut aeron_header_t) {
-        if header.header().flags() & UNFRAGMENTED == UNFRAGMENTED {
-            // The common case, as the assembler would treat it (no state touched), without
-            // its indirections: the delegate gets the poll's own header.
-            // SAFETY: the application's handler with its clientd (create contract), called
-            // during the poll's handler call whose payload and header are valid.
-            unsafe { (self.delegate)(self.clientd, payload.as_ptr(), payload.len(), c_header) };
-            return;
-        }
+    /// A fragment of a message that is not whole (whole ones never get here, see
+    /// [`deliver_whole`]).
+    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) {
         self.context.set(header.context);
         self.assembler.on_fragment(payload, header.header());
     }
@@ -129,23 +122,59 @@ impl ControlledAssemblerHandle {
         Ok(Self { assembler: ControlledFragmentAssembler::new(delegate), context, delegate: raw, clientd })
     }
 
-    /// `c_header` is the poll's header, the one `header` refers to.
-    fn on_fragment(
-        &mut self,
-        payload: &[u8],
-        header: &aeron_header_t,
-        c_header: *mut aeron_header_t,
-    ) -> ControlledPollAction {
-        if header.header().flags() & UNFRAGMENTED == UNFRAGMENTED {
-            // As in `AssemblerHandle::on_fragment`.
-            // SAFETY: the application's handler with its clientd (create contract), called
-            // during the poll's handler call whose payload and header are valid.
-            let action = unsafe { (self.delegate)(self.clientd, payload.as_ptr(), payload.len(), c_header) };
-            return action.action();
-        }
+    /// As [`AssemblerHandle::on_fragment`].
+    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) -> ControlledPollAction {
         self.context.set(header.context);
         self.assembler.on_fragment(payload, header.header())
     }
+}
+
+/// What the fast path needs of an assembler: the application's handler and its clientd.
+trait WholeMessageDelegate {
+    type Raw: Copy;
+    fn raw_delegate(&self) -> (Self::Raw, *mut c_void);
+}
+
+impl WholeMessageDelegate for AssemblerHandle {
+    type Raw = RawDelegate;
+    fn raw_delegate(&self) -> (RawDelegate, *mut c_void) {
+        (self.delegate, self.clientd)
+    }
+}
+
+impl WholeMessageDelegate for ControlledAssemblerHandle {
+    type Raw = RawControlledDelegate;
+    fn raw_delegate(&self) -> (RawControlledDelegate, *mut c_void) {
+        (self.delegate, self.clientd)
+    }
+}
+
+/// The application's handler of assembler `clientd` when the fragment is a whole message
+/// (the common case) and every argument is usable; `None` sends the fragment down the full
+/// path, which also reports bad arguments. A whole message needs none of the assembler's
+/// state, so the handler gets the poll's own payload and header. Nothing here can panic
+/// (pointer tests and one flag test), so the exported handlers run it outside the panic
+/// boundary, keeping the per-fragment call as cheap as upstream's.
+///
+/// # Safety
+/// `clientd` NULL or an assembler with target `T`; `header` NULL or the running handler
+/// call's.
+#[inline(always)]
+unsafe fn deliver_whole<T: WholeMessageDelegate>(
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) -> Option<(T::Raw, *mut c_void)> {
+    if clientd.is_null() || header.is_null() || (buffer.is_null() && length != 0) {
+        return None;
+    }
+    // SAFETY: non-null, the running handler call's header (contract).
+    if unsafe { &*header }.header().flags() & UNFRAGMENTED != UNFRAGMENTED {
+        return None;
+    }
+    // SAFETY: non-null, an assembler of this kind (contract); only read here.
+    Some(unsafe { &*clientd.cast::<T>() }.raw_delegate())
 }
 
 /// Stores a new assembler in `*out`.
@@ -230,12 +259,53 @@ pub unsafe extern "C" fn aeron_fragment_assembler_handler(
     length: usize,
     header: *mut aeron_header_t,
 ) {
-    ffi_boundary!("aeron_fragment_assembler_handler", {
+    // SAFETY: forwarded contract.
+    unsafe { plain_handler("aeron_fragment_assembler_handler", clientd, buffer, length, header) }
+}
+
+/// The body of both plain handlers.
+///
+/// # Safety
+/// As `aeron_fragment_assembler_handler`.
+#[inline(always)]
+unsafe fn plain_handler(
+    function: &'static str,
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) {
+    let whole =
+        // SAFETY: forwarded contract.
+        unsafe { deliver_whole::<AssemblerHandle>(clientd, buffer, length, header) };
+    if let Some((delegate, delegate_clientd)) = whole {
+        // SAFETY: the application's handler with its clientd (create contract), during the
+        // poll's handler call whose payload and header are valid.
+        unsafe { delegate(delegate_clientd, buffer, length, header) };
+        return;
+    }
+    // SAFETY: forwarded contract.
+    unsafe { assemble(function, clientd, buffer, length, header) }
+}
+
+/// A fragment of a message that is not whole, or bad arguments, inside the boundary.
+///
+/// # Safety
+/// As `aeron_fragment_assembler_handler`.
+#[inline(never)]
+unsafe fn assemble(
+    function: &str,
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) {
+    crate::ffi::boundary(function, || {
         // SAFETY: forwarded contract.
         let assembler = unsafe { assembler_mut::<AssemblerHandle>(clientd) }?;
         // SAFETY: forwarded contract.
         let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
-        assembler.on_fragment(payload, fragment_header, header);
+        assembler.on_fragment(payload, fragment_header);
         Ok(())
     })
 }
@@ -293,7 +363,32 @@ pub unsafe extern "C" fn aeron_controlled_fragment_assembler_handler(
 ///
 /// # Safety
 /// As `aeron_controlled_fragment_assembler_handler`.
+#[inline(always)]
 unsafe fn controlled_handler(
+    function: &'static str,
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) -> aeron_controlled_fragment_handler_action_t {
+    let whole =
+        // SAFETY: forwarded contract.
+        unsafe { deliver_whole::<ControlledAssemblerHandle>(clientd, buffer, length, header) };
+    if let Some((delegate, delegate_clientd)) = whole {
+        // SAFETY: as in `plain_handler`. The delegate's action is passed through as is
+        // (the poll reads an unknown value as CONTINUE, as Aeron C does).
+        return unsafe { delegate(delegate_clientd, buffer, length, header) };
+    }
+    // SAFETY: forwarded contract.
+    unsafe { assemble_controlled(function, clientd, buffer, length, header) }
+}
+
+/// As [`assemble`], for the controlled handlers; an error aborts (keeps the fragment).
+///
+/// # Safety
+/// As `aeron_controlled_fragment_assembler_handler`.
+#[inline(never)]
+unsafe fn assemble_controlled(
     function: &str,
     clientd: *mut c_void,
     buffer: *const u8,
@@ -305,7 +400,7 @@ unsafe fn controlled_handler(
         let assembler = unsafe { assembler_mut::<ControlledAssemblerHandle>(clientd) }?;
         // SAFETY: forwarded contract.
         let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
-        Ok(assembler.on_fragment(payload, fragment_header, header) as c_int)
+        Ok(assembler.on_fragment(payload, fragment_header) as c_int)
     });
     aeron_controlled_fragment_handler_action_t::from_action(
         ControlledPollAction::from_i32(action).unwrap_or(ControlledPollAction::Abort),
@@ -354,14 +449,8 @@ pub unsafe extern "C" fn aeron_image_fragment_assembler_handler(
     length: usize,
     header: *mut aeron_header_t,
 ) {
-    ffi_boundary!("aeron_image_fragment_assembler_handler", {
-        // SAFETY: forwarded contract.
-        let assembler = unsafe { assembler_mut::<AssemblerHandle>(clientd) }?;
-        // SAFETY: forwarded contract.
-        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
-        assembler.on_fragment(payload, fragment_header, header);
-        Ok(())
-    })
+    // SAFETY: forwarded contract.
+    unsafe { plain_handler("aeron_image_fragment_assembler_handler", clientd, buffer, length, header) }
 }
 
 /// Makes a controlled assembler for polling one image. Returns 0, or -1.

@@ -32,10 +32,17 @@ pub(crate) fn into_raw<H: Handle>(value: H::Target) -> *mut H {
 /// by the caller within the thread-safety rules of that handle type.
 pub(crate) unsafe fn borrow<'a, H: Handle>(handle: *const H, name: &str) -> Result<&'a H::Target> {
     if handle.is_null() {
-        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+        return Err(null_handle(name));
     }
     // SAFETY: non-null and points to a live boxed H::Target (contract).
     Ok(unsafe { &*handle.cast::<H::Target>() })
+}
+
+/// Out of line, keeping [`borrow`]'s callers' hot paths short.
+#[cold]
+#[inline(never)]
+fn null_handle(name: &str) -> Error {
+    Error::invalid_argument(format!("{name} must not be NULL"))
 }
 
 /// Takes the box back from `handle` (NULL gives `None`).

@@ -140,24 +140,47 @@ impl<T> FailureValue for *const T {
 
 /// Runs `body` (which returns `Result<T, Error>`), turning an `Err` or a panic into the
 /// thread-local error plus `T::failure()`.
+#[inline(always)]
 pub(crate) fn boundary<T: FailureValue>(function: &str, body: impl FnOnce() -> Result<T, Error>) -> T {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
         Ok(Ok(value)) => value,
         Ok(Err(err)) => {
-            set_last_error(function, &err);
+            record_failure(function, err);
             T::failure()
         }
         Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| s.to_string())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "unknown panic".to_string());
-            let err = Error::aeron(AeronErrorCode::GenericError, format!("panic: {what}"));
-            set_last_error(function, &err);
+            record_panic(function, payload);
             T::failure()
         }
     }
+}
+
+// The failure paths live out of line, so every export's hot path stays short: no
+// formatting or string handling inlined next to the work it guards.
+
+#[cold]
+#[inline(never)]
+fn record_failure(function: &str, err: Error) {
+    set_last_error(function, &err);
+}
+
+#[cold]
+#[inline(never)]
+fn record_panic(function: &str, payload: Box<dyn std::any::Any + Send>) {
+    let what = payload
+        .downcast_ref::<&str>()
+        .map(|s| s.to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".to_string());
+    let err = Error::aeron(AeronErrorCode::GenericError, format!("panic: {what}"));
+    set_last_error(function, &err);
+}
+
+/// `EINVAL` naming a NULL argument; out of line (see [`record_failure`]).
+#[cold]
+#[inline(never)]
+pub(crate) fn null_argument(message: &'static str) -> Error {
+    Error::invalid_argument(message)
 }
 
 /// `ffi_boundary!(fn_name, { ... Ok(value) })`: the body of every export.
@@ -172,7 +195,7 @@ pub(crate) use ffi_boundary;
 macro_rules! require_non_null {
     ($ptr:expr, $name:literal) => {
         if $ptr.is_null() {
-            return Err($crate::util::error::Error::invalid_argument(concat!($name, " must not be NULL")));
+            return Err($crate::ffi::null_argument(concat!($name, " must not be NULL")));
         }
     };
 }

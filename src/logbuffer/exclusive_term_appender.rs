@@ -3,13 +3,15 @@
 //! store instead of a get-and-add (`spec/log-buffer.md` §6.4).
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
+use std::sync::atomic::Ordering;
+
+use crate::concurrent::{AtomicBuffer, AtomicI64Word};
 use crate::logbuffer::buffer_claim::BufferClaim;
 use crate::logbuffer::descriptor::{compute_fragmented_length, pack_tail};
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered};
 use crate::logbuffer::header_writer::HeaderWriter;
 use crate::logbuffer::term_appender::{
-    AppendOutcome, ReservedValueSupplier, check_message_length, checked_tail_offset, copy_parts,
+    AppendOutcome, ReservedValueSupplier, check_message_length, checked_raw_tail, copy_parts,
     handle_end_of_log_condition, publish, write_fragments, write_padding,
 };
 use crate::protocol::header::{
@@ -22,14 +24,14 @@ use crate::util::error::{Error, Result};
 #[derive(Debug, Clone)]
 pub struct ExclusiveTermAppender {
     term: AtomicBuffer,
-    metadata: AtomicBuffer,
-    tail_offset: usize,
+    /// This partition's raw tail in the log metadata.
+    raw_tail: AtomicI64Word,
 }
 
 impl ExclusiveTermAppender {
     pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
-        let tail_offset = checked_tail_offset(&term, &metadata, partition_index)?;
-        Ok(Self { term, metadata, tail_offset })
+        let raw_tail = checked_raw_tail(&term, &metadata, partition_index)?;
+        Ok(Self { term, raw_tail })
     }
 
     pub fn term(&self) -> &AtomicBuffer {
@@ -41,7 +43,7 @@ impl ExclusiveTermAppender {
     /// lags a published frame.
     #[inline]
     fn put_raw_tail_ordered(&self, term_id: i32, term_offset: i64) {
-        self.metadata.put_i64_release(self.tail_offset, pack_tail(term_id, term_offset as i32));
+        self.raw_tail.get().store(pack_tail(term_id, term_offset as i32), Ordering::Release);
     }
 
     /// Reserves `[term_offset, resulting)`; `None` when it fits, else the end-of-term outcome.

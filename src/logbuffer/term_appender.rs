@@ -3,7 +3,9 @@
 //! (`spec/log-buffer.md` §6.2-6.3).
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
+use std::sync::atomic::Ordering;
+
+use crate::concurrent::{AtomicBuffer, AtomicI64Word};
 use crate::logbuffer::buffer_claim::BufferClaim;
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_fragmented_length, compute_max_message_length, tail_counter_offset,
@@ -51,15 +53,15 @@ impl AppendOutcome {
 #[derive(Debug, Clone)]
 pub struct TermAppender {
     term: AtomicBuffer,
-    metadata: AtomicBuffer,
-    tail_offset: usize,
+    /// This partition's raw tail in the log metadata.
+    raw_tail: AtomicI64Word,
 }
 
 impl TermAppender {
     /// An appender for `term` (partition `partition_index`) whose tail lives in `metadata`.
     pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
-        let tail_offset = checked_tail_offset(&term, &metadata, partition_index)?;
-        Ok(Self { term, metadata, tail_offset })
+        let raw_tail = checked_raw_tail(&term, &metadata, partition_index)?;
+        Ok(Self { term, raw_tail })
     }
 
     pub fn term(&self) -> &AtomicBuffer {
@@ -67,8 +69,9 @@ impl TermAppender {
     }
 
     /// Acquire load of this partition's raw tail.
+    #[inline]
     pub fn raw_tail_volatile(&self) -> i64 {
-        self.metadata.get_i64_acquire(self.tail_offset)
+        self.raw_tail.get().load(Ordering::Acquire)
     }
 
     /// Claims `length` bytes; returns the raw tail before the claim. SeqCst RMW: every
@@ -76,7 +79,7 @@ impl TermAppender {
     /// the active term count and limit.
     #[inline]
     fn get_and_add_raw_tail(&self, length: usize) -> i64 {
-        self.metadata.get_and_add_i64(self.tail_offset, length as i64)
+        self.raw_tail.get().fetch_add(length as i64, Ordering::SeqCst)
     }
 
     /// Appends `payload` as one message: unfragmented when it fits `max_payload_length`,
@@ -265,23 +268,20 @@ impl TermAppender {
     }
 }
 
-/// Validates an appender's term and partition and returns the offset of the partition's
-/// raw tail in `metadata`, checked to lie inside it so the hot path's tail accesses cannot
-/// fail.
-pub(crate) fn checked_tail_offset(
+/// Validates an appender's term and partition and returns the partition's raw tail word in
+/// `metadata`, checked once so the hot path's tail accesses cannot fail.
+pub(crate) fn checked_raw_tail(
     term: &AtomicBuffer,
     metadata: &AtomicBuffer,
     partition_index: usize,
-) -> Result<usize> {
+) -> Result<AtomicI64Word> {
     if partition_index >= PARTITION_COUNT {
         return Err(Error::invalid_argument(format!(
             "partition index {partition_index} >= {PARTITION_COUNT}"
         )));
     }
     crate::logbuffer::descriptor::check_term_length(term.capacity())?;
-    let tail_offset = tail_counter_offset(partition_index);
-    metadata.check_bounds(tail_offset, 8)?;
-    Ok(tail_offset)
+    AtomicI64Word::new(metadata, tail_counter_offset(partition_index))
 }
 
 /// Errors for a message longer than the max message length of a term of `term_length`.

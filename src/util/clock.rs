@@ -1,19 +1,15 @@
 //! Monotonic nanosecond and epoch millisecond clocks.
 #![forbid(unsafe_code)]
 
-use std::sync::OnceLock;
-use std::time::{Instant, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-fn origin() -> Instant {
-    static ORIGIN: OnceLock<Instant> = OnceLock::new();
-    *ORIGIN.get_or_init(Instant::now)
-}
-
-/// Monotonic nanoseconds since an arbitrary process-local origin. Never crosses process
-/// boundaries (Aeron only ships monotonic values on the wire as opaque RTT echoes).
+/// Monotonic nanoseconds (`CLOCK_MONOTONIC`, from boot): the same clock as Aeron's C
+/// `aeron_nano_clock` and Java's `System.nanoTime`, so a stamp taken in one process can be
+/// compared in another on the same host. Aeron only ships these values on the wire as
+/// opaque RTT echoes.
 #[inline]
 pub fn nano_time() -> i64 {
-    origin().elapsed().as_nanos() as i64
+    crate::util::sys::monotonic_ns()
 }
 
 /// Wall-clock milliseconds since the Unix epoch, the unit of every timestamp Aeron keeps in
