@@ -19,10 +19,6 @@ void install_signal_handlers(void)
     signal(SIGTERM, on_signal);
 }
 
-bool is_running(void)
-{
-    return g_running != 0;
-}
 
 void print_version(const char *program)
 {
@@ -131,12 +127,6 @@ int rate_reporter_start(rate_reporter_t *reporter)
     return aeron_agent_start(&reporter->runner);
 }
 
-void rate_reporter_on_message(rate_reporter_t *reporter, size_t length)
-{
-    /* One counting thread: plain reads of its own values, release stores for the reporter. */
-    __atomic_store_n(&reporter->total_bytes, reporter->total_bytes + length, __ATOMIC_RELEASE);
-    __atomic_store_n(&reporter->total_messages, reporter->total_messages + 1, __ATOMIC_RELEASE);
-}
 
 void rate_reporter_poll_handler(void *clientd, const uint8_t *buffer, size_t length, aeron_header_t *header)
 {
