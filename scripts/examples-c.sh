@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 
 bash scripts/build-c-package.sh
 cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
-  --example rate_subscriber
+  --example rate_subscriber --example offer_poll_cost
 cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples-c -j2
 
@@ -66,6 +66,7 @@ wait_for "$work/subscriber.log" 20 "<<Hello World! 2>>"
 grep -q "yay!" "$work/publisher.log" || fail "basic_publisher offered nothing"
 stop "$sub" basic_subscriber
 
+cost_stream=1020
 # The C samples, then their Rust twins (examples/*.rs, what scripts/perf-c.sh compares).
 for samples in "$bin" target/release/examples; do
   kind=C
@@ -91,6 +92,12 @@ for samples in "$bin" target/release/examples; do
   grep "^Total:" "$work/streaming.log" || fail "streaming_publisher ($kind) did not report totals"
   wait_for "$work/rate.log" 20 "totals 2000000 messages"
   stop "$rate" "rate_subscriber ($kind)"
+
+  echo "examples-c: offer_poll_cost ($kind)"
+  timeout 60 "$samples/offer_poll_cost" -p "$dir" -m 100000 -s "$cost_stream" >"$work/cost.log" 2>&1 ||
+    fail "offer_poll_cost ($kind) failed"
+  grep -q "^round 3: 99840 messages of 32 bytes: offer" "$work/cost.log" || fail "offer_poll_cost ($kind) output"
+  cost_stream=$((cost_stream + 1))
 done
 
 echo "examples-c: aeron_stat"
