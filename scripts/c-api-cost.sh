@@ -10,25 +10,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
-source scripts/lib/bench-common.sh # median, ratio
+source scripts/lib/bench-common.sh # quiet_driver, median, ratio
 
 repeats=${1:-3}
 bash scripts/examples-c.sh >/dev/null
 cargo build --release --bin aeronmd --example offer_poll_cost 2>/dev/null
-work=$(mktemp -d /tmp/aeronrs-c-api-cost-XXXXXX)
-dir="$work/aeron"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
-AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true AERON_TERM_BUFFER_SPARSE_FILE=true AERON_THREADING_MODE=SHARED \
-  AERON_SHARED_IDLE_STRATEGY=sleeping AERON_SHARED_IDLE_STRATEGY_INIT_ARGS=1ms \
-  target/release/aeronmd >"$work/aeronmd.log" 2>&1 &
-pids+=($!)
-for _ in $(seq 100); do grep -q "driver started" "$work/aeronmd.log" 2>/dev/null && break; sleep 0.1; done
+quiet_driver c-api-cost
 
 # "round 3: ... offer X ns/msg, poll Y ns/msg" (the last, steady round) -> X Y
 last_round() { awk '/^round/ { o = $(NF - 4); p = $(NF - 1) } END { print o, p }' "$1"; }

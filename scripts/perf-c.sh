@@ -15,7 +15,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
-source scripts/lib/bench-common.sh # median, ratio
+source scripts/lib/bench-common.sh # quiet_driver, median, ratio
 
 repeats=${1:-9}
 [ -x target/examples-c/ping ] || bash scripts/examples-c.sh >/dev/null
@@ -24,26 +24,13 @@ cargo build --release --bin aeronmd --example ping --example pong --example stre
 channel="aeron:ipc?term-length=64m"
 c_bin=target/examples-c
 rust_bin=target/release/examples
-work=$(mktemp -d /tmp/aeronrs-perf-c-XXXXXX)
-dir="$work/aeron"
-pids=()
-cleanup() {
-  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
-  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
-  rm -rf "$work"
-}
-trap cleanup EXIT
 wait_for() {
   for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
   echo "no '$2' in $1" >&2
   exit 1
 }
 
-AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true AERON_TERM_BUFFER_SPARSE_FILE=true AERON_THREADING_MODE=SHARED \
-  AERON_SHARED_IDLE_STRATEGY=sleeping AERON_SHARED_IDLE_STRATEGY_INIT_ARGS=1ms \
-  target/release/aeronmd >"$work/aeronmd.log" 2>&1 &
-pids+=($!)
-wait_for "$work/aeronmd.log" "driver started"
+quiet_driver perf-c
 
 # "N round trips in Xs: p50 N ns, p90 N ns, p99 N ns, p99.9 N ns, max N ns, mean99 N ns"
 # -> values in ns. mean99 (the mean of the lowest 99 %) resolves differences below this

@@ -1,6 +1,6 @@
-# Shared by scripts/bench-*-vs-java.sh (sourced, not run): the Java side (the interop jar's
-# aeron-all, started as Aeron's sample scripts start it), load notes and the parsers that
-# turn both sides' output into numbers.
+# Shared by the benchmark scripts (sourced, not run): the Java side (the interop jar's
+# aeron-all, started as Aeron's sample scripts start it), a quiet standalone driver, load
+# notes and the parsers that turn the output into numbers.
 
 # --- Java: the interop jar (real Aeron), built once --------------------------------------
 java_setup() {
@@ -27,6 +27,29 @@ java_for() { # java_for <aeron dir> <class> [-D...]: sets java_command
   local dir=$1 class=$2
   shift 2
   java_command=(java "${java_options[@]}" -Daeron.dir="$dir" "$@" -cp "$aeron_jar:$java_app_jar" "$class")
+}
+
+# --- A standalone aeronmd off the IPC data path ---------------------------------------------
+# quiet_driver <name>: a fresh work directory ($work, Aeron dir $dir), target/release/aeronmd
+# there in SHARED mode sleeping 1 ms when idle (over IPC the driver is not on the data path,
+# so it should not compete for the 2 cores), waited for. Background processes added to
+# $pids and the driver are stopped, and $work removed, on exit.
+quiet_driver() {
+  work=$(mktemp -d "/tmp/aeronrs-$1-XXXXXX")
+  dir="$work/aeron"
+  trap bench_cleanup EXIT
+  AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true AERON_TERM_BUFFER_SPARSE_FILE=true AERON_THREADING_MODE=SHARED \
+    AERON_SHARED_IDLE_STRATEGY=sleeping AERON_SHARED_IDLE_STRATEGY_INIT_ARGS=1ms \
+    target/release/aeronmd >"$work/aeronmd.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 100); do grep -q "driver started" "$work/aeronmd.log" 2>/dev/null && return 0; sleep 0.1; done
+  echo "aeronmd did not start: $(cat "$work/aeronmd.log")" >&2
+  exit 1
+}
+bench_cleanup() {
+  for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+  rm -rf "$work"
 }
 
 load() { cut -d' ' -f1-3 /proc/loadavg; }

@@ -9,7 +9,7 @@ use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
-    raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
+    partition, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
 };
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, ExclusiveTermAppender, HeaderWriter};
@@ -336,16 +336,5 @@ impl std::fmt::Debug for ExclusivePublication {
             .field("session_id", &self.core.info.session_id)
             .field("registration_id", &self.core.info.registration_id)
             .finish()
-    }
-}
-
-/// The appender of partition `index` (0, 1 or 2): a match rather than indexing, so no
-/// bounds-check panic sits on every offer.
-#[inline(always)]
-fn partition(appenders: &[ExclusiveTermAppender; PARTITION_COUNT], index: usize) -> &ExclusiveTermAppender {
-    match index {
-        0 => &appenders[0],
-        1 => &appenders[1],
-        _ => &appenders[2],
     }
 }

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
-    PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_term_count, rotate_log,
-    term_id, term_offset,
+    PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_term_count, partition,
+    rotate_log, term_id, term_offset,
 };
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, HeaderWriter, TermAppender};
@@ -66,8 +66,12 @@ impl Publication {
         if active.position >= limit {
             return Ok(core.back_pressure_status(active.position, message.len()));
         }
-        let outcome =
-            self.appender_at(active.index).append_unfragmented(&self.header, message, None, active.term_id);
+        let outcome = partition(&self.appenders, active.index).append_unfragmented(
+            &self.header,
+            message,
+            None,
+            active.term_id,
+        );
         Ok(self.new_position(&active, outcome))
     }
 
@@ -102,7 +106,7 @@ impl Publication {
         if active.position >= limit {
             return Ok(core.back_pressure_status(active.position, length));
         }
-        let outcome = self.appender_at(active.index).appendv(
+        let outcome = partition(&self.appenders, active.index).appendv(
             &self.header,
             parts,
             core.max_payload_length,
@@ -128,19 +132,9 @@ impl Publication {
         if active.position >= limit {
             return Ok((core.back_pressure_status(active.position, length), None));
         }
-        let (outcome, claim) = self.appender_at(active.index).claim(&self.header, length, active.term_id);
+        let (outcome, claim) =
+            partition(&self.appenders, active.index).claim(&self.header, length, active.term_id);
         Ok((self.new_position(&active, outcome), claim))
-    }
-
-    /// The appender of partition `index` (0, 1 or 2, as `index_by_term_count` gives): a
-    /// match rather than indexing, so no bounds-check panic sits on every offer.
-    #[inline(always)]
-    fn appender_at(&self, index: usize) -> &TermAppender {
-        match index {
-            0 => &self.appenders[0],
-            1 => &self.appenders[1],
-            _ => &self.appenders[2],
-        }
     }
 
     /// Reads the active term; `None` while a rotation is half done (ADMIN_ACTION).
@@ -149,7 +143,7 @@ impl Publication {
         let core = &*self.core;
         let term_count = core.active_term_count();
         let index = index_by_term_count(i64::from(term_count));
-        let raw_tail = self.appender_at(index).raw_tail_volatile();
+        let raw_tail = partition(&self.appenders, index).raw_tail_volatile();
         let term_id = term_id(raw_tail);
         if compute_term_count(term_id, core.initial_term_id) != term_count {
             return None;

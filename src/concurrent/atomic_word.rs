@@ -12,7 +12,7 @@ use crate::concurrent::AtomicBuffer;
 use crate::util::error::{Error, Result};
 
 macro_rules! atomic_word {
-    ($(#[$doc:meta])* $name:ident, $atomic:ty, $size:literal) => {
+    ($(#[$doc:meta])* $name:ident, $atomic:ty, $accessor:ident, $size:literal) => {
         $(#[$doc])*
         #[derive(Debug, Clone)]
         pub struct $name {
@@ -32,14 +32,14 @@ macro_rules! atomic_word {
             /// aligned to its size.
             pub fn new(buffer: &AtomicBuffer, index: usize) -> Result<Self> {
                 let memory = buffer.view(index, $size)?;
-                let word = NonNull::new(memory.as_ptr().cast::<$atomic>())
-                    .ok_or_else(|| Error::invalid_argument("word of a NULL buffer"))?;
-                if word.as_ptr() as usize % $size != 0 {
+                if memory.as_ptr() as usize % $size != 0 {
                     return Err(Error::invalid_argument(format!(
                         "word at index {index} is not aligned to {} bytes",
                         $size
                     )));
                 }
+                // In bounds and aligned (checked above), so the checked accessor cannot panic.
+                let word = NonNull::from(memory.$accessor(0));
                 Ok(Self { word, _memory: memory })
             }
 
@@ -58,12 +58,14 @@ atomic_word!(
     /// An `i64` word checked once (see the module docs).
     AtomicI64Word,
     AtomicI64,
+    atomic_i64,
     8
 );
 atomic_word!(
     /// An `i32` word checked once (see the module docs).
     AtomicI32Word,
     AtomicI32,
+    atomic_i32,
     4
 );
 

@@ -184,6 +184,18 @@ pub const fn compute_term_offset_from_position(position: i64, bits: u32) -> i32 
     (position & ((1i64 << bits) - 1)) as i32
 }
 
+/// The item of partition `index` (0, 1 or 2, as the `index_by_*` functions give): a match
+/// rather than indexing, so the per-message paths that pick a term carry no bounds-check
+/// panic.
+#[inline(always)]
+pub fn partition<T>(items: &[T; PARTITION_COUNT], index: usize) -> &T {
+    match index {
+        0 => &items[0],
+        1 => &items[1],
+        _ => &items[2],
+    }
+}
+
 /// Partition holding term number `term_count`.
 #[inline]
 pub const fn index_by_term_count(term_count: i64) -> usize {
