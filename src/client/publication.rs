@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
+use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
 use crate::logbuffer::descriptor::{
-    PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_term_count, partition,
+    PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_active_term_count, partition,
     rotate_log, term_id, term_offset,
 };
+use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, HeaderWriter, TermAppender};
+use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::Result;
 
 /// A thread-safe publication. `offer`/`try_claim` return the new stream position (≥ 0) or
@@ -24,6 +27,14 @@ pub struct Publication {
     appenders: [TermAppender; PARTITION_COUNT],
     header: HeaderWriter,
     client: Arc<ConductorHandle>,
+}
+
+/// A claim [`Publication::offer_fast`] made and leaves to [`Publication::complete_claim`]:
+/// the raw tail its get-and-add returned, in the term of `term_count`.
+#[derive(Debug, Clone, Copy)]
+pub struct PendingClaim {
+    raw_tail: i64,
+    term_count: i32,
 }
 
 /// Where the active term stands, as one consistent snapshot of the metadata.
@@ -51,11 +62,76 @@ impl Publication {
     /// Appends `message`; see the type docs for the result.
     #[inline(always)]
     pub fn offer(&self, message: &[u8]) -> Result<i64> {
+        match self.offer_fast(message, |claim| self.complete_claim(message, claim)) {
+            Some(position) => Ok(position),
+            None => self.offer_general(message),
+        }
+    }
+
+    /// The common case of [`offer`](Self::offer) — a message of at most
+    /// [`SMALL_COPY_MAX`] bytes, the publication open, below its limit and clear of the
+    /// term's end — in code that neither panics nor calls out of line, so the C API can run
+    /// it outside its panic boundary with no stack frame. `None`, having claimed nothing,
+    /// when anything else must be decided: the caller then takes the general path. A claim
+    /// that a concurrent publisher pushed across the term end (or that could not be written)
+    /// goes to `complete` (with the caller's boundary around
+    /// [`complete_claim`](Self::complete_claim)), whose result is returned.
+    #[inline(always)]
+    pub fn offer_fast(&self, message: &[u8], complete: impl FnOnce(PendingClaim) -> i64) -> Option<i64> {
+        let core = &*self.core;
+        if message.len() > SMALL_COPY_MAX || message.len() > core.max_payload_length || core.is_closed() {
+            return None;
+        }
+        let limit = core.position_limit();
+        let active = self.active_term()?;
+        let aligned = aligned_frame_length(message.len() + DATA_HEADER_LENGTH) as i64;
+        if active.position >= limit
+            || active.position - active.term_begin_position + aligned > core.term_length as i64
+        {
+            return None;
+        }
+        match partition(&self.appenders, active.index).append_small(&self.header, message, active.term_id) {
+            Ok(resulting_offset) => Some(active.term_begin_position + i64::from(resulting_offset)),
+            Err(raw_tail) => Some(complete(PendingClaim { raw_tail, term_count: active.term_count })),
+        }
+    }
+
+    /// Finishes a one-frame claim of `message`: one [`offer_fast`](Self::offer_fast) could
+    /// not finish, or any of the general path's. Pads and rotates past a tripped term, else
+    /// writes the frame with the checked accessors. Returns the new position or
+    /// ADMIN_ACTION / MAX_POSITION_EXCEEDED.
+    #[cold]
+    #[inline(never)]
+    pub fn complete_claim(&self, message: &[u8], claim: PendingClaim) -> i64 {
+        let core = &*self.core;
+        // The fast path saw this term count with a matching term id in the tail.
+        let term_id = core.initial_term_id.wrapping_add(claim.term_count);
+        let term_begin_position =
+            compute_term_begin_position(term_id, core.position_bits_to_shift, core.initial_term_id);
+        let active = ActiveTerm {
+            term_count: claim.term_count,
+            index: index_by_active_term_count(claim.term_count),
+            term_id,
+            term_begin_position,
+            position: term_begin_position + i64::from(term_offset(claim.raw_tail, core.term_length)),
+        };
+        let outcome = partition(&self.appenders, active.index).complete_claim(
+            &self.header,
+            message,
+            claim.raw_tail,
+            None,
+            term_id,
+        );
+        self.new_position(&active, outcome)
+    }
+
+    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines.
+    #[inline(never)]
+    fn offer_general(&self, message: &[u8]) -> Result<i64> {
         let core = &*self.core;
         if message.len() > core.max_payload_length {
             return self.offer_parts(std::slice::from_ref(&message), None);
         }
-        // The common case, one frame: no gather loop, no fragmenting checks.
         if core.is_closed() {
             return Ok(CLOSED);
         }
@@ -66,13 +142,10 @@ impl Publication {
         if active.position >= limit {
             return Ok(core.back_pressure_status(active.position, message.len()));
         }
-        let outcome = partition(&self.appenders, active.index).append_unfragmented(
-            &self.header,
-            message,
-            None,
-            active.term_id,
-        );
-        Ok(self.new_position(&active, outcome))
+        // The fast path's own completion, so a term end met here (where the fast path
+        // declines) and a claim a concurrent publisher pushed over it run the same code.
+        let raw_tail = partition(&self.appenders, active.index).claim_frame(message.len());
+        Ok(self.complete_claim(message, PendingClaim { raw_tail, term_count: active.term_count }))
     }
 
     /// Appends the concatenation of `parts` as one message (Aeron `offerv`).
@@ -142,7 +215,7 @@ impl Publication {
     fn active_term(&self) -> Option<ActiveTerm> {
         let core = &*self.core;
         let term_count = core.active_term_count();
-        let index = index_by_term_count(i64::from(term_count));
+        let index = index_by_active_term_count(term_count);
         let raw_tail = partition(&self.appenders, index).raw_tail_volatile();
         let term_id = term_id(raw_tail);
         if compute_term_count(term_id, core.initial_term_id) != term_count {

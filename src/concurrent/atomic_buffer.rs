@@ -209,6 +209,25 @@ impl AtomicBuffer {
         unsafe { std::slice::from_raw_parts(p.cast::<AtomicI64>(), count) }
     }
 
+    /// `N` consecutive i32 words from `index` as an array, or `None` when they do not lie
+    /// inside the buffer on a 4-byte boundary: the non-panicking form of
+    /// [`AtomicBuffer::atomic_i32_slice`], for paths that must not panic (the C API's offer
+    /// fast path) and hand a failed check to a slower path instead.
+    #[inline(always)]
+    pub fn try_atomic_i32_array<const N: usize>(&self, index: usize) -> Option<&[AtomicI32; N]> {
+        if index > self.len || N * 4 > self.len - index {
+            return None;
+        }
+        // SAFETY: index <= len, so the pointer stays within (or one past) the allocation.
+        let p = unsafe { self.ptr.as_ptr().add(index) };
+        if (p as usize) & 3 != 0 {
+            return None;
+        }
+        // SAFETY: [index, index + 4 * N) is in bounds and 4-aligned (checked); the memory
+        // lives as long as &self and is only accessed atomically through these references.
+        Some(unsafe { &*p.cast::<[AtomicI32; N]>() })
+    }
+
     // ---- i64 ----
 
     /// Plain (Relaxed) load: for fields only this thread writes, or that are published by
@@ -373,6 +392,21 @@ impl AtomicBuffer {
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
     }
 
+    /// As [`AtomicBuffer::put_bytes`] for at most [`SMALL_COPY_MAX`] bytes, copied inline (no
+    /// `memcpy` call); `false`, copying nothing, when `src` is longer or the range does not
+    /// lie in the buffer. Never panics: for the C API's offer fast path.
+    #[inline(always)]
+    pub fn try_put_small_bytes(&self, index: usize, src: &[u8]) -> bool {
+        if src.len() > SMALL_COPY_MAX || index > self.len || src.len() > self.len - index {
+            return false;
+        }
+        // SAFETY: [index, index + src.len()) is in bounds (checked) and src.len() is within
+        // copy_small's limit; src is a distinct Rust slice, so no overlap; the range is not
+        // read concurrently until a release store publishes it (protocol invariant).
+        unsafe { copy_small(src.as_ptr(), self.ptr.as_ptr().add(index), src.len()) };
+        true
+    }
+
     /// Copies `dst.len()` bytes from `index` into `dst`. The range must have been
     /// published by a release store that the caller observed with an acquire load.
     #[inline]
@@ -462,8 +496,8 @@ fn misaligned(index: usize, size: usize) -> ! {
     panic!("AtomicBuffer index {index} not aligned to {size}")
 }
 
-/// Longest copy [`copy_small`] does.
-const SMALL_COPY_MAX: usize = 64;
+/// Longest copy [`copy_small`] does (and [`AtomicBuffer::try_put_small_bytes`] takes).
+pub const SMALL_COPY_MAX: usize = 64;
 
 /// Copies `len` (≤ [`SMALL_COPY_MAX`]) bytes with at most four unaligned loads and stores
 /// (the first and last 4/8/16/32 bytes, overlapping in the middle) instead of calling the C
@@ -480,10 +514,16 @@ unsafe fn copy_small(src: *const u8, dst: *mut u8, len: usize) {
     // access of w bytes is made only when len >= w, and the tail one starts at len - w.
     unsafe {
         if len >= 32 {
-            let head = src.cast::<[u128; 2]>().read_unaligned();
-            let tail = src.add(len - 32).cast::<[u128; 2]>().read_unaligned();
-            dst.cast::<[u128; 2]>().write_unaligned(head);
-            dst.add(len - 32).cast::<[u128; 2]>().write_unaligned(tail);
+            // Four scalars rather than two [u128; 2] arrays: the arrays become stack slots,
+            // which cost stores and keep callers from tail-calling.
+            let head = src.cast::<u128>().read_unaligned();
+            let head_next = src.add(16).cast::<u128>().read_unaligned();
+            let tail = src.add(len - 32).cast::<u128>().read_unaligned();
+            let tail_next = src.add(len - 16).cast::<u128>().read_unaligned();
+            dst.cast::<u128>().write_unaligned(head);
+            dst.add(16).cast::<u128>().write_unaligned(head_next);
+            dst.add(len - 32).cast::<u128>().write_unaligned(tail);
+            dst.add(len - 16).cast::<u128>().write_unaligned(tail_next);
         } else if len >= 16 {
             let head = src.cast::<u128>().read_unaligned();
             let tail = src.add(len - 16).cast::<u128>().read_unaligned();
@@ -510,6 +550,41 @@ unsafe fn copy_small(src: *const u8, dst: *mut u8, len: usize) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn try_put_small_bytes_copies_exactly_or_refuses_without_writing() {
+        let source: Vec<u8> = (1..=100u8).collect();
+        for offset in [0usize, 1, 3, 8, 13] {
+            for length in 0..=SMALL_COPY_MAX {
+                let b = AtomicBuffer::alloc(128);
+                assert!(b.try_put_small_bytes(offset, &source[..length]), "length {length}");
+                let mut out = vec![0xEEu8; 128];
+                b.get_bytes(0, &mut out);
+                assert!(out[..offset].iter().all(|&x| x == 0), "before, length {length}");
+                assert_eq!(&out[offset..offset + length], &source[..length]);
+                assert!(out[offset + length..].iter().all(|&x| x == 0), "after, length {length}");
+            }
+        }
+        let b = AtomicBuffer::alloc(128);
+        assert!(!b.try_put_small_bytes(0, &source[..SMALL_COPY_MAX + 1]), "longer than the limit");
+        assert!(!b.try_put_small_bytes(100, &source[..29]), "past the end");
+        assert!(!b.try_put_small_bytes(usize::MAX, &source[..1]), "index past the end");
+        assert!(b.try_put_small_bytes(128, &[]), "empty at the end");
+        let mut out = vec![0xEEu8; 128];
+        b.get_bytes(0, &mut out);
+        assert!(out.iter().all(|&x| x == 0), "refusals write nothing");
+    }
+
+    #[test]
+    fn try_atomic_i32_array_checks_bounds_and_alignment() {
+        let b = AtomicBuffer::alloc(64);
+        let words = b.try_atomic_i32_array::<6>(40).expect("40 + 24 = 64 fits");
+        words[5].store(7, Ordering::Relaxed);
+        assert_eq!(b.get_i32(60), 7);
+        assert!(b.try_atomic_i32_array::<6>(44).is_none(), "one word past the end");
+        assert!(b.try_atomic_i32_array::<1>(2).is_none(), "misaligned");
+        assert!(b.try_atomic_i32_array::<1>(usize::MAX).is_none(), "index past the end");
+    }
 
     #[test]
     fn put_bytes_copies_every_small_and_large_length_exactly() {

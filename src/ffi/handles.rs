@@ -38,6 +38,17 @@ pub(crate) unsafe fn borrow<'a, H: Handle>(handle: *const H, name: &str) -> Resu
     Ok(unsafe { &*handle.cast::<H::Target>() })
 }
 
+/// [`borrow`] without the error: `None` for NULL. For fast paths that leave every
+/// failure to a slower path that reports it.
+///
+/// # Safety
+/// As [`borrow`].
+#[inline(always)]
+pub(crate) unsafe fn try_borrow<'a, H: Handle>(handle: *const H) -> Option<&'a H::Target> {
+    // SAFETY: NULL, or points to a live boxed H::Target (contract).
+    unsafe { handle.cast::<H::Target>().as_ref() }
+}
+
 /// Out of line, keeping [`borrow`]'s callers' hot paths short.
 #[cold]
 #[inline(never)]

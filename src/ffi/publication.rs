@@ -14,10 +14,12 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::Publication;
+use crate::client::publication::PendingClaim;
+use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::{FailureValue, boundary};
 use crate::util::error::{Error, Result};
@@ -210,6 +212,44 @@ pub unsafe extern "C" fn aeron_publication_offer(
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
 ) -> i64 {
+    // The common case runs outside the panic boundary: pointer and length tests and
+    // `offer_fast`, which neither panics nor calls out of line (its rare completion runs
+    // behind the boundary), so this export needs no stack frame.
+    if reserved_value_supplier.is_some() {
+        // SAFETY: the arguments of this call, forwarded.
+        return unsafe { offer_general(publication, buffer, length, reserved_value_supplier, clientd) };
+    }
+    // Without a supplier `clientd` is not used: the fast path keeps three arguments live.
+    if !buffer.is_null() && length <= SMALL_COPY_MAX {
+        // SAFETY: NULL or open (contract).
+        if let Some(handle) = unsafe { try_borrow(publication) } {
+            // SAFETY: valid for length bytes (contract), length is small.
+            let message = unsafe { std::slice::from_raw_parts(buffer, length) };
+            let complete = |claim| {
+                // SAFETY: the arguments of this call, forwarded.
+                unsafe { complete_offer(publication, buffer, length, claim) }
+            };
+            if let Some(position) = handle.publication.offer_fast(message, complete) {
+                return position;
+            }
+        }
+    }
+    // SAFETY: the arguments of this call, forwarded (no supplier, so no clientd).
+    unsafe { offer_general(publication, buffer, length, None, std::ptr::null_mut()) }
+}
+
+/// `aeron_publication_offer` of what `offer_fast` declines, behind the panic boundary.
+///
+/// # Safety
+/// As `aeron_publication_offer`.
+#[inline(never)]
+unsafe fn offer_general(
+    publication: *mut aeron_publication_t,
+    buffer: *const u8,
+    length: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
     offer_boundary("aeron_publication_offer", || {
         // SAFETY: NULL or open (contract).
         let publication = &unsafe { handle(publication) }?.publication;
@@ -221,6 +261,27 @@ pub unsafe extern "C" fn aeron_publication_offer(
                 publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
             }
         }
+    })
+}
+
+/// Finishes a claim `offer_fast` could not, behind the panic boundary.
+///
+/// # Safety
+/// As `aeron_publication_offer`, with the handle and message `offer_fast` had.
+#[cold]
+#[inline(never)]
+unsafe fn complete_offer(
+    publication: *mut aeron_publication_t,
+    buffer: *const u8,
+    length: usize,
+    claim: PendingClaim,
+) -> i64 {
+    offer_boundary("aeron_publication_offer", || {
+        // SAFETY: NULL or open (contract).
+        let publication = &unsafe { handle(publication) }?.publication;
+        // SAFETY: valid for length bytes (contract).
+        let message = unsafe { message(buffer, length) }?;
+        Ok(publication.complete_claim(message, claim))
     })
 }
 

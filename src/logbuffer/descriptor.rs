@@ -184,16 +184,20 @@ pub const fn compute_term_offset_from_position(position: i64, bits: u32) -> i32 
     (position & ((1i64 << bits) - 1)) as i32
 }
 
-/// The item of partition `index` (0, 1 or 2, as the `index_by_*` functions give): a match
-/// rather than indexing, so the per-message paths that pick a term carry no bounds-check
-/// panic.
+/// The item of partition `index` (0, 1 or 2, as the `index_by_*` functions give), clamped
+/// rather than bounds-checked, so the per-message paths that pick a term carry no panic;
+/// where the index is a remainder by 3 the clamp folds away and this is one address add.
 #[inline(always)]
 pub fn partition<T>(items: &[T; PARTITION_COUNT], index: usize) -> &T {
-    match index {
-        0 => &items[0],
-        1 => &items[1],
-        _ => &items[2],
-    }
+    &items[index.min(PARTITION_COUNT - 1)]
+}
+
+/// [`index_by_term_count`] of a log's active term count (an i32, never negative in a valid
+/// log) as one unsigned remainder, without the sign fix-up: the publications' offer path.
+/// A negative (corrupt) count still gives an index below 3.
+#[inline(always)]
+pub const fn index_by_active_term_count(term_count: i32) -> usize {
+    (term_count as u32 % PARTITION_COUNT as u32) as usize
 }
 
 /// Partition holding term number `term_count`.

@@ -2,7 +2,7 @@
 //! (`spec/log-buffer.md` §6.2 step 4).
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::concurrent::AtomicBuffer;
 use crate::protocol::header::{
@@ -39,6 +39,26 @@ impl HeaderWriter {
         // The first 24 bytes as six words, bounds- and alignment-checked once: the hot path
         // of every append.
         let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
+        self.store(words, frame_offset, frame_length, term_id);
+    }
+
+    /// [`write`](Self::write) that never panics: the header's words, to publish the frame
+    /// through, or `None`, writing nothing, when they do not lie in `term` 4-byte aligned.
+    #[inline(always)]
+    pub fn try_write<'t>(
+        &self,
+        term: &'t AtomicBuffer,
+        frame_offset: usize,
+        frame_length: i32,
+        term_id: i32,
+    ) -> Option<&'t [AtomicI32; HEADER_WORDS]> {
+        let words = term.try_atomic_i32_array::<HEADER_WORDS>(frame_offset)?;
+        self.store(words, frame_offset, frame_length, term_id);
+        Some(words)
+    }
+
+    #[inline(always)]
+    fn store(&self, words: &[AtomicI32], frame_offset: usize, frame_length: i32, term_id: i32) {
         // Release: a claimed (negative) length is what the unblocker keys on; it is ordered
         // after anything this thread wrote before. Readers never read the other header words
         // until they acquire the positive length stored after them, so those are relaxed.
@@ -55,7 +75,7 @@ impl HeaderWriter {
 }
 
 /// Words of the header `write` stores: everything before the reserved value.
-const HEADER_WORDS: usize = RESERVED_VALUE_OFFSET / 4;
+pub const HEADER_WORDS: usize = RESERVED_VALUE_OFFSET / 4;
 
 // `write` addresses the fields as 4-byte words; the version, flags and type share one, and
 // the word layout assumes a little-endian host (as the wire format is little-endian).
@@ -89,5 +109,26 @@ mod tests {
         expected.extend_from_slice(&[0x85, 0x48, 0xe3, 0x8a, 0xe9, 3, 0, 0, 0xe8, 3, 0, 0]);
         expected.extend_from_slice(&[0; 8]);
         assert_eq!(bytes.to_vec(), expected);
+    }
+
+    #[test]
+    fn try_write_writes_the_same_bytes_or_nothing() {
+        let (general, fast) = (AtomicBuffer::alloc(128), AtomicBuffer::alloc(128));
+        let writer = HeaderWriter::new(-1_964_816_251, 1001);
+        writer.write(&general, 32, 33, 1000);
+        let words = writer.try_write(&fast, 32, 33, 1000).expect("in bounds");
+        assert_eq!(words[0].load(Ordering::Relaxed), -33);
+        let (mut expected, mut actual) = ([0u8; 128], [0u8; 128]);
+        general.get_bytes(0, &mut expected);
+        fast.get_bytes(0, &mut actual);
+        assert_eq!(actual, expected);
+        // Past the end, or not on a word: None, and the buffer is untouched.
+        let untouched = AtomicBuffer::alloc(128);
+        assert!(writer.try_write(&untouched, 112, 33, 1000).is_none());
+        assert!(writer.try_write(&untouched, 2, 33, 1000).is_none());
+        assert!(writer.try_write(&untouched, usize::MAX, 33, 1000).is_none());
+        let mut bytes = [0xEEu8; 128];
+        untouched.get_bytes(0, &mut bytes);
+        assert!(bytes.iter().all(|&b| b == 0));
     }
 }

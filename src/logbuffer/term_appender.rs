@@ -13,7 +13,8 @@ use crate::logbuffer::descriptor::{
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered, set_frame_type};
 use crate::logbuffer::header_writer::HeaderWriter;
 use crate::protocol::header::{
-    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, HDR_TYPE_PAD, RESERVED_VALUE_OFFSET,
+    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, FRAME_LENGTH_OFFSET, HDR_TYPE_PAD,
+    RESERVED_VALUE_OFFSET,
 };
 use crate::util::error::{Error, Result};
 
@@ -124,12 +125,33 @@ impl TermAppender {
         supplier: Option<ReservedValueSupplier<'_>>,
         active_term_id: i32,
     ) -> AppendOutcome {
-        // One slice: the hot path of `offer`, without the gather loop of the vectored form.
+        // One slice, without the gather loop of the vectored form.
+        let raw_tail = self.claim_frame(payload.len());
+        self.complete_claim(header, payload, raw_tail, supplier, active_term_id)
+    }
+
+    /// Claims the space of one frame of `payload_length` bytes; returns the raw tail before
+    /// the claim, for [`complete_claim`](Self::complete_claim).
+    #[inline]
+    pub fn claim_frame(&self, payload_length: usize) -> i64 {
+        self.get_and_add_raw_tail(aligned_frame_length(payload_length + DATA_HEADER_LENGTH))
+    }
+
+    /// Finishes the one-frame append of `payload` whose space was claimed by the get-and-add
+    /// that returned `raw_tail`: pads and trips the term when the claim crossed its end (or
+    /// landed in another term), else writes and publishes the frame.
+    #[inline]
+    pub fn complete_claim(
+        &self,
+        header: &HeaderWriter,
+        payload: &[u8],
+        raw_tail: i64,
+        supplier: Option<ReservedValueSupplier<'_>>,
+        active_term_id: i32,
+    ) -> AppendOutcome {
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
-        let aligned = aligned_frame_length(frame_length);
-        let raw_tail = self.get_and_add_raw_tail(aligned);
         let (term_id, term_offset) = split(raw_tail);
-        let resulting = term_offset + aligned as i64;
+        let resulting = term_offset + aligned_frame_length(frame_length) as i64;
         if let Some(outcome) = self.check_claim(header, term_id, term_offset, resulting, active_term_id) {
             return outcome;
         }
@@ -138,6 +160,40 @@ impl TermAppender {
         self.term.put_bytes(offset + DATA_HEADER_LENGTH, payload);
         publish(&self.term, offset, frame_length, supplier);
         AppendOutcome::Appended { term_id, term_offset: offset as i32, resulting_offset: resulting as i32 }
+    }
+
+    /// The one-frame append of a payload of at most
+    /// [`SMALL_COPY_MAX`](crate::concurrent::atomic_buffer::SMALL_COPY_MAX) bytes with nothing
+    /// that can panic or call out of line: the offer fast path. `Ok(resulting term offset)`
+    /// once the frame is published; `Err(raw tail)` when the claim must be finished by
+    /// [`complete_claim`](Self::complete_claim) — it crossed the term end or landed in
+    /// another term (a concurrent publisher got there first), or the frame did not lie in
+    /// the term as checked (which the log's validation excludes).
+    #[inline(always)]
+    pub fn append_small(
+        &self,
+        header: &HeaderWriter,
+        payload: &[u8],
+        active_term_id: i32,
+    ) -> std::result::Result<i32, i64> {
+        let frame_length = payload.len() + DATA_HEADER_LENGTH;
+        let aligned = aligned_frame_length(frame_length);
+        let raw_tail = self.get_and_add_raw_tail(aligned);
+        let (term_id, term_offset) = split(raw_tail);
+        let resulting = term_offset + aligned as i64;
+        if resulting > self.term.capacity() as i64 || term_id != active_term_id {
+            return Err(raw_tail);
+        }
+        let offset = term_offset as usize;
+        let Some(words) = header.try_write(&self.term, offset, frame_length as i32, term_id) else {
+            return Err(raw_tail);
+        };
+        if !self.term.try_put_small_bytes(offset + DATA_HEADER_LENGTH, payload) {
+            return Err(raw_tail);
+        }
+        // Release: header and payload are visible to whoever acquires the positive length.
+        words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
+        Ok(resulting as i32)
     }
 
     #[inline]
@@ -468,6 +524,49 @@ mod tests {
             AppendOutcome::Failed { term_id: 3 }
         );
         assert_eq!(term.get_i32(T - 64), 64, "second caller does not rewrite the padding");
+    }
+
+    #[test]
+    fn small_append_writes_the_same_frame_as_the_general_one() {
+        for length in [0usize, 1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64] {
+            let payload: Vec<u8> = (0..length).map(|i| i as u8 ^ 0x5a).collect();
+            let (general_log, general) = log_at(1000, 40992);
+            let (small_log, small) = log_at(1000, 40992);
+            let header = HeaderWriter::new(5, 6);
+            let outcome = general.append_unfragmented(&header, &payload, None, 1000);
+            let resulting = small.append_small(&header, &payload, 1000);
+            assert_eq!(Some(resulting.expect("appended")), outcome.resulting_offset(), "length {length}");
+            let (mut expected, mut actual) = ([0u8; 128], [0u8; 128]);
+            general_log.term(0).get_bytes(40992, &mut expected);
+            small_log.term(0).get_bytes(40992, &mut actual);
+            assert_eq!(actual, expected, "length {length}");
+            assert_eq!(raw_tail(small_log.metadata(), 0), raw_tail(general_log.metadata(), 0));
+        }
+    }
+
+    #[test]
+    fn small_append_hands_back_claims_it_cannot_finish() {
+        // Across the term end: claimed, nothing written; completing it pads and trips.
+        let (log, appender) = log_at(3, (T - 32) as i32);
+        let header = HeaderWriter::new(1, 2);
+        let raw = appender.append_small(&header, &[7; 8], 3).expect_err("crosses the end");
+        assert_eq!(raw, pack_tail(3, (T - 32) as i32));
+        assert_eq!(log.term(0).get_i32(T - 32), 0, "nothing written before completion");
+        assert_eq!(
+            appender.complete_claim(&header, &[7; 8], raw, None, 3),
+            AppendOutcome::Tripped { term_id: 3, term_offset: (T - 32) as i32 }
+        );
+        assert_eq!(log.term(0).get_i32(T - 32), 32);
+        assert_eq!(log.term(0).get_u16(T - 32 + TYPE_OFFSET), HDR_TYPE_PAD);
+        // In another term than the caller checked: handed back, completion pads it.
+        let (log, appender) = log_at(3, 0);
+        let raw = appender.append_small(&header, &[1; 10], 2).expect_err("stale term id");
+        assert_eq!(
+            appender.complete_claim(&header, &[1; 10], raw, None, 2),
+            AppendOutcome::Failed { term_id: 3 }
+        );
+        assert_eq!(log.term(0).get_u16(TYPE_OFFSET), HDR_TYPE_PAD);
+        assert_eq!(log.term(0).get_i32(0), 64);
     }
 
     #[test]
