@@ -7,12 +7,15 @@ use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
+use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
     partition, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
 };
+use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, ExclusiveTermAppender, HeaderWriter};
+use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::{Error, Result};
 
 /// The writer's private view of where the log's tail is.
@@ -76,12 +79,49 @@ impl ExclusivePublication {
         Ok(Self { core, appenders, header, tail, client })
     }
 
-    #[inline]
+    /// Appends `message`; see [`crate::client::Publication::offer`] for the result.
+    #[inline(always)]
     pub fn offer(&mut self, message: &[u8]) -> Result<i64> {
+        match self.offer_fast(message) {
+            Some(position) => Ok(position),
+            None => self.offer_general(message),
+        }
+    }
+
+    /// The common case of [`offer`](Self::offer) — a message of at most
+    /// [`SMALL_COPY_MAX`] bytes, the publication open, below its limit and clear of the
+    /// term's end — in code that neither panics nor calls out of line (see
+    /// [`crate::client::Publication::offer_fast`]). `None`, having appended nothing, when
+    /// anything else must be decided: the caller then takes the general path.
+    #[inline(always)]
+    pub fn offer_fast(&mut self, message: &[u8]) -> Option<i64> {
+        let core = &*self.core;
+        if message.len() > SMALL_COPY_MAX || message.len() > core.max_payload_length || core.is_closed() {
+            return None;
+        }
+        let tail = self.tail;
+        let aligned = aligned_frame_length(message.len() + DATA_HEADER_LENGTH) as i64;
+        if tail.position() >= core.position_limit()
+            || i64::from(tail.term_offset) + aligned > core.term_length as i64
+        {
+            return None;
+        }
+        let resulting = partition(&self.appenders, tail.index).append_small(
+            &self.header,
+            tail.term_id,
+            tail.term_offset,
+            message,
+        )?;
+        self.tail.term_offset = resulting;
+        Some(tail.term_begin_position + i64::from(resulting))
+    }
+
+    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines.
+    #[inline(never)]
+    fn offer_general(&mut self, message: &[u8]) -> Result<i64> {
         if message.len() > self.core.max_payload_length {
             return self.offer_parts(std::slice::from_ref(&message), None);
         }
-        // The common case, one frame: no gather loop, no fragmenting checks.
         if let Some(code) = self.blocked(message.len()) {
             return Ok(code);
         }

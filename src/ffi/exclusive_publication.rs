@@ -13,10 +13,11 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::ExclusivePublication;
+use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::publication::{
     aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, destination_not_supported,
@@ -103,6 +104,41 @@ unsafe fn writer<'a>(
 /// `publication` NULL or open, used by this thread only now; `buffer` valid for `length`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_offer(
+    publication: *mut aeron_exclusive_publication_t,
+    buffer: *const u8,
+    length: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
+    if reserved_value_supplier.is_some() {
+        // SAFETY: the arguments of this call, forwarded.
+        return unsafe {
+            exclusive_offer_general(publication, buffer, length, reserved_value_supplier, clientd)
+        };
+    }
+    // The common case outside the panic boundary, as in `aeron_publication_offer`.
+    if !buffer.is_null() && length <= SMALL_COPY_MAX {
+        // SAFETY: NULL or open (contract).
+        if let Some(handle) = unsafe { try_borrow(publication) } {
+            // SAFETY: one thread at a time (contract), so this is the only reference now.
+            let publication = unsafe { &mut *handle.publication.get() };
+            // SAFETY: valid for length bytes (contract), length is small.
+            let message = unsafe { std::slice::from_raw_parts(buffer, length) };
+            if let Some(position) = publication.offer_fast(message) {
+                return position;
+            }
+        }
+    }
+    // SAFETY: the arguments of this call, forwarded (no supplier, so no clientd).
+    unsafe { exclusive_offer_general(publication, buffer, length, None, std::ptr::null_mut()) }
+}
+
+/// `aeron_exclusive_publication_offer` of what `offer_fast` declines, behind the boundary.
+///
+/// # Safety
+/// As `aeron_exclusive_publication_offer`.
+#[inline(never)]
+unsafe fn exclusive_offer_general(
     publication: *mut aeron_exclusive_publication_t,
     buffer: *const u8,
     length: usize,

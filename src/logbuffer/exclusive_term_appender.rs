@@ -15,8 +15,8 @@ use crate::logbuffer::term_appender::{
     handle_end_of_log_condition, publish, write_fragments, write_padding,
 };
 use crate::protocol::header::{
-    DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_DATA, SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET,
-    TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET,
+    DATA_HEADER_LENGTH, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET, HDR_TYPE_DATA, SESSION_ID_FIELD_OFFSET,
+    STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET,
 };
 use crate::util::error::{Error, Result};
 
@@ -142,6 +142,38 @@ impl ExclusiveTermAppender {
         self.term.put_bytes(offset + DATA_HEADER_LENGTH, payload);
         publish(&self.term, offset, frame_length, supplier);
         AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
+    }
+
+    /// The one-frame append of a payload of at most
+    /// [`SMALL_COPY_MAX`](crate::concurrent::atomic_buffer::SMALL_COPY_MAX) bytes at
+    /// `term_offset` with nothing that can panic or call out of line: the offer fast path.
+    /// The resulting term offset once the frame is published; `None` when it would cross the
+    /// term end or does not lie in the term as checked — the tail is then untouched and the
+    /// general path appends (over any header written here, at the same place).
+    #[inline(always)]
+    pub fn append_small(
+        &self,
+        header: &HeaderWriter,
+        term_id: i32,
+        term_offset: i32,
+        payload: &[u8],
+    ) -> Option<i32> {
+        let frame_length = payload.len() + DATA_HEADER_LENGTH;
+        let resulting = i64::from(term_offset) + aligned_frame_length(frame_length) as i64;
+        if resulting > self.term.capacity() as i64 {
+            return None;
+        }
+        let offset = term_offset as usize;
+        let words = header.try_write(&self.term, offset, frame_length as i32, term_id)?;
+        if !self.term.try_put_small_bytes(offset + DATA_HEADER_LENGTH, payload) {
+            return None;
+        }
+        // The tail still goes out before the frame does, so the producer position never
+        // lags a published frame.
+        self.put_raw_tail_ordered(term_id, resulting);
+        // Release: header and payload are visible to whoever acquires the positive length.
+        words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
+        Some(resulting as i32)
     }
 
     #[inline]
@@ -283,6 +315,36 @@ mod tests {
         assert_eq!(outcome.resulting_offset(), Some(64 + 160));
         assert_eq!(log.term(0).get_i32(64), 132);
         assert_eq!(log.term(0).get_u16(64 + TYPE_OFFSET), HDR_TYPE_PAD);
+    }
+
+    #[test]
+    fn small_append_writes_the_same_frame_and_tail_as_the_general_one() {
+        for length in [0usize, 1, 5, 8, 15, 16, 31, 32, 40, 63, 64] {
+            let payload: Vec<u8> = (0..length).map(|i| i as u8 ^ 0xa5).collect();
+            let (general_log, general) = setup();
+            let (small_log, small) = setup();
+            let header = HeaderWriter::new(3, 4);
+            let outcome = general.append_unfragmented(&header, 9, 128, &payload, None);
+            let resulting = small.append_small(&header, 9, 128, &payload);
+            assert_eq!(resulting, outcome.resulting_offset(), "length {length}");
+            let (mut expected, mut actual) = ([0u8; 256], [0u8; 256]);
+            general_log.term(0).get_bytes(0, &mut expected);
+            small_log.term(0).get_bytes(0, &mut actual);
+            assert_eq!(actual, expected, "length {length}");
+            assert_eq!(raw_tail(small_log.metadata(), 0), raw_tail(general_log.metadata(), 0));
+        }
+    }
+
+    #[test]
+    fn small_append_declines_the_term_end_leaving_the_tail() {
+        let (log, appender) = setup();
+        let header = HeaderWriter::new(3, 4);
+        let before = raw_tail(log.metadata(), 0);
+        assert_eq!(appender.append_small(&header, 9, 65536 - 32, &[1; 8]), None);
+        assert_eq!(raw_tail(log.metadata(), 0), before, "tail untouched");
+        assert_eq!(log.term(0).get_i32(65536 - 32), 0, "nothing written");
+        assert_eq!(appender.append_small(&header, 9, 65536 - 64, &[1; 32]), Some(65536), "exactly fits");
+        assert_eq!(raw_tail(log.metadata(), 0), pack_tail(9, 65536));
     }
 
     #[test]
