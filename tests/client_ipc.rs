@@ -243,7 +243,49 @@ fn threads_share_a_concurrent_publication(driver: &mut TestDriver) {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-driver_tests!(slow_subscriber_back_pressures_without_loss, threads_share_a_concurrent_publication);
+/// `Image::has_nothing_to_poll` (the C API's empty-poll shortcut) agrees with what a poll
+/// finds: true with nothing published, false once a frame is there, true again once it
+/// is consumed (padding at each term end included), and true once the image is closed.
+fn an_image_tells_when_a_poll_would_find_nothing(driver: &mut TestDriver) {
+    let log = ErrorLog::default();
+    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let channel = "aeron:ipc?term-length=64k";
+    let subscription = aeron.add_subscription(channel, 9).expect("subscription");
+    let publication = aeron.add_publication(channel, 9).expect("publication");
+    wait_until(Duration::from_secs(20), "connected", || {
+        publication.is_connected() && subscription.image_count() > 0
+    });
+    let image = subscription.image_at_index(0).expect("image");
+    assert!(image.has_nothing_to_poll(), "nothing published yet");
+    // 1,000-byte messages: 200 of them cross the 64 KiB term end three times.
+    for i in 0..200u64 {
+        let message = vec![i as u8; 1000];
+        while publication.offer(&message).expect("offer") < 0 {
+            std::thread::yield_now();
+        }
+        assert!(!image.has_nothing_to_poll(), "message {i} is published");
+        let mut fragments = 0;
+        while fragments == 0 {
+            fragments = image.poll(|m: &[u8], _: &Header| assert_eq!(m, &message[..]), 1);
+        }
+        assert_eq!(image.poll(|_: &[u8], _: &Header| panic!("only message {i} was sent"), 10), 0);
+        assert!(image.has_nothing_to_poll(), "message {i} is consumed");
+    }
+    while publication.offer(b"left unread").expect("offer") < 0 {
+        std::thread::yield_now();
+    }
+    assert!(!image.has_nothing_to_poll());
+    drop(subscription);
+    wait_until(Duration::from_secs(20), "image closed", || image.is_closed());
+    assert!(image.has_nothing_to_poll(), "a closed image polls nothing");
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+}
+
+driver_tests!(
+    slow_subscriber_back_pressures_without_loss,
+    threads_share_a_concurrent_publication,
+    an_image_tells_when_a_poll_would_find_nothing
+);
 
 /// A 64 KiB term: a 32 KiB publication window, which a slow subscriber soon fills.
 const SLOW_CHANNEL: &str = "aeron:ipc?term-length=64k";

@@ -14,8 +14,8 @@ use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::{
-    active_transport_count, end_of_stream_position, index_by_position, initial_term_id, mtu_length,
-    position_bits_to_shift,
+    active_transport_count, end_of_stream_position, index_by_position, index_by_term_count, initial_term_id,
+    mtu_length, partition, position_bits_to_shift,
 };
 use crate::logbuffer::frame_descriptor::{
     aligned_frame_length, frame_fits, frame_length_volatile, frame_term_id, is_padding_frame,
@@ -114,6 +114,29 @@ impl Image {
             self.subscriber_position.put_i64_release(0, new_position);
         }
         outcome.fragments_read
+    }
+
+    /// Whether a poll now would certainly deliver nothing: the image is closed, or no frame
+    /// is published at the subscriber position yet — a spinning subscriber's common case.
+    /// Neither panics nor calls out, so the C API answers such polls before its panic
+    /// boundary; `false` whenever it cannot tell cheaply (the poll then decides).
+    #[inline(always)]
+    pub fn has_nothing_to_poll(&self) -> bool {
+        if self.is_closed() {
+            return true;
+        }
+        let Some(counter) = self.subscriber_position.try_atomic_i64(0) else {
+            return false;
+        };
+        // Relaxed: only this poller writes the counter (as in `poll`).
+        let position = counter.load(Ordering::Relaxed);
+        let term_offset = (position & self.term_length_mask) as usize;
+        let index = index_by_term_count(position.wrapping_shr(self.position_bits_to_shift));
+        match partition(self.log.terms(), index).try_atomic_i32_array::<1>(term_offset) {
+            // Acquire, as the reader's own read of the frame length.
+            Some([frame_length]) => frame_length.load(Ordering::Acquire) <= 0,
+            None => false,
+        }
     }
 
     /// As [`poll`](Self::poll), with the handler choosing per fragment to ABORT (leave it

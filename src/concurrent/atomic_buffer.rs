@@ -209,6 +209,24 @@ impl AtomicBuffer {
         unsafe { std::slice::from_raw_parts(p.cast::<AtomicI64>(), count) }
     }
 
+    /// The i64 word at `index`, or `None` when it does not lie inside the buffer 8-byte
+    /// aligned: the non-panicking form of [`AtomicBuffer::atomic_i64`] (see
+    /// [`AtomicBuffer::try_atomic_i32_array`]).
+    #[inline(always)]
+    pub fn try_atomic_i64(&self, index: usize) -> Option<&AtomicI64> {
+        if index > self.len || 8 > self.len - index {
+            return None;
+        }
+        // SAFETY: index <= len, so the pointer stays within (or one past) the allocation.
+        let p = unsafe { self.ptr.as_ptr().add(index) };
+        if (p as usize) & 7 != 0 {
+            return None;
+        }
+        // SAFETY: [index, index + 8) is in bounds and 8-aligned (checked); the memory lives
+        // as long as &self and is only accessed atomically.
+        Some(unsafe { AtomicI64::from_ptr(p.cast::<i64>()) })
+    }
+
     /// `N` consecutive i32 words from `index` as an array, or `None` when they do not lie
     /// inside the buffer on a 4-byte boundary: the non-panicking form of
     /// [`AtomicBuffer::atomic_i32_slice`], for paths that must not panic (the C API's offer
@@ -576,7 +594,7 @@ mod tests {
     }
 
     #[test]
-    fn try_atomic_i32_array_checks_bounds_and_alignment() {
+    fn try_atomic_word_accessors_check_bounds_and_alignment() {
         let b = AtomicBuffer::alloc(64);
         let words = b.try_atomic_i32_array::<6>(40).expect("40 + 24 = 64 fits");
         words[5].store(7, Ordering::Relaxed);
@@ -584,6 +602,11 @@ mod tests {
         assert!(b.try_atomic_i32_array::<6>(44).is_none(), "one word past the end");
         assert!(b.try_atomic_i32_array::<1>(2).is_none(), "misaligned");
         assert!(b.try_atomic_i32_array::<1>(usize::MAX).is_none(), "index past the end");
+        b.try_atomic_i64(56).expect("the last word").store(-9, Ordering::Relaxed);
+        assert_eq!(b.get_i64(56), -9);
+        assert!(b.try_atomic_i64(60).is_none(), "past the end");
+        assert!(b.try_atomic_i64(4).is_none(), "misaligned");
+        assert!(b.try_atomic_i64(usize::MAX).is_none(), "index past the end");
     }
 
     #[test]

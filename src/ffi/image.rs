@@ -215,6 +215,31 @@ pub unsafe extern "C" fn aeron_image_poll(
     clientd: *mut c_void,
     fragment_limit: usize,
 ) -> c_int {
+    // An empty poll, what a spinning subscriber mostly makes, is answered here, outside the
+    // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
+    if handler.is_some() {
+        // SAFETY: NULL or valid (see the module docs).
+        if let Some(i) = unsafe { image.cast::<Image>().as_ref() } {
+            if i.has_nothing_to_poll() {
+                return 0;
+            }
+        }
+    }
+    // SAFETY: the arguments of this call, forwarded.
+    unsafe { image_poll(image, handler, clientd, fragment_limit) }
+}
+
+/// `aeron_image_poll` behind the panic boundary.
+///
+/// # Safety
+/// As `aeron_image_poll`.
+#[inline(never)]
+unsafe fn image_poll(
+    image: *mut aeron_image_t,
+    handler: aeron_fragment_handler_t,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
     ffi_boundary!("aeron_image_poll", {
         // SAFETY: forwarded contract.
         let i = unsafe { image_ref(image) }?;
