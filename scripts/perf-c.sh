@@ -18,7 +18,10 @@ cd "$(dirname "$0")/.."
 source scripts/lib/bench-common.sh # quiet_driver, median, ratio
 
 repeats=${1:-9}
-[ -x target/examples-c/ping ] || bash scripts/examples-c.sh >/dev/null
+# The C samples against the library as it is now (the staged package is rebuilt on change).
+bash scripts/build-c-package.sh >/dev/null
+cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build target/examples-c -j2 >/dev/null
 cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
   --example rate_subscriber 2>/dev/null
 channel="aeron:ipc?term-length=64m"
@@ -70,7 +73,8 @@ streaming() { # <c|rust> <log>
 }
 
 # Alternating C and Rust, the first side swapped every repeat (C Rust, Rust C, ...), so a
-# slow phase of the machine and any first/second bias hit both alike.
+# slow phase of the machine and any first/second bias hit both alike; the two runs of each
+# kind are back to back, so a repeat's pair mostly shares the machine's phase.
 for ((r = 1; r <= repeats; r++)); do
   order="c rust"
   ((r % 2 == 0)) && order="rust c"
@@ -82,6 +86,8 @@ for ((r = 1; r <= repeats; r++)); do
     echo "$p99" >>"$work/p99.$side"
     echo "$p999" >>"$work/p99.9.$side"
     echo "$mean99" >>"$work/mean99.$side"
+  done
+  for side in $order; do
     streaming "$side" "$work/stream-$side-$r.log"
     total_rate "$work/stream-$side-$r.log" >>"$work/rate.$side"
   done

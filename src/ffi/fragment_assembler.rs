@@ -260,6 +260,23 @@ pub unsafe extern "C" fn aeron_fragment_assembler_handler(
     header: *mut aeron_header_t,
 ) {
     // SAFETY: forwarded contract.
+    unsafe { local_assembler_handler(clientd, buffer, length, header) }
+}
+
+/// `aeron_fragment_assembler_handler` as a function local to this library: a poll given the
+/// exported one calls this directly (see `with_known_fragment_handler!`), which, unlike the
+/// exported symbol, the compiler can inline.
+///
+/// # Safety
+/// As `aeron_fragment_assembler_handler`.
+#[inline(always)]
+pub(crate) unsafe extern "C" fn local_assembler_handler(
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) {
+    // SAFETY: forwarded contract.
     unsafe { plain_handler("aeron_fragment_assembler_handler", clientd, buffer, length, header) }
 }
 
@@ -444,6 +461,22 @@ pub unsafe extern "C" fn aeron_image_fragment_assembler_delete(
 /// `clientd` an `aeron_image_fragment_assembler_t`; the rest as a poll passes them.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_image_fragment_assembler_handler(
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) {
+    // SAFETY: forwarded contract.
+    unsafe { local_image_assembler_handler(clientd, buffer, length, header) }
+}
+
+/// `aeron_image_fragment_assembler_handler` local to this library; see
+/// [`local_assembler_handler`].
+///
+/// # Safety
+/// As `aeron_image_fragment_assembler_handler`.
+#[inline(always)]
+pub(crate) unsafe extern "C" fn local_image_assembler_handler(
     clientd: *mut c_void,
     buffer: *const u8,
     length: usize,

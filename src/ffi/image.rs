@@ -15,7 +15,7 @@ use std::sync::Arc;
 use crate::client::Image;
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
-    deliver_controlled,
+    deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::subscription::aeron_subscription_t;
 use crate::util::error::{Error, Result};
@@ -244,8 +244,13 @@ unsafe fn image_poll(
         // SAFETY: forwarded contract.
         let i = unsafe { image_ref(image) }?;
         let handler = required(handler)?;
-        let n = i
-            .poll(|payload, header| deliver(handler, clientd, payload, header, image.cast()), fragment_limit);
+        let n = with_known_fragment_handler!(
+            handler,
+            i.poll(
+                |payload, header| deliver(handler, clientd, payload, header, image.cast()),
+                fragment_limit
+            )
+        );
         Ok(n as c_int)
     })
 }

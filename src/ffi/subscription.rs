@@ -24,7 +24,7 @@ use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
-    deliver_controlled,
+    deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
 use crate::ffi::local_addresses::{
@@ -202,9 +202,12 @@ pub unsafe extern "C" fn aeron_subscription_poll(
         // SAFETY: forwarded contract.
         let subscription = unsafe { poller(subscription) }?;
         let handler = handler.ok_or_else(|| Error::invalid_argument("handler must not be NULL"))?;
-        let fragments = subscription.poll_with_image(
-            |payload, header, image| deliver(handler, clientd, payload, header, image_ptr(image).cast()),
-            fragment_limit,
+        let fragments = with_known_fragment_handler!(
+            handler,
+            subscription.poll_with_image(
+                |payload, header, image| deliver(handler, clientd, payload, header, image_ptr(image).cast()),
+                fragment_limit,
+            )
         );
         Ok(fragments as c_int)
     })
