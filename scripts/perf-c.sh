@@ -5,19 +5,21 @@
 # standalone driver, one after the other, then the medians and the ratio C/Rust. Equal
 # figures mean the C layer adds no measurable cost.
 #
-#   scripts/perf-c.sh [repeats (9)]
+#   scripts/perf-c.sh [repeats (21)]
 #
 # Set-up: aeronmd in SHARED mode sleeping 1 ms when idle (over IPC the driver is not on the
 # data path), aeron:ipc with 64 MiB terms, 32-byte messages. Ping/pong busy-spin, WARM_UP
-# (100 000) warm-up and MESSAGES (1 000 000) measured round trips; the streaming publisher
-# sends STREAM_MESSAGES (50 000 000) messages to a rate subscriber polling 1024 fragments
-# at a time (its rate is the publisher's "Total:" line).
+# (100 000) warm-up and MESSAGES (500 000) measured round trips; the streaming publisher
+# sends STREAM_MESSAGES (20 000 000) messages to a rate subscriber polling 1024 fragments
+# at a time (its rate is the publisher's "Total:" line). Many short repeats rather than a
+# few long ones: this VM changes speed every few seconds to minutes, and only the two runs
+# of one repeat are sure to share it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
 source scripts/lib/bench-common.sh # quiet_driver, median, ratio
 
-repeats=${1:-9}
+repeats=${1:-21}
 # The C samples against the library as it is now (the staged package is rebuilt on change).
 bash scripts/build-c-package.sh >/dev/null
 cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
@@ -53,7 +55,7 @@ ping_pong() { # <c|rust> <log>
   local pong=$!
   pids+=("$pong")
   wait_for "$work/pong.log" "Publication channel status"
-  "$bin/ping" -p "$dir" -c "$channel" -C "$channel" -L 32 -w "${WARM_UP:-100000}" -m "${MESSAGES:-1000000}" >"$2"
+  "$bin/ping" -p "$dir" -c "$channel" -C "$channel" -L 32 -w "${WARM_UP:-100000}" -m "${MESSAGES:-500000}" >"$2"
   kill -INT "$pong"
   wait "$pong" || true
   grep "round trips" "$2" | sed "s/^/$1 ping: /"
@@ -66,7 +68,7 @@ streaming() { # <c|rust> <log>
   local rate=$!
   pids+=("$rate")
   wait_for "$work/rate.log" "Subscription channel status"
-  "$bin/streaming_publisher" -p "$dir" -c "$channel" -L 32 -m "${STREAM_MESSAGES:-50000000}" >"$2"
+  "$bin/streaming_publisher" -p "$dir" -c "$channel" -L 32 -m "${STREAM_MESSAGES:-20000000}" >"$2"
   kill -INT "$rate"
   wait "$rate" || true
   grep "^Total:" "$2" | sed "s/^/$1 streaming publisher: /"
