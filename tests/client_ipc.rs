@@ -243,20 +243,25 @@ fn threads_share_a_concurrent_publication(driver: &mut TestDriver) {
     assert!(log.errors().is_empty(), "{:?}", log.errors());
 }
 
-/// `Image::has_nothing_to_poll` (the C API's empty-poll shortcut) agrees with what a poll
-/// finds: true with nothing published, false once a frame is there, true again once it
-/// is consumed (padding at each term end included), and true once the image is closed.
+/// `Image::has_nothing_to_poll` and `Subscription::has_nothing_to_poll` (the C API's
+/// empty-poll shortcuts) agree with what a poll finds: true with nothing published, false
+/// once a frame is there, true again once it is consumed (padding at each term end
+/// included), and true once the image is closed; a subscription is unsure (false) until its
+/// poll has taken in the current image list.
 fn an_image_tells_when_a_poll_would_find_nothing(driver: &mut TestDriver) {
     let log = ErrorLog::default();
     let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
     let channel = "aeron:ipc?term-length=64k";
-    let subscription = aeron.add_subscription(channel, 9).expect("subscription");
+    let mut subscription = aeron.add_subscription(channel, 9).expect("subscription");
     let publication = aeron.add_publication(channel, 9).expect("publication");
     wait_until(Duration::from_secs(20), "connected", || {
         publication.is_connected() && subscription.image_count() > 0
     });
     let image = subscription.image_at_index(0).expect("image");
     assert!(image.has_nothing_to_poll(), "nothing published yet");
+    assert!(!subscription.has_nothing_to_poll(), "the image list is not taken in yet");
+    assert_eq!(subscription.poll(|_: &[u8], _: &Header| panic!("nothing was sent"), 10), 0);
+    assert!(subscription.has_nothing_to_poll());
     // 1,000-byte messages: 200 of them cross the 64 KiB term end three times.
     for i in 0..200u64 {
         let message = vec![i as u8; 1000];
@@ -264,12 +269,14 @@ fn an_image_tells_when_a_poll_would_find_nothing(driver: &mut TestDriver) {
             std::thread::yield_now();
         }
         assert!(!image.has_nothing_to_poll(), "message {i} is published");
+        assert!(!subscription.has_nothing_to_poll(), "message {i} is published");
         let mut fragments = 0;
         while fragments == 0 {
             fragments = image.poll(|m: &[u8], _: &Header| assert_eq!(m, &message[..]), 1);
         }
         assert_eq!(image.poll(|_: &[u8], _: &Header| panic!("only message {i} was sent"), 10), 0);
         assert!(image.has_nothing_to_poll(), "message {i} is consumed");
+        assert!(subscription.has_nothing_to_poll(), "message {i} is consumed");
     }
     while publication.offer(b"left unread").expect("offer") < 0 {
         std::thread::yield_now();

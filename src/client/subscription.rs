@@ -229,6 +229,18 @@ impl Subscription {
         }
     }
 
+    /// Whether a poll now would certainly deliver nothing: the image list is the one last
+    /// taken and none of its images has a frame at its position (see
+    /// [`Image::has_nothing_to_poll`]). Neither panics nor calls out; `false` when unsure.
+    #[inline(always)]
+    pub fn has_nothing_to_poll(&self) -> bool {
+        // Acquire, as `refresh_images`: a new list is for the poll to take in.
+        if self.state.images_version.load(Ordering::Acquire) != self.images_version {
+            return false;
+        }
+        self.images.iter().all(|image| image.has_nothing_to_poll())
+    }
+
     /// Polls the images in turn (starting one further each call, for fairness) for up to
     /// `fragment_limit` fragments in total; returns how many were delivered.
     #[inline]

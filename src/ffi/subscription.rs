@@ -198,6 +198,34 @@ pub unsafe extern "C" fn aeron_subscription_poll(
     clientd: *mut c_void,
     fragment_limit: usize,
 ) -> c_int {
+    // An empty poll, what a spinning subscriber mostly makes, is answered here, outside the
+    // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
+    if handler.is_some() {
+        // SAFETY: NULL or a live SubscriptionHandle (contract, as in `handle`).
+        if let Some(handle) = unsafe { subscription.cast::<SubscriptionHandle>().as_ref() } {
+            // SAFETY: one polling thread at a time (contract); only read here.
+            if let Some(poller) = unsafe { &*handle.poller.get() } {
+                if poller.has_nothing_to_poll() {
+                    return 0;
+                }
+            }
+        }
+    }
+    // SAFETY: the arguments of this call, forwarded.
+    unsafe { subscription_poll(subscription, handler, clientd, fragment_limit) }
+}
+
+/// `aeron_subscription_poll` behind the panic boundary.
+///
+/// # Safety
+/// As `aeron_subscription_poll`.
+#[inline(never)]
+unsafe fn subscription_poll(
+    subscription: *mut aeron_subscription_t,
+    handler: aeron_fragment_handler_t,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
     ffi_boundary!("aeron_subscription_poll", {
         // SAFETY: forwarded contract.
         let subscription = unsafe { poller(subscription) }?;
