@@ -116,9 +116,17 @@ impl ExclusivePublication {
         Some(tail.term_begin_position + i64::from(resulting))
     }
 
-    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines.
+    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines, out of
+    /// line so `offer` stays small where it is inlined.
     #[inline(never)]
     fn offer_general(&mut self, message: &[u8]) -> Result<i64> {
+        self.offer_general_inline(message)
+    }
+
+    /// The general path without the fast path's attempt, inlined (see
+    /// [`crate::client::Publication::offer_general_inline`]).
+    #[inline(always)]
+    pub fn offer_general_inline(&mut self, message: &[u8]) -> Result<i64> {
         if message.len() > self.core.max_payload_length {
             return self.offer_parts(std::slice::from_ref(&message), None);
         }

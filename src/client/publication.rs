@@ -99,10 +99,15 @@ impl Publication {
     /// Finishes a one-frame claim of `message`: one [`offer_fast`](Self::offer_fast) could
     /// not finish, or any of the general path's. Pads and rotates past a tripped term, else
     /// writes the frame with the checked accessors. Returns the new position or
-    /// ADMIN_ACTION / MAX_POSITION_EXCEEDED.
-    #[cold]
+    /// ADMIN_ACTION / MAX_POSITION_EXCEEDED. Out of line, so the fast path stays a leaf.
     #[inline(never)]
     pub fn complete_claim(&self, message: &[u8], claim: PendingClaim) -> i64 {
+        self.complete_claim_inline(message, claim)
+    }
+
+    /// [`complete_claim`](Self::complete_claim)'s body, for the general path to inline.
+    #[inline(always)]
+    fn complete_claim_inline(&self, message: &[u8], claim: PendingClaim) -> i64 {
         let core = &*self.core;
         // The fast path saw this term count with a matching term id in the tail.
         let term_id = core.initial_term_id.wrapping_add(claim.term_count);
@@ -125,9 +130,18 @@ impl Publication {
         self.new_position(&active, outcome)
     }
 
-    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines.
+    /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines, out of
+    /// line so `offer` stays small where it is inlined.
     #[inline(never)]
     fn offer_general(&self, message: &[u8]) -> Result<i64> {
+        self.offer_general_inline(message)
+    }
+
+    /// The general path of [`offer`](Self::offer) without the fast path's attempt, inlined:
+    /// for a caller that already made that attempt (the C API's offer, whose own fast path
+    /// declined), so a longer message costs it one call level, not three.
+    #[inline(always)]
+    pub fn offer_general_inline(&self, message: &[u8]) -> Result<i64> {
         let core = &*self.core;
         if message.len() > core.max_payload_length {
             return self.offer_parts(std::slice::from_ref(&message), None);
@@ -145,7 +159,7 @@ impl Publication {
         // The fast path's own completion, so a term end met here (where the fast path
         // declines) and a claim a concurrent publisher pushed over it run the same code.
         let raw_tail = partition(&self.appenders, active.index).claim_frame(message.len());
-        Ok(self.complete_claim(message, PendingClaim { raw_tail, term_count: active.term_count }))
+        Ok(self.complete_claim_inline(message, PendingClaim { raw_tail, term_count: active.term_count }))
     }
 
     /// Appends the concatenation of `parts` as one message (Aeron `offerv`).

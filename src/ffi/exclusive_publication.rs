@@ -151,7 +151,8 @@ unsafe fn exclusive_offer_general(
         // SAFETY: valid for length bytes (contract).
         let message = unsafe { message(buffer, length) }?;
         match reserved_value_supplier {
-            None => publication.offer(message),
+            // The export's fast path declined (or was not taken): no second attempt.
+            None => publication.offer_general_inline(message),
             Some(supplier) => {
                 publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
             }
