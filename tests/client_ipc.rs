@@ -121,6 +121,13 @@ fn two_processes_ten_million_small_messages_rust_driver() {
     two_processes(test, DriverKind::Rust, 10_000_000, 32);
 }
 
+/// 200-byte messages: the offer fast path's chunked inline copy, across many term ends.
+#[test]
+fn two_processes_half_a_million_mid_size_messages_rust_driver() {
+    let test = "two_processes_half_a_million_mid_size_messages_rust_driver";
+    two_processes(test, DriverKind::Rust, 500_000, 200);
+}
+
 #[test]
 fn two_processes_one_thousand_fragmented_messages_java_driver() {
     let test = "two_processes_one_thousand_fragmented_messages_java_driver";

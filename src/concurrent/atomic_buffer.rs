@@ -410,18 +410,25 @@ impl AtomicBuffer {
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
     }
 
-    /// As [`AtomicBuffer::put_bytes`] for at most [`SMALL_COPY_MAX`] bytes, copied inline (no
-    /// `memcpy` call); `false`, copying nothing, when `src` is longer or the range does not
-    /// lie in the buffer. Never panics: for the C API's offer fast path.
+    /// As [`AtomicBuffer::put_bytes`] for at most [`INLINE_COPY_MAX`] bytes, copied inline
+    /// (no `memcpy` call); `false`, copying nothing, when `src` is longer or the range does
+    /// not lie in the buffer. Never panics: for the offer fast path.
     #[inline(always)]
     pub fn try_put_small_bytes(&self, index: usize, src: &[u8]) -> bool {
-        if src.len() > SMALL_COPY_MAX || index > self.len || src.len() > self.len - index {
+        if src.len() > INLINE_COPY_MAX || index > self.len || src.len() > self.len - index {
             return false;
         }
-        // SAFETY: [index, index + src.len()) is in bounds (checked) and src.len() is within
-        // copy_small's limit; src is a distinct Rust slice, so no overlap; the range is not
-        // read concurrently until a release store publishes it (protocol invariant).
-        unsafe { copy_small(src.as_ptr(), self.ptr.as_ptr().add(index), src.len()) };
+        // SAFETY: [index, index + src.len()) is in bounds (checked); src is a distinct Rust
+        // slice, so no overlap; the range is not read concurrently until a release store
+        // publishes it (protocol invariant); each copy is within its length limit.
+        unsafe {
+            let dst = self.ptr.as_ptr().add(index);
+            if src.len() <= SMALL_COPY_MAX {
+                copy_small(src.as_ptr(), dst, src.len());
+            } else {
+                copy_chunks(src.as_ptr(), dst, src.len());
+            }
+        }
         true
     }
 
@@ -514,8 +521,38 @@ fn misaligned(index: usize, size: usize) -> ! {
     panic!("AtomicBuffer index {index} not aligned to {size}")
 }
 
-/// Longest copy [`copy_small`] does (and [`AtomicBuffer::try_put_small_bytes`] takes).
+/// Longest copy [`copy_small`] does.
 pub const SMALL_COPY_MAX: usize = 64;
+
+/// Longest copy [`AtomicBuffer::try_put_small_bytes`] does inline: beyond it `memcpy`'s
+/// wide copies win over a loop of 32-byte chunks.
+pub const INLINE_COPY_MAX: usize = 256;
+
+/// Copies `len` (> 32, ≤ [`INLINE_COPY_MAX`]) bytes as 32-byte chunks, the last one
+/// overlapping the one before: the inline copy of messages longer than [`SMALL_COPY_MAX`].
+///
+/// # Safety
+/// As [`copy_small`].
+#[inline(always)]
+unsafe fn copy_chunks(src: *const u8, dst: *mut u8, len: usize) {
+    debug_assert!(len > 32 && len <= INLINE_COPY_MAX);
+    // SAFETY: every access lies within [0, len) of src or dst: chunks start below len - 32,
+    // and the last one starts at len - 32 >= 0.
+    unsafe {
+        let mut offset = 0;
+        while offset + 32 < len {
+            let low = src.add(offset).cast::<u128>().read_unaligned();
+            let high = src.add(offset + 16).cast::<u128>().read_unaligned();
+            dst.add(offset).cast::<u128>().write_unaligned(low);
+            dst.add(offset + 16).cast::<u128>().write_unaligned(high);
+            offset += 32;
+        }
+        let low = src.add(len - 32).cast::<u128>().read_unaligned();
+        let high = src.add(len - 16).cast::<u128>().read_unaligned();
+        dst.add(len - 32).cast::<u128>().write_unaligned(low);
+        dst.add(len - 16).cast::<u128>().write_unaligned(high);
+    }
+}
 
 /// Copies `len` (≤ [`SMALL_COPY_MAX`]) bytes with at most four unaligned loads and stores
 /// (the first and last 4/8/16/32 bytes, overlapping in the middle) instead of calling the C
@@ -571,12 +608,15 @@ mod tests {
 
     #[test]
     fn try_put_small_bytes_copies_exactly_or_refuses_without_writing() {
-        let source: Vec<u8> = (1..=100u8).collect();
-        for offset in [0usize, 1, 3, 8, 13] {
-            for length in 0..=SMALL_COPY_MAX {
-                let b = AtomicBuffer::alloc(128);
+        let source: Vec<u8> = (0..INLINE_COPY_MAX + 1).map(|i| (i % 251) as u8 + 1).collect();
+        // Every length of the small copy's branches, then the chunked ones across the range.
+        let lengths =
+            (0..=96).chain((97..INLINE_COPY_MAX).step_by(13)).chain([INLINE_COPY_MAX - 1, INLINE_COPY_MAX]);
+        for length in lengths {
+            for offset in [0usize, 1, 3, 8, 13] {
+                let b = AtomicBuffer::alloc(INLINE_COPY_MAX + 32);
                 assert!(b.try_put_small_bytes(offset, &source[..length]), "length {length}");
-                let mut out = vec![0xEEu8; 128];
+                let mut out = vec![0xEEu8; INLINE_COPY_MAX + 32];
                 b.get_bytes(0, &mut out);
                 assert!(out[..offset].iter().all(|&x| x == 0), "before, length {length}");
                 assert_eq!(&out[offset..offset + length], &source[..length]);
@@ -584,7 +624,7 @@ mod tests {
             }
         }
         let b = AtomicBuffer::alloc(128);
-        assert!(!b.try_put_small_bytes(0, &source[..SMALL_COPY_MAX + 1]), "longer than the limit");
+        assert!(!b.try_put_small_bytes(0, &source[..INLINE_COPY_MAX + 1]), "longer than the limit");
         assert!(!b.try_put_small_bytes(100, &source[..29]), "past the end");
         assert!(!b.try_put_small_bytes(usize::MAX, &source[..1]), "index past the end");
         assert!(b.try_put_small_bytes(128, &[]), "empty at the end");

@@ -13,7 +13,7 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::ExclusivePublication;
-use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
+use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
@@ -117,12 +117,12 @@ pub unsafe extern "C" fn aeron_exclusive_publication_offer(
         };
     }
     // The common case outside the panic boundary, as in `aeron_publication_offer`.
-    if !buffer.is_null() && length <= SMALL_COPY_MAX {
+    if !buffer.is_null() && length <= INLINE_COPY_MAX {
         // SAFETY: NULL or open (contract).
         if let Some(handle) = unsafe { try_borrow(publication) } {
             // SAFETY: one thread at a time (contract), so this is the only reference now.
             let publication = unsafe { &mut *handle.publication.get() };
-            // SAFETY: valid for length bytes (contract), length is small.
+            // SAFETY: valid for length bytes (contract), length is at most INLINE_COPY_MAX.
             let message = unsafe { std::slice::from_raw_parts(buffer, length) };
             if let Some(position) = publication.offer_fast(message) {
                 return position;

@@ -15,7 +15,7 @@ use std::sync::Weak;
 
 use crate::client::Publication;
 use crate::client::publication::PendingClaim;
-use crate::concurrent::atomic_buffer::SMALL_COPY_MAX;
+use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
@@ -220,10 +220,10 @@ pub unsafe extern "C" fn aeron_publication_offer(
         return unsafe { offer_general(publication, buffer, length, reserved_value_supplier, clientd) };
     }
     // Without a supplier `clientd` is not used: the fast path keeps three arguments live.
-    if !buffer.is_null() && length <= SMALL_COPY_MAX {
+    if !buffer.is_null() && length <= INLINE_COPY_MAX {
         // SAFETY: NULL or open (contract).
         if let Some(handle) = unsafe { try_borrow(publication) } {
-            // SAFETY: valid for length bytes (contract), length is small.
+            // SAFETY: valid for length bytes (contract), length is at most INLINE_COPY_MAX.
             let message = unsafe { std::slice::from_raw_parts(buffer, length) };
             let complete = |claim| {
                 // SAFETY: the arguments of this call, forwarded.

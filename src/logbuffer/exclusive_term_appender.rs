@@ -145,7 +145,7 @@ impl ExclusiveTermAppender {
     }
 
     /// The one-frame append of a payload of at most
-    /// [`SMALL_COPY_MAX`](crate::concurrent::atomic_buffer::SMALL_COPY_MAX) bytes at
+    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes at
     /// `term_offset` with nothing that can panic or call out of line: the offer fast path.
     /// The resulting term offset once the frame is published; `None` when it would cross the
     /// term end or does not lie in the term as checked — the tail is then untouched and the
@@ -319,7 +319,7 @@ mod tests {
 
     #[test]
     fn small_append_writes_the_same_frame_and_tail_as_the_general_one() {
-        for length in [0usize, 1, 5, 8, 15, 16, 31, 32, 40, 63, 64] {
+        for length in [0usize, 1, 5, 8, 15, 16, 31, 32, 40, 63, 64, 65, 97, 200, 255, 256] {
             let payload: Vec<u8> = (0..length).map(|i| i as u8 ^ 0xa5).collect();
             let (general_log, general) = setup();
             let (small_log, small) = setup();
@@ -327,7 +327,7 @@ mod tests {
             let outcome = general.append_unfragmented(&header, 9, 128, &payload, None);
             let resulting = small.append_small(&header, 9, 128, &payload);
             assert_eq!(resulting, outcome.resulting_offset(), "length {length}");
-            let (mut expected, mut actual) = ([0u8; 256], [0u8; 256]);
+            let (mut expected, mut actual) = ([0u8; 448], [0u8; 448]);
             general_log.term(0).get_bytes(0, &mut expected);
             small_log.term(0).get_bytes(0, &mut actual);
             assert_eq!(actual, expected, "length {length}");

@@ -163,7 +163,7 @@ impl TermAppender {
     }
 
     /// The one-frame append of a payload of at most
-    /// [`SMALL_COPY_MAX`](crate::concurrent::atomic_buffer::SMALL_COPY_MAX) bytes with nothing
+    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes with nothing
     /// that can panic or call out of line: the offer fast path. `Ok(resulting term offset)`
     /// once the frame is published; `Err(raw tail)` when the claim must be finished by
     /// [`complete_claim`](Self::complete_claim) — it crossed the term end or landed in
@@ -528,7 +528,7 @@ mod tests {
 
     #[test]
     fn small_append_writes_the_same_frame_as_the_general_one() {
-        for length in [0usize, 1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64] {
+        for length in [0usize, 1, 3, 4, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 96, 100, 200, 255, 256] {
             let payload: Vec<u8> = (0..length).map(|i| i as u8 ^ 0x5a).collect();
             let (general_log, general) = log_at(1000, 40992);
             let (small_log, small) = log_at(1000, 40992);
@@ -536,7 +536,7 @@ mod tests {
             let outcome = general.append_unfragmented(&header, &payload, None, 1000);
             let resulting = small.append_small(&header, &payload, 1000);
             assert_eq!(Some(resulting.expect("appended")), outcome.resulting_offset(), "length {length}");
-            let (mut expected, mut actual) = ([0u8; 128], [0u8; 128]);
+            let (mut expected, mut actual) = ([0u8; 320], [0u8; 320]);
             general_log.term(0).get_bytes(40992, &mut expected);
             small_log.term(0).get_bytes(40992, &mut actual);
             assert_eq!(actual, expected, "length {length}");
