@@ -71,7 +71,7 @@ impl Publication {
     /// The common case of [`offer`](Self::offer) — a message of at most
     /// [`INLINE_COPY_MAX`] (256) bytes, the publication open, below its limit and clear of the
     /// term's end — in code that neither panics nor calls out of line, so the C API can run
-    /// it outside its panic boundary with no stack frame. `None`, having claimed nothing,
+    /// it outside its panic boundary with only a small stack frame. `None`, having claimed nothing,
     /// when anything else must be decided: the caller then takes the general path. A claim
     /// that a concurrent publisher pushed across the term end (or that could not be written)
     /// goes to `complete` (with the caller's boundary around

@@ -214,7 +214,7 @@ pub unsafe extern "C" fn aeron_publication_offer(
 ) -> i64 {
     // The common case runs outside the panic boundary: pointer and length tests and
     // `offer_fast`, which neither panics nor calls out of line (its rare completion runs
-    // behind the boundary), so this export needs no stack frame.
+    // behind the boundary), so this export needs only a small stack frame.
     if reserved_value_supplier.is_some() {
         // SAFETY: the arguments of this call, forwarded.
         return unsafe { offer_general(publication, buffer, length, reserved_value_supplier, clientd) };
