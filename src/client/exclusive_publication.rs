@@ -7,7 +7,6 @@ use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
-use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
     partition, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
@@ -89,14 +88,14 @@ impl ExclusivePublication {
     }
 
     /// The common case of [`offer`](Self::offer) — a message of at most
-    /// [`INLINE_COPY_MAX`] (256) bytes, the publication open, below its limit and clear of the
+    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) (256) bytes, the publication open, below its limit and clear of the
     /// term's end — in code that neither panics nor calls out of line (see
     /// [`crate::client::Publication::offer_fast`]). `None`, having appended nothing, when
     /// anything else must be decided: the caller then takes the general path.
     #[inline(always)]
     pub fn offer_fast(&mut self, message: &[u8]) -> Option<i64> {
         let core = &*self.core;
-        if message.len() > INLINE_COPY_MAX || message.len() > core.max_payload_length || core.is_closed() {
+        if !core.takes_fast_offer(message.len()) {
             return None;
         }
         let tail = self.tail;

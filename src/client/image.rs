@@ -14,8 +14,8 @@ use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::{
-    active_transport_count, end_of_stream_position, index_by_position, index_by_term_count, initial_term_id,
-    mtu_length, partition, position_bits_to_shift,
+    active_transport_count, end_of_stream_position, index_by_position, initial_term_id, mtu_length,
+    partition, position_bits_to_shift,
 };
 use crate::logbuffer::frame_descriptor::{
     aligned_frame_length, frame_fits, frame_length_volatile, frame_term_id, is_padding_frame,
@@ -131,7 +131,8 @@ impl Image {
         // Relaxed: only this poller writes the counter (as in `poll`).
         let position = counter.load(Ordering::Relaxed);
         let term_offset = (position & self.term_length_mask) as usize;
-        let index = index_by_term_count(position.wrapping_shr(self.position_bits_to_shift));
+        // The shift is below 64: it comes from the term length validated at mapping.
+        let index = index_by_position(position, self.position_bits_to_shift);
         match partition(self.log.terms(), index).try_atomic_i32_array::<1>(term_offset) {
             // Acquire, as the reader's own read of the frame length.
             Some([frame_length]) => frame_length.load(Ordering::Acquire) <= 0,

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::client::counter::counter_value_view;
+use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::concurrent::{AtomicBuffer, AtomicI32Word, AtomicI64Word};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor::{
@@ -128,6 +129,13 @@ impl PublicationCore {
         // Acquire: a publisher that rotated stored the new count with release after
         // resetting that partition's tail, so a tail read after this belongs to this count.
         self.active_term_count.get().load(Ordering::Acquire)
+    }
+
+    /// Whether a message of `length` bytes may take a publication's offer fast path: the
+    /// publication is open and the message is one frame short enough to copy inline.
+    #[inline(always)]
+    pub fn takes_fast_offer(&self, length: usize) -> bool {
+        length <= INLINE_COPY_MAX && length <= self.max_payload_length && !self.is_closed()
     }
 
     #[inline]

@@ -160,7 +160,7 @@ pub(crate) use with_known_fragment_handler;
 /// Calls a C fragment handler for one fragment of `image`.
 #[inline]
 pub(crate) fn deliver(
-    handler: unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t),
+    handler: FragmentHandlerFn,
     clientd: *mut c_void,
     payload: &[u8],
     header: &Header,
