@@ -5,7 +5,7 @@
 # standalone driver, one after the other, then the medians and the ratio C/Rust. Equal
 # figures mean the C layer adds no measurable cost.
 #
-#   scripts/perf-c.sh [repeats (21)]
+#   scripts/perf-c.sh [repeats (21)]   (scripts/perf-c-matrix.sh: which side makes a difference)
 #
 # Set-up: aeronmd in SHARED mode sleeping 1 ms when idle (over IPC the driver is not on the
 # data path), aeron:ipc with 64 MiB terms, 32-byte messages. Ping/pong busy-spin, WARM_UP
@@ -117,4 +117,12 @@ paired mean99
 paired rate
 echo "per-repeat C/Rust: mean99 $(paste -sd' ' "$work/mean99.ratio") -> median $(median "$work/mean99.ratio")"
 echo "                   msgs/s $(paste -sd' ' "$work/rate.ratio") -> median $(median "$work/rate.ratio")"
+# The round trip per phase of the machine: a repeat whose two mean99 are both below SLOW_NS
+# (300) ran in the fast phase, both above in the slow one; a repeat that straddles is left out.
+for phase in fast slow; do
+  paste "$work/mean99.c" "$work/mean99.rust" | awk -v slow="${SLOW_NS:-300}" -v phase="$phase" '
+    (phase == "fast" && $1 < slow && $2 < slow) || (phase == "slow" && $1 >= slow && $2 >= slow) {
+      printf "%.4f\n", $1 / $2 }' >"$work/mean99.$phase.ratio"
+  echo "mean99 C/Rust in the $phase phase: median $(median "$work/mean99.$phase.ratio") of $(wc -l <"$work/mean99.$phase.ratio") repeats"
+done
 echo "latency: C/Rust < 1.05 and rate: C/Rust > 0.95 means within 5%."
