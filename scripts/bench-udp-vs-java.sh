@@ -60,14 +60,6 @@ cargo build --release --bin aeronmd 2>>"$work/build.log" || { cat "$work/build.l
 nice_prefix=()
 if [ -n "${BENCH_NICE:-}" ]; then nice_prefix=(nice -n "$BENCH_NICE"); fi
 
-# Waits up to 20 s for file $1 to contain $2.
-wait_for() {
-  for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "no '$2' in $1" >&2
-  tail -20 "$1" >&2
-  exit 1
-}
-
 # Stops the process $1 with SIGINT, then SIGKILL after 5 s.
 stop() {
   kill -INT "$1" 2>/dev/null || true

@@ -13,13 +13,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
-source scripts/lib/bench-common.sh # quiet_driver
+source scripts/lib/bench-common.sh # build_c_samples, quiet_driver, wait_for
 
 repeats=${1:-40}
 slow_ns=${SLOW_NS:-300}
-bash scripts/build-c-package.sh >/dev/null
-cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build target/examples-c -j2 >/dev/null
+build_c_samples
 cargo build --release --bin aeronmd --example ping --example pong 2>/dev/null
 channel="aeron:ipc?term-length=64m"
 bin_of() { if [ "$1" = c ]; then echo target/examples-c; else echo target/release/examples; fi; }
@@ -32,7 +30,7 @@ for ((r = 1; r <= repeats; r++)); do
     "$(bin_of "$pong")/pong" -p "$dir" -c "$channel" -C "$channel" >"$work/pong.log" 2>&1 &
     pong_pid=$!
     pids+=("$pong_pid")
-    for _ in $(seq 200); do grep -q "Publication channel status" "$work/pong.log" && break; sleep 0.1; done
+    wait_for "$work/pong.log" "Publication channel status"
     # A bound per run: a sample that stalls costs one run, not the whole matrix.
     timeout 60 "$(bin_of "$ping")/ping" -p "$dir" -c "$channel" -C "$channel" -L 32 \
       -w "${WARM_UP:-100000}" -m "${MESSAGES:-300000}" >"$work/ping.log" || echo "run $r: $ping ping / $pong pong failed" >&2

@@ -17,23 +17,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
-source scripts/lib/bench-common.sh # quiet_driver, median, ratio
+source scripts/lib/bench-common.sh # build_c_samples, quiet_driver, wait_for, median, ratio
 
 repeats=${1:-21}
 # The C samples against the library as it is now (the staged package is rebuilt on change).
-bash scripts/build-c-package.sh >/dev/null
-cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build target/examples-c -j2 >/dev/null
+build_c_samples
 cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
   --example rate_subscriber 2>/dev/null
 channel="aeron:ipc?term-length=64m"
 c_bin=target/examples-c
 rust_bin=target/release/examples
-wait_for() {
-  for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
-  echo "no '$2' in $1" >&2
-  exit 1
-}
 
 quiet_driver perf-c
 

@@ -52,6 +52,22 @@ bench_cleanup() {
   rm -rf "$work"
 }
 
+# The staged C package (rebuilt on change) and the C samples built against it, as
+# scripts/perf-c.sh and scripts/perf-c-matrix.sh measure them.
+build_c_samples() {
+  bash scripts/build-c-package.sh >/dev/null
+  cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build target/examples-c -j2 >/dev/null
+}
+
+# Waits up to 20 s for file $1 to contain $2; otherwise says so with the file's tail and exits.
+wait_for() {
+  for _ in $(seq 200); do grep -q -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  echo "no '$2' in $1" >&2
+  tail -20 "$1" >&2
+  exit 1
+}
+
 load() { cut -d' ' -f1-3 /proc/loadavg; }
 note() { printf '%s\n' "$*" >&2; }
 # Notes the load average before a run next to its log, and says what runs.
