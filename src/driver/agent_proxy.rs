@@ -13,6 +13,7 @@ use std::net::SocketAddr;
 use std::sync::mpsc::{self, Receiver, Sender, TryRecvError};
 
 use crate::driver::media::receive_channel_endpoint::ReceiveChannelEndpoint;
+use crate::driver::media::receive_destination::ReceiveDestination;
 use crate::driver::media::send_channel_endpoint::SendChannelEndpoint;
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::position_counters::Position;
@@ -30,6 +31,20 @@ pub enum SenderCommand {
         endpoint_id: i64,
     },
     AddPublication(Box<NetworkPublication>),
+    /// A destination of a manual multi-destination endpoint, named by its ADD_DESTINATION.
+    AddDestination {
+        endpoint_id: i64,
+        address: SocketAddr,
+        registration_id: i64,
+    },
+    RemoveDestination {
+        endpoint_id: i64,
+        address: SocketAddr,
+    },
+    RemoveDestinationById {
+        endpoint_id: i64,
+        registration_id: i64,
+    },
     /// Stop sending; answered with [`ConductorCommand::PublicationReleased`].
     RemovePublication {
         registration_id: i64,
@@ -77,6 +92,16 @@ pub enum ReceiverCommand {
         correlation_id: i64,
         reason: Vec<u8>,
     },
+    /// A receive destination of a multi-destination subscription's endpoint.
+    AddDestination {
+        endpoint_id: i64,
+        destination: Box<ReceiveDestination>,
+    },
+    /// Answered with [`ConductorCommand::ReceiveDestinationReleased`].
+    RemoveDestination {
+        endpoint_id: i64,
+        canonical_form: String,
+    },
     /// The conductor did not create the image a SETUP asked for.
     RemoveInitInProgress {
         endpoint_id: i64,
@@ -97,7 +122,9 @@ pub struct CreateImageRequest {
     pub term_length: i32,
     pub mtu_length: i32,
     pub flags: u8,
-    /// Where SMs and NAKs go (the sender's address for unicast).
+    /// The receive destination the SETUP came through.
+    pub destination_id: i64,
+    /// Where SMs and NAKs go: the destination's control address, else the sender's.
     pub control_address: SocketAddr,
     pub source_address: SocketAddr,
 }
@@ -109,6 +136,8 @@ pub struct PublicationErrorReport {
     pub session_id: i32,
     pub stream_id: i32,
     pub receiver_id: i64,
+    /// The multi-destination destination it came from, −1 if none.
+    pub destination_registration_id: i64,
     pub group_tag: Option<i64>,
     pub source: SocketAddr,
     pub error_code: i32,
@@ -129,6 +158,11 @@ pub enum ConductorCommand {
     },
     ReceiveEndpointReleased {
         endpoint_id: i64,
+    },
+    /// The receiver closed a removed destination (or found none with that form).
+    ReceiveDestinationReleased {
+        endpoint_id: i64,
+        destination_id: Option<i64>,
     },
     PublicationError(Box<PublicationErrorReport>),
     /// An error in the sender or receiver, for the distinct error log.

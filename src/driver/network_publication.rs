@@ -7,8 +7,14 @@
 //!
 //! The conductor keeps the other half (`conductor::network_publication`): the publisher
 //! limit, spies and the life cycle. What both need lives in [`NetworkPublicationStatus`].
+//! Data goes out through the channel's send endpoint, which the sender lends for each call:
+//! to the unicast endpoint, the multicast group, or every destination of a
+//! multi-destination-cast channel; a resend one destination asked for goes only there. A
+//! destination new to the endpoint gets a SETUP straight away.
+//!
 //! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
-//! only grows when a new receiver appears), no locks, one system call per datagram.
+//! only grows when a new receiver appears), no locks, one system call per datagram and
+//! destination.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
@@ -20,7 +26,7 @@ use crate::driver::agent_proxy::{ConductorCommand, Proxy, PublicationErrorReport
 use crate::driver::flow_control::{FlowControl, ReceiverStatus};
 use crate::driver::loss::resend::{is_in_resend_window, resend_from_term};
 use crate::driver::loss::{NakOutcome, RetransmitHandler};
-use crate::driver::media::udp_transport::UdpTransport;
+use crate::driver::media::send_channel_endpoint::SendChannelEndpoint;
 use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
@@ -28,7 +34,7 @@ use crate::logbuffer::descriptor as log;
 use crate::logbuffer::term_scanner::scan_for_availability;
 use crate::protocol::data::DataHeader;
 use crate::protocol::header::DATA_HEADER_LENGTH;
-use crate::protocol::setup::{SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
+use crate::protocol::setup::{SETUP_GROUP_FLAG, SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
 use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight};
 use crate::util::error::Result;
 
@@ -50,7 +56,8 @@ pub struct NetworkPublicationStatus {
     pub is_connected: AtomicBool,
     /// Conductor: the publication is closed and everything was sent: send EOS heartbeats.
     pub is_end_of_stream: AtomicBool,
-    /// Sender: a unicast receiver said it is going away (EOS status message).
+    /// Sender: the receiver of a plain unicast channel said it is going away (EOS status
+    /// message); with several receivers one leaving ends nothing.
     pub has_received_unicast_eos: AtomicBool,
     /// Conductor: spies are linked, and the furthest of their positions.
     pub has_spies: AtomicBool,
@@ -84,8 +91,10 @@ pub struct NetworkPublicationConfig {
     pub connection_timeout_ns: i64,
     /// Datagrams per duty cycle at most (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`).
     pub max_messages_per_send: usize,
-    /// Where data goes when the transport is not connected to it.
-    pub destination: SocketAddr,
+    /// Multicast or multi-destination: SETUP carries the GROUP flag.
+    pub has_group_semantics: bool,
+    /// The channel's `ttl` (0 when not given), carried in SETUP as Aeron does.
+    pub multicast_ttl: u8,
 }
 
 /// The positions the sender keeps in counters.
@@ -100,9 +109,6 @@ pub struct SenderPositions {
 /// handler is borrowed.
 struct TermSender {
     terms: [AtomicBuffer; log::PARTITION_COUNT],
-    transport: Arc<UdpTransport>,
-    /// `None` when the transport is connected to the endpoint.
-    destination: Option<SocketAddr>,
     snd_pos: Position,
     initial_term_id: i32,
     position_bits_to_shift: u32,
@@ -112,13 +118,11 @@ struct TermSender {
 }
 
 impl TermSender {
-    /// Sends one datagram; counts a short send. Returns whether all of it went.
+    /// Sends one datagram wherever the channel sends; counts a short send. Returns whether
+    /// all of it went.
     #[inline]
-    fn send(&self, datagram: &[u8]) -> Result<bool> {
-        let sent = match self.destination {
-            None => self.transport.send(datagram)?,
-            Some(destination) => self.transport.send_to(datagram, destination)?,
-        };
+    fn send(&self, endpoint: &SendChannelEndpoint, datagram: &[u8]) -> Result<bool> {
+        let sent = endpoint.send(datagram)?;
         if sent < datagram.len() {
             self.counters.increment(SystemCounterId::ShortSends);
             return Ok(false);
@@ -126,8 +130,16 @@ impl TermSender {
         Ok(true)
     }
 
-    /// Resends a NAKed range if it is still within the resend window.
-    fn resend(&self, term_id: i32, term_offset: i32, length: usize) -> Result<()> {
+    /// Resends a NAKed range if it is still within the resend window, to `destination`
+    /// only when given.
+    fn resend(
+        &self,
+        endpoint: &SendChannelEndpoint,
+        term_id: i32,
+        term_offset: i32,
+        length: usize,
+        destination: Option<SocketAddr>,
+    ) -> Result<()> {
         let sender_position = self.snd_pos.get();
         let resend_position =
             log::compute_position(term_id, term_offset, self.position_bits_to_shift, self.initial_term_id);
@@ -135,11 +147,8 @@ impl TermSender {
             return Ok(());
         }
         let term = &self.terms[log::index_by_position(resend_position, self.position_bits_to_shift)];
-        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| match self
-            .destination
-        {
-            None => self.transport.send(d),
-            Some(destination) => self.transport.send_to(d, destination),
+        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| {
+            endpoint.send_to(d, destination)
         })?;
         if outcome.short_send {
             self.counters.increment(SystemCounterId::ShortSends);
@@ -168,9 +177,13 @@ pub struct NetworkPublication {
     time_of_last_setup_ns: i64,
     has_initial_connection: bool,
     is_setup_elicited: bool,
+    /// The endpoint's destination additions this publication has sent SETUP for.
+    seen_destination_additions: u64,
     track_sender_limits: bool,
     current_messages_per_send: usize,
     term_length_mask: i64,
+    /// Where the sender last found this publication's endpoint among its own.
+    endpoint_index_hint: usize,
 }
 
 impl NetworkPublication {
@@ -178,7 +191,6 @@ impl NetworkPublication {
     pub fn new(
         config: NetworkPublicationConfig,
         log: &LogBuffers,
-        transport: Arc<UdpTransport>,
         positions: SenderPositions,
         flow_control: Box<dyn FlowControl>,
         retransmit_handler: RetransmitHandler,
@@ -188,11 +200,8 @@ impl NetworkPublication {
         now_ns: i64,
     ) -> Self {
         let term_length = log.term_length();
-        let destination = transport.connected_addr().is_none().then_some(config.destination);
         let term_sender = TermSender {
             terms: log.terms().clone(),
-            transport,
-            destination,
             snd_pos: positions.snd_pos,
             initial_term_id: config.initial_term_id,
             position_bits_to_shift: log::position_bits_to_shift(term_length),
@@ -214,9 +223,11 @@ impl NetworkPublication {
             time_of_last_setup_ns: now_ns - SETUP_TIMEOUT_NS - 1,
             has_initial_connection: false,
             is_setup_elicited: false,
+            seen_destination_additions: 0,
             track_sender_limits: false,
             current_messages_per_send: config.max_messages_per_send.max(1),
             term_length_mask: term_length as i64 - 1,
+            endpoint_index_hint: 0,
             config,
         }
     }
@@ -240,21 +251,44 @@ impl NetworkPublication {
             && self.config.stream_id == stream_id
     }
 
+    /// The index of this publication's endpoint in `endpoints`, trying the last one found
+    /// first, so the sender's duty cycle does not search.
+    #[inline]
+    pub fn find_endpoint(&mut self, endpoints: &[SendChannelEndpoint]) -> Option<usize> {
+        let id = self.config.endpoint_id;
+        if endpoints.get(self.endpoint_index_hint).is_some_and(|e| e.id() == id) {
+            return Some(self.endpoint_index_hint);
+        }
+        let index = endpoints.iter().position(|e| e.id() == id)?;
+        self.endpoint_index_hint = index;
+        Some(index)
+    }
+
     pub fn status(&self) -> &Arc<NetworkPublicationStatus> {
         &self.status
     }
 
-    /// One duty cycle: SETUP if due, data up to the sender limit, or a heartbeat; flow
-    /// control's idle hook, receiver liveness and retransmit timeouts. Returns bytes sent.
-    pub fn send(&mut self, now_ns: i64) -> Result<usize> {
+    /// One duty cycle through `endpoint`: SETUP if due, data up to the sender limit, or a
+    /// heartbeat; flow control's idle hook, receiver liveness and retransmit timeouts.
+    /// Returns bytes sent.
+    pub fn send(&mut self, now_ns: i64, endpoint: &SendChannelEndpoint) -> Result<usize> {
+        let additions = endpoint.destination_additions();
+        if additions != self.seen_destination_additions {
+            self.seen_destination_additions = additions;
+            // A new destination: SETUP now rather than when its data elicits one.
+            if !self.status.is_end_of_stream.load(Ordering::Acquire) {
+                self.is_setup_elicited = true;
+                self.time_of_last_setup_ns = now_ns - SETUP_TIMEOUT_NS - 1;
+            }
+        }
         let snd_pos = self.term_sender.snd_pos.get();
         let bits = self.term_sender.position_bits_to_shift;
         let active_term_id = log::compute_term_id_from_position(snd_pos, bits, self.config.initial_term_id);
         let term_offset = (snd_pos & self.term_length_mask) as i32;
         if !self.has_initial_connection || self.is_setup_elicited {
-            self.setup_message_check(now_ns, active_term_id, term_offset)?;
+            self.setup_message_check(now_ns, active_term_id, term_offset, endpoint)?;
         }
-        let mut bytes_sent = self.send_data(now_ns, snd_pos, term_offset)?;
+        let mut bytes_sent = self.send_data(now_ns, snd_pos, term_offset, endpoint)?;
         if bytes_sent == 0 {
             // Acquire: pairs with the conductor's release when the stream ended.
             let is_end_of_stream = self.status.is_end_of_stream.load(Ordering::Acquire);
@@ -263,6 +297,7 @@ impl NetworkPublication {
                 active_term_id,
                 term_offset,
                 self.config.signal_eos && is_end_of_stream,
+                endpoint,
             )?;
             let has_spies = self.status.has_spies.load(Ordering::Acquire);
             if self.config.spies_simulate_connection && has_spies && !self.has_receivers() {
@@ -278,7 +313,7 @@ impl NetworkPublication {
             self.update_has_receivers(now_ns);
         }
         let sender = &self.term_sender;
-        self.retransmit_handler.process_timeouts(now_ns, |t, o, l| sender.resend(t, o, l))?;
+        self.retransmit_handler.process_timeouts(now_ns, |t, o, l, d| sender.resend(endpoint, t, o, l, d))?;
         Ok(bytes_sent)
     }
 
@@ -286,12 +321,20 @@ impl NetworkPublication {
         self.status.has_receivers.load(Ordering::Relaxed)
     }
 
-    fn setup_message_check(&mut self, now_ns: i64, active_term_id: i32, term_offset: i32) -> Result<()> {
+    fn setup_message_check(
+        &mut self,
+        now_ns: i64,
+        active_term_id: i32,
+        term_offset: i32,
+        endpoint: &SendChannelEndpoint,
+    ) -> Result<()> {
         if now_ns <= self.time_of_last_setup_ns + SETUP_TIMEOUT_NS {
             return Ok(());
         }
-        let flags =
+        let response =
             if self.config.response_correlation_id != -1 { SETUP_SEND_RESPONSE_SETUP_FLAG } else { 0 };
+        let group = if self.config.has_group_semantics { SETUP_GROUP_FLAG } else { 0 };
+        let flags = response | group;
         let setup = Setup {
             flags,
             term_offset,
@@ -301,7 +344,7 @@ impl NetworkPublication {
             active_term_id,
             term_length: self.term_sender.term_length as i32,
             mtu: self.config.mtu_length as i32,
-            ttl: 0,
+            ttl: i32::from(self.config.multicast_ttl),
         };
         let mut frame = [0u8; SETUP_HEADER_LENGTH];
         setup.encode(&mut frame)?;
@@ -310,7 +353,7 @@ impl NetworkPublication {
                 self.flow_control.on_setup(now_ns, self.snd_lmt.get(), self.term_sender.snd_pos.get());
             self.snd_lmt.set_release(limit);
         }
-        self.term_sender.send(&frame)?;
+        self.term_sender.send(endpoint, &frame)?;
         self.time_of_last_setup_ns = now_ns;
         if self.has_receivers() {
             self.is_setup_elicited = false;
@@ -324,6 +367,7 @@ impl NetworkPublication {
         active_term_id: i32,
         term_offset: i32,
         end_of_stream: bool,
+        endpoint: &SendChannelEndpoint,
     ) -> Result<usize> {
         if !self.has_initial_connection
             || now_ns <= self.time_of_last_data_or_heartbeat_ns + HEARTBEAT_TIMEOUT_NS
@@ -339,7 +383,7 @@ impl NetworkPublication {
         );
         let mut frame = [0u8; DATA_HEADER_LENGTH];
         heartbeat.encode(&mut frame)?;
-        self.term_sender.send(&frame)?;
+        self.term_sender.send(endpoint, &frame)?;
         self.term_sender.counters.increment(SystemCounterId::HeartbeatsSent);
         self.time_of_last_data_or_heartbeat_ns = now_ns;
         Ok(DATA_HEADER_LENGTH)
@@ -348,7 +392,13 @@ impl NetworkPublication {
     /// Up to `current_messages_per_send` datagrams of complete frames from `snd_pos`, each
     /// at most one MTU and within the sender limit; a padding frame ends a datagram with
     /// its header and the position skips its body.
-    fn send_data(&mut self, now_ns: i64, snd_pos: i64, mut term_offset: i32) -> Result<usize> {
+    fn send_data(
+        &mut self,
+        now_ns: i64,
+        snd_pos: i64,
+        mut term_offset: i32,
+        endpoint: &SendChannelEndpoint,
+    ) -> Result<usize> {
         let sender = &self.term_sender;
         let term_length = sender.term_length;
         let term = &sender.terms[log::index_by_position(snd_pos, sender.position_bits_to_shift)];
@@ -367,7 +417,7 @@ impl NetworkPublication {
             }
             let available = availability.available as usize;
             // The scanner counted only frames whose lengths it read with acquire: published.
-            if !sender.send(term.published_slice(term_offset as usize, available))? {
+            if !sender.send(endpoint, term.published_slice(term_offset as usize, available))? {
                 self.current_messages_per_send = 1;
                 break;
             }
@@ -414,13 +464,16 @@ impl NetworkPublication {
         self.status.has_required_receivers.store(required, Ordering::Release);
     }
 
-    /// A status message (not a setup elicitation) from a receiver.
-    pub fn on_status_message(&mut self, sm: &StatusMessageFlyweight<'_>, now_ns: i64) {
+    /// A status message (not a setup elicitation) from a receiver; `is_unicast`: the
+    /// endpoint is plain unicast (one receiver).
+    pub fn on_status_message(&mut self, sm: &StatusMessageFlyweight<'_>, is_unicast: bool, now_ns: i64) {
         let receiver_id = sm.receiver_id();
         if sm.is_end_of_stream() {
             self.receivers.retain(|&(id, _)| id != receiver_id);
-            // Release: the lingering conductor may finish as soon as it sees this.
-            self.status.has_received_unicast_eos.store(true, Ordering::Release);
+            if is_unicast {
+                // Release: the lingering conductor may finish as soon as it sees this.
+                self.status.has_received_unicast_eos.store(true, Ordering::Release);
+            }
         } else {
             match self.receivers.iter_mut().find(|(id, _)| *id == receiver_id) {
                 Some(entry) => entry.1 = now_ns,
@@ -455,17 +508,25 @@ impl NetworkPublication {
         }
     }
 
-    /// A NAK: resend (or schedule) through the retransmit handler. An offset outside the
-    /// term counts as an invalid packet.
-    pub fn on_nak(&mut self, nak: &NakFlyweight<'_>, now_ns: i64) -> Result<()> {
+    /// A NAK: resend (or schedule) through the retransmit handler, to `destination` only
+    /// when the NAK came from a known destination of a multi-destination channel. An
+    /// offset outside the term counts as an invalid packet.
+    pub fn on_nak(
+        &mut self,
+        nak: &NakFlyweight<'_>,
+        destination: Option<SocketAddr>,
+        endpoint: &SendChannelEndpoint,
+        now_ns: i64,
+    ) -> Result<()> {
         let sender = &self.term_sender;
         let outcome = self.retransmit_handler.on_nak(
             &nak.to_nak(),
+            destination,
             sender.term_length,
             sender.mtu_length,
             self.flow_control.as_ref(),
             now_ns,
-            |t, o, l| sender.resend(t, o, l),
+            |t, o, l, d| sender.resend(endpoint, t, o, l, d),
         )?;
         match outcome {
             NakOutcome::Invalid => sender.counters.increment(SystemCounterId::InvalidPackets),
@@ -476,21 +537,28 @@ impl NetworkPublication {
     }
 
     /// An RTT measurement request: reply at once with the same echo timestamp.
-    pub fn on_rttm(&mut self, rttm: &RttmFlyweight<'_>) -> Result<()> {
+    pub fn on_rttm(&mut self, rttm: &RttmFlyweight<'_>, endpoint: &SendChannelEndpoint) -> Result<()> {
         if rttm.is_reply_requested() {
             let mut reply = Rttm::reply_to(&rttm.to_rttm());
             reply.session_id = self.config.session_id;
             reply.stream_id = self.config.stream_id;
             let mut frame = [0u8; crate::protocol::rttm::RTTM_HEADER_LENGTH];
             reply.encode(&mut frame)?;
-            self.term_sender.send(&frame)?;
+            self.term_sender.send(endpoint, &frame)?;
         }
         Ok(())
     }
 
     /// An ERR frame: the receiver rejected the stream. Flow control forgets it; if it was a
-    /// live receiver, clients hear of it through the conductor.
-    pub fn on_error(&mut self, err: &ErrorFrameFlyweight<'_>, source: SocketAddr, now_ns: i64) {
+    /// live receiver, clients hear of it through the conductor, with the registration id
+    /// of the multi-destination destination it came from (−1 if none).
+    pub fn on_error(
+        &mut self,
+        err: &ErrorFrameFlyweight<'_>,
+        source: SocketAddr,
+        destination_registration_id: i64,
+        now_ns: i64,
+    ) {
         let receiver_id = err.receiver_id();
         self.flow_control.on_error(receiver_id, err.group_tag(), now_ns);
         let before = self.receivers.len();
@@ -501,6 +569,7 @@ impl NetworkPublication {
                 session_id: err.session_id(),
                 stream_id: err.stream_id(),
                 receiver_id,
+                destination_registration_id,
                 group_tag: err.group_tag(),
                 source,
                 error_code: err.error_code(),

@@ -10,6 +10,8 @@ use super::*;
 use crate::concurrent::counters::CountersManager;
 use crate::driver::agent_proxy::command_queue;
 use crate::driver::flow_control::UnicastFlowControl;
+use crate::driver::media::send_channel_endpoint::SendEndpointSettings;
+use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::logbuffer::HeaderWriter;
 use crate::protocol::nak::Nak;
@@ -21,6 +23,7 @@ const MS: i64 = 1_000_000;
 
 struct Fixture {
     publication: NetworkPublication,
+    endpoint: SendChannelEndpoint,
     receiver: UdpSocket,
     log: LogBuffers,
     values: AtomicBuffer,
@@ -33,8 +36,18 @@ fn fixture() -> Fixture {
     let counters = SystemCounters::allocate(&mut manager, 0).unwrap();
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     receiver.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut transport = UdpTransport::bind("127.0.0.1:0".parse().unwrap(), SocketBuffers::default()).unwrap();
-    transport.connect(receiver.local_addr().unwrap()).unwrap();
+    let channel = UdpChannel::parse(&format!(
+        "aeron:udp?endpoint={}|interface=127.0.0.1",
+        receiver.local_addr().unwrap()
+    ))
+    .unwrap();
+    let settings = SendEndpointSettings {
+        buffers: SocketBuffers::default(),
+        connect: true,
+        default_multicast_ttl: 0,
+        num_destinations: None,
+    };
+    let endpoint = SendChannelEndpoint::open(1, &channel, settings).unwrap();
     let log = LogBuffers::alloc(TERM, 4096).unwrap();
     log::initialise_tails(log.metadata(), INITIAL_TERM_ID, INITIAL_TERM_ID, 0).unwrap();
     let (to_conductor, _queue) = command_queue(Position::new(&values, 60));
@@ -50,7 +63,8 @@ fn fixture() -> Fixture {
         response_correlation_id: -1,
         connection_timeout_ns: 5_000 * MS,
         max_messages_per_send: 2,
-        destination: receiver.local_addr().unwrap(),
+        has_group_semantics: false,
+        multicast_ttl: 0,
     };
     let positions = SenderPositions {
         snd_pos: Position::new(&values, 50),
@@ -60,7 +74,6 @@ fn fixture() -> Fixture {
     let publication = NetworkPublication::new(
         config,
         &log,
-        Arc::new(transport),
         positions,
         Box::new(UnicastFlowControl::unicast()),
         RetransmitHandler::new(0, 10 * MS as u64, false, 16),
@@ -69,10 +82,18 @@ fn fixture() -> Fixture {
         to_conductor,
         0,
     );
-    Fixture { publication, receiver, log, values, counters }
+    Fixture { publication, endpoint, receiver, log, values, counters }
 }
 
 impl Fixture {
+    fn send(&mut self, now_ns: i64) -> Result<usize> {
+        self.publication.send(now_ns, &self.endpoint)
+    }
+
+    fn on_nak(&mut self, bytes: &[u8], now_ns: i64) {
+        self.publication.on_nak(&NakFlyweight::parse(bytes).unwrap(), None, &self.endpoint, now_ns).unwrap();
+    }
+
     fn next_datagram(&self) -> Vec<u8> {
         let mut buffer = vec![0u8; 65536];
         let n = self.receiver.recv(&mut buffer).expect("a datagram within 5 s");
@@ -112,7 +133,7 @@ impl Fixture {
         if flags & crate::protocol::status_message::SM_SEND_SETUP_FLAG != 0 {
             self.publication.on_setup_elicited(&view, now_ns);
         } else {
-            self.publication.on_status_message(&view, now_ns);
+            self.publication.on_status_message(&view, true, now_ns);
         }
     }
 }
@@ -125,7 +146,7 @@ fn i32_at(bytes: &[u8], offset: usize) -> i32 {
 fn setup_until_a_status_message_then_data_up_to_the_window() {
     let mut f = fixture();
     // Before any SM: a SETUP (udp-session.pcap pkt 1 layout), no data, no heartbeat.
-    assert_eq!(f.publication.send(MS).unwrap(), 0);
+    assert_eq!(f.send(MS).unwrap(), 0);
     let setup = f.next_datagram();
     assert_eq!(setup.len(), 40);
     assert_eq!(&setup[0..8], &[40, 0, 0, 0, 0, 0, 5, 0]);
@@ -134,8 +155,8 @@ fn setup_until_a_status_message_then_data_up_to_the_window() {
         (394850090, 1002, INITIAL_TERM_ID)
     );
     assert_eq!((i32_at(&setup, 28), i32_at(&setup, 32)), (TERM as i32, 1408));
-    assert_eq!(f.publication.send(50 * MS).unwrap(), 0, "the next SETUP waits 100 ms");
-    assert_eq!(f.publication.send(102 * MS).unwrap(), 0);
+    assert_eq!(f.send(50 * MS).unwrap(), 0, "the next SETUP waits 100 ms");
+    assert_eq!(f.send(102 * MS).unwrap(), 0);
     assert_eq!(f.next_datagram().len(), 40);
 
     // An SM with window 2112: the sender limit is the window edge and the publication is
@@ -149,17 +170,17 @@ fn setup_until_a_status_message_then_data_up_to_the_window() {
     for k in 0..3 {
         f.frame(k * 1056, 1000);
     }
-    assert_eq!(f.publication.send(120 * MS).unwrap(), 2112);
+    assert_eq!(f.send(120 * MS).unwrap(), 2112);
     assert_eq!(f.next_datagram().len(), 1056);
     let second = f.next_datagram();
     assert_eq!((second.len(), i32_at(&second, 8)), (1056, 1056));
     assert_eq!(f.snd_pos(), 2112);
     // Window used up: nothing sent, one flow-control limit counted (snd-bpe and system 18).
-    assert_eq!(f.publication.send(121 * MS).unwrap(), 0);
+    assert_eq!(f.send(121 * MS).unwrap(), 0);
     assert_eq!(f.values.get_i64(52 * 128), 1);
     assert_eq!(f.counters.value(SystemCounterId::SenderFlowControlLimits), 1);
     f.status_message(2112, 2112, 0, 130 * MS);
-    assert_eq!(f.publication.send(131 * MS).unwrap(), 1056);
+    assert_eq!(f.send(131 * MS).unwrap(), 1056);
     assert_eq!(i32_at(&f.next_datagram(), 8), 2112);
     assert_eq!(f.snd_pos(), 3168);
 }
@@ -167,37 +188,37 @@ fn setup_until_a_status_message_then_data_up_to_the_window() {
 #[test]
 fn heartbeats_when_idle_and_eos_once_the_stream_ended() {
     let mut f = fixture();
-    f.publication.send(MS).unwrap();
+    f.send(MS).unwrap();
     f.next_datagram();
     f.status_message(0, 32768, 0, 2 * MS);
     f.frame(0, 64);
-    assert_eq!(f.publication.send(3 * MS).unwrap(), 96);
+    assert_eq!(f.send(3 * MS).unwrap(), 96);
     f.next_datagram();
-    assert_eq!(f.publication.send(50 * MS).unwrap(), 0, "no heartbeat within 100 ms of data");
-    assert_eq!(f.publication.send(104 * MS).unwrap(), 32);
+    assert_eq!(f.send(50 * MS).unwrap(), 0, "no heartbeat within 100 ms of data");
+    assert_eq!(f.send(104 * MS).unwrap(), 32);
     let heartbeat = f.next_datagram();
     assert_eq!(&heartbeat[0..8], &[0, 0, 0, 0, 0, 0xC0, 1, 0]);
     assert_eq!((i32_at(&heartbeat, 8), i32_at(&heartbeat, 20)), (96, INITIAL_TERM_ID));
     assert_eq!(f.counters.value(SystemCounterId::HeartbeatsSent), 1);
     f.publication.status().is_end_of_stream.store(true, Ordering::Release);
-    assert_eq!(f.publication.send(205 * MS).unwrap(), 32);
+    assert_eq!(f.send(205 * MS).unwrap(), 32);
     assert_eq!(f.next_datagram()[5], 0xE0, "EOS heartbeat");
     // A setup elicitation at end of stream is not answered.
     f.status_message(0, 0, crate::protocol::status_message::SM_SEND_SETUP_FLAG, 206 * MS);
-    assert_eq!(f.publication.send(207 * MS).unwrap(), 0);
+    assert_eq!(f.send(207 * MS).unwrap(), 0);
 }
 
 #[test]
 fn naks_are_resent_once_then_linger() {
     let mut f = fixture();
-    f.publication.send(MS).unwrap();
+    f.send(MS).unwrap();
     f.next_datagram();
     f.status_message(0, 32768, 0, 2 * MS);
     for k in 0..4 {
         f.frame(k * 1056, 1000);
     }
-    f.publication.send(3 * MS).unwrap();
-    f.publication.send(3 * MS).unwrap();
+    f.send(3 * MS).unwrap();
+    f.send(3 * MS).unwrap();
     for _ in 0..4 {
         f.next_datagram();
     }
@@ -207,29 +228,29 @@ fn naks_are_resent_once_then_linger() {
         bytes
     };
     let bytes = nak(1056, 2112);
-    f.publication.on_nak(&NakFlyweight::parse(&bytes).unwrap(), 4 * MS).unwrap();
+    f.on_nak(&bytes, 4 * MS);
     assert_eq!(i32_at(&f.next_datagram(), 8), 1056);
     assert_eq!(i32_at(&f.next_datagram(), 8), 2112);
     assert_eq!(f.counters.value(SystemCounterId::RetransmitsSent), 1);
     assert_eq!(f.counters.value(SystemCounterId::RetransmittedBytes), 2112);
     // Within the 10 ms linger the same NAK is ignored; an offset beyond the term is invalid.
-    f.publication.on_nak(&NakFlyweight::parse(&bytes).unwrap(), 8 * MS).unwrap();
+    f.on_nak(&bytes, 8 * MS);
     assert_eq!(f.counters.value(SystemCounterId::RetransmitsSent), 1);
     let bad = nak(TERM as i32, 32);
-    f.publication.on_nak(&NakFlyweight::parse(&bad).unwrap(), 9 * MS).unwrap();
+    f.on_nak(&bad, 9 * MS);
     assert_eq!(f.counters.value(SystemCounterId::InvalidPackets), 1);
 }
 
 #[test]
 fn receivers_time_out_and_an_eos_status_message_ends_them() {
     let mut f = fixture();
-    f.publication.send(MS).unwrap();
+    f.send(MS).unwrap();
     f.status_message(0, 32768, 0, 2 * MS);
     let status = Arc::clone(f.publication.status());
     assert!(status.has_receivers.load(Ordering::Acquire));
-    f.publication.send(4_000 * MS).unwrap();
+    f.send(4_000 * MS).unwrap();
     assert!(status.has_receivers.load(Ordering::Acquire), "within the 5 s connection timeout");
-    f.publication.send(5_003 * MS).unwrap();
+    f.send(5_003 * MS).unwrap();
     assert!(!status.has_receivers.load(Ordering::Acquire), "timed out");
     f.status_message(0, 32768, 0, 5_010 * MS);
     assert!(status.has_receivers.load(Ordering::Acquire));

@@ -244,12 +244,42 @@ pub fn allocate_channel_status(
     bound_address: &str,
     now_ms: i64,
 ) -> Result<Position> {
+    // Aeron appends the bound address once known; an endpoint with none (a
+    // multi-destination subscription) keeps the label without it.
+    let label = if bound_address.is_empty() {
+        format!("{name}: {channel}")
+    } else {
+        format!("{name}: {channel} {bound_address}")
+    };
+    allocate_channel_keyed(manager, type_id, registration_id, channel, label, now_ms)
+}
+
+/// A channel-keyed counter without an address in its label (`mdc-num-dest`, type 18):
+/// `"<name>: <channel>"`, keyed and registered as the channel status counters are.
+pub fn allocate_channel_counter(
+    manager: &mut CountersManager,
+    type_id: i32,
+    name: &str,
+    registration_id: i64,
+    channel: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    allocate_channel_keyed(manager, type_id, registration_id, channel, format!("{name}: {channel}"), now_ms)
+}
+
+fn allocate_channel_keyed(
+    manager: &mut CountersManager,
+    type_id: i32,
+    registration_id: i64,
+    channel: &str,
+    label: String,
+    now_ms: i64,
+) -> Result<Position> {
     let mut key = [0u8; MAX_KEY_LENGTH];
     let length = channel.len().min(CHANNEL_KEY_MAX_CHANNEL_LENGTH);
     key[0..4].copy_from_slice(&(length as i32).to_le_bytes());
     key[4..4 + length].copy_from_slice(&channel.as_bytes()[..length]);
-    let label = truncate_label(format!("{name}: {channel} {bound_address}"));
-    let counter_id = manager.allocate(type_id, &key, &label, now_ms)?;
+    let counter_id = manager.allocate(type_id, &key, &truncate_label(label), now_ms)?;
     manager.set_counter_registration_id(counter_id, registration_id)?;
     Ok(Position::new(manager.reader().values_buffer(), counter_id))
 }

@@ -11,6 +11,14 @@
 //! status messages sends its sender an ERR frame (IMAGE_REJECTED and the reason) every
 //! status-message timeout.
 //!
+//! An image hears its sender through one or more *connections*, one per receive
+//! destination the frames arrive on (a multi-destination subscription has several; Aeron C
+//! `aeron_publication_image_connection_t`). Each has a control address — the destination's
+//! (multicast control group, explicit `control`) or else where its frames come from — and
+//! status messages, NAKs and RTT requests go to every connection heard from within 5 s.
+//! Frames are rebuilt once whichever connection brings them first; the stream ends when
+//! every connection signalled end of stream.
+//!
 //! Data outside the receiver window is dropped and counted: beyond the last SM position
 //! plus half a term is an *over-run*, before the last SM position an *under-run*.
 //! Datagrams reach `insert_packet` already validated against the image's term
@@ -41,14 +49,42 @@ use crate::util::error::{AeronErrorCode, Result};
 /// (Aeron `AERON_RECEIVE_DESTINATION_TIMEOUT_NS`).
 pub const CONNECTION_TIMEOUT_NS: i64 = 5_000_000_000;
 
-/// The sender this image hears from.
+/// Where a frame reached the image: the receive destination (its id within the endpoint)
+/// and the address to answer there.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FrameSource {
+    pub destination_id: i64,
+    /// The destination's control address if it has one, else the frame's source.
+    pub control_address: SocketAddr,
+}
+
+/// The transports of an image's receive destinations, by destination id.
+pub trait DestinationTransports {
+    fn transport_for(&self, destination_id: i64) -> Option<&UdpTransport>;
+}
+
+/// One socket serves every destination (a plain endpoint, tests).
+impl DestinationTransports for UdpTransport {
+    fn transport_for(&self, _destination_id: i64) -> Option<&UdpTransport> {
+        Some(self)
+    }
+}
+
+/// The sender as heard through one receive destination.
 #[derive(Debug, Clone, Copy)]
 struct Connection {
+    destination_id: i64,
     control_address: SocketAddr,
     time_of_last_activity_ns: i64,
     time_of_last_frame_ns: i64,
     is_eos: bool,
     eos_position: i64,
+}
+
+impl Connection {
+    fn is_alive(&self, now_ns: i64) -> bool {
+        now_ns < self.time_of_last_activity_ns + CONNECTION_TIMEOUT_NS
+    }
 }
 
 /// Identity and settings of an image, fixed at creation.
@@ -59,7 +95,8 @@ pub struct PublicationImageConfig {
     pub stream_id: i32,
     pub initial_term_id: i32,
     pub is_reliable: bool,
-    pub control_address: SocketAddr,
+    /// Where the SETUP that made the image arrived: its first connection.
+    pub source: FrameSource,
     pub initial_position: i64,
     pub sm_timeout_ns: i64,
     pub liveness_timeout_ns: i64,
@@ -86,7 +123,9 @@ pub struct PublicationImage {
     term_length: i64,
     rcv_hwm: Position,
     status: Arc<ImageStatus>,
-    connection: Connection,
+    /// Grows only when frames arrive on a destination not seen before (bounded by the
+    /// endpoint's destinations).
+    connections: Vec<Connection>,
     last_sm_change_number: i64,
     last_loss_change_number: i64,
     last_sm_position: i64,
@@ -116,12 +155,17 @@ impl PublicationImage {
             term_length,
             rcv_hwm,
             status,
-            connection: Connection {
-                control_address: config.control_address,
-                time_of_last_activity_ns: now_ns,
-                time_of_last_frame_ns: 0,
-                is_eos: false,
-                eos_position: 0,
+            connections: {
+                let mut connections = Vec::with_capacity(2);
+                connections.push(Connection {
+                    destination_id: config.source.destination_id,
+                    control_address: config.source.control_address,
+                    time_of_last_activity_ns: now_ns,
+                    time_of_last_frame_ns: 0,
+                    is_eos: false,
+                    eos_position: 0,
+                });
+                connections
             },
             last_sm_change_number: -1,
             last_loss_change_number: -1,
@@ -155,20 +199,53 @@ impl PublicationImage {
         self.term_length
     }
 
+    /// The connection of `source`'s destination, made on its first frame.
+    fn connection(&mut self, source: &FrameSource, now_ns: i64) -> &mut Connection {
+        let index = match self.connections.iter().position(|c| c.destination_id == source.destination_id) {
+            Some(index) => index,
+            None => {
+                self.connections.push(Connection {
+                    destination_id: source.destination_id,
+                    control_address: source.control_address,
+                    time_of_last_activity_ns: now_ns,
+                    time_of_last_frame_ns: 0,
+                    is_eos: false,
+                    eos_position: 0,
+                });
+                self.connections.len() - 1
+            }
+        };
+        &mut self.connections[index]
+    }
+
     #[inline]
-    fn track_connection(&mut self, now_ns: i64) {
-        self.connection.time_of_last_activity_ns = now_ns;
-        self.connection.time_of_last_frame_ns = now_ns;
+    fn track_connection(&mut self, source: &FrameSource, now_ns: i64) {
+        let connection = self.connection(source, now_ns);
+        connection.time_of_last_activity_ns = now_ns;
+        connection.time_of_last_frame_ns = now_ns;
+    }
+
+    /// A SETUP for this image arrived through `source`: its destination becomes a
+    /// connection if it is not one yet.
+    pub fn add_connection_if_unknown(&mut self, source: &FrameSource, now_ns: i64) {
+        self.track_connection(source, now_ns);
+    }
+
+    /// The destination `destination_id` left the endpoint: forget its connection.
+    pub fn remove_destination(&mut self, destination_id: i64) {
+        self.connections.retain(|c| c.destination_id != destination_id);
     }
 
     /// Inserts a validated DATA/PAD datagram (or heartbeat) whose first frame is at
-    /// (`term_id`, `term_offset`). `is_heartbeat`: a 32-byte DATA header of length 0.
+    /// (`term_id`, `term_offset`), arrived through `source`. `is_heartbeat`: a 32-byte DATA
+    /// header of length 0.
     pub fn insert_packet(
         &mut self,
         term_id: i32,
         term_offset: i32,
         datagram: &[u8],
         is_heartbeat: bool,
+        source: &FrameSource,
         now_ns: i64,
     ) -> Result<InsertOutcome> {
         if term_id.wrapping_sub(self.config.initial_term_id) < 0 || self.rejection_reason.is_some() {
@@ -188,18 +265,22 @@ impl PublicationImage {
                 self.counters.increment(SystemCounterId::FlowControlUnderRuns);
                 return Ok(InsertOutcome::Dropped);
             }
-            self.track_connection(now_ns);
+            self.track_connection(source, now_ns);
             // Release: the conductor judging liveness sees a time it can trust.
             self.status.time_of_last_packet_ns.store(now_ns, Ordering::Release);
             let is_eos = datagram[5] & crate::protocol::header::EOS_FLAG != 0;
             if is_eos && !self.is_end_of_stream {
-                self.connection.is_eos = true;
-                self.connection.eos_position = packet_position;
-                self.is_end_of_stream = true;
-                // Release: subscribers acquiring end_of_stream_position, and the conductor
-                // acquiring the flag, see the data up to it.
-                log::set_end_of_stream_position(&self.metadata, self.connection.eos_position);
-                self.status.is_end_of_stream.store(true, Ordering::Release);
+                let connection = self.connection(source, now_ns);
+                connection.is_eos = true;
+                connection.eos_position = packet_position;
+                if self.connections.iter().all(|c| c.is_eos) {
+                    let eos_position = self.connections.iter().map(|c| c.eos_position).max().unwrap_or(0);
+                    self.is_end_of_stream = true;
+                    // Release: subscribers acquiring end_of_stream_position, and the conductor
+                    // acquiring the flag, see the data up to it.
+                    log::set_end_of_stream_position(&self.metadata, eos_position);
+                    self.status.is_end_of_stream.store(true, Ordering::Release);
+                }
             }
             self.propose_hwm(proposed_position);
             self.counters.increment(SystemCounterId::HeartbeatsReceived);
@@ -209,11 +290,11 @@ impl PublicationImage {
             self.counters.increment(SystemCounterId::FlowControlUnderRuns);
             if proposed_position >= self.last_sm_position - i64::from(self.config.max_receiver_window_length)
             {
-                self.track_connection(now_ns);
+                self.track_connection(source, now_ns);
             }
             return Ok(InsertOutcome::Dropped);
         }
-        self.track_connection(now_ns);
+        self.track_connection(source, now_ns);
         self.status.time_of_last_packet_ns.store(now_ns, Ordering::Release);
         let term = &self.terms[log::index_by_position(packet_position, bits)];
         term_rebuilder::insert(term, term_offset as usize, datagram)?;
@@ -230,8 +311,25 @@ impl PublicationImage {
         }
     }
 
-    fn connection_is_alive(&self, now_ns: i64) -> bool {
-        now_ns < self.connection.time_of_last_activity_ns + CONNECTION_TIMEOUT_NS
+    /// Sends `frame` to every connection (`only_alive`: heard from within 5 s) through its
+    /// destination's transport; returns how many went out.
+    fn send_to_connections(
+        &self,
+        frame: &[u8],
+        transports: &impl DestinationTransports,
+        now_ns: i64,
+        only_alive: bool,
+    ) -> Result<usize> {
+        let mut sent = 0;
+        for connection in &self.connections {
+            if only_alive && !connection.is_alive(now_ns) {
+                continue;
+            }
+            let Some(transport) = transports.transport_for(connection.destination_id) else { continue };
+            send_counted(transport, frame, connection.control_address, &self.counters)?;
+            sent += 1;
+        }
+        Ok(sent)
     }
 
     /// Rejects the image: no more data is accepted, and the sender gets ERR frames with
@@ -256,7 +354,7 @@ impl PublicationImage {
     pub fn send_pending_status_message(
         &mut self,
         now_ns: i64,
-        transport: &UdpTransport,
+        transports: &impl DestinationTransports,
         receiver_id: i64,
         group_tag: Option<i64>,
     ) -> Result<usize> {
@@ -278,10 +376,13 @@ impl PublicationImage {
             );
             let mut buffer = [0u8; MAX_ERROR_FRAME_LENGTH];
             let length = frame.encode(&mut buffer)?;
-            if transport.send_to(&buffer[..length], self.connection.control_address)? < length {
-                self.counters.increment(SystemCounterId::ShortSends);
-            } else {
-                self.counters.increment(SystemCounterId::ErrorFramesSent);
+            for connection in &self.connections {
+                let Some(transport) = transports.transport_for(connection.destination_id) else { continue };
+                if transport.send_to(&buffer[..length], connection.control_address)? < length {
+                    self.counters.increment(SystemCounterId::ShortSends);
+                } else {
+                    self.counters.increment(SystemCounterId::ErrorFramesSent);
+                }
             }
             return Ok(1);
         }
@@ -291,8 +392,7 @@ impl PublicationImage {
         let Some(sm) = self.status.scheduled_status_message() else { return Ok(0) };
         let bits = self.position_bits_to_shift;
         let eos = self.status.is_sending_eos_sm.load(Ordering::Acquire);
-        let mut sent = 0;
-        if self.connection_is_alive(now_ns) {
+        let sent = {
             let frame = StatusMessage {
                 flags: if eos { SM_EOS_FLAG } else { 0 },
                 session_id: self.config.session_id,
@@ -309,24 +409,30 @@ impl PublicationImage {
             };
             let mut buffer = [0u8; SM_HEADER_LENGTH_WITH_GROUP_TAG];
             let length = frame.encode(&mut buffer)?;
-            send_counted(transport, &buffer[..length], self.connection.control_address, &self.counters)?;
-            self.counters.increment(SystemCounterId::StatusMessagesSent);
-            sent = 1;
-        }
+            let sent = self.send_to_connections(&buffer[..length], transports, now_ns, true)?;
+            self.counters.add(SystemCounterId::StatusMessagesSent, sent as i64);
+            sent
+        };
         self.last_sm_position = sm.position;
         self.last_overrun_threshold = sm.position + self.term_length / 2;
         self.last_sm_change_number = sm.change_number;
         self.next_sm_deadline_ns = now_ns + self.config.sm_timeout_ns;
+        let liveness = self.config.liveness_timeout_ns;
         let active =
-            i32::from(now_ns < self.connection.time_of_last_frame_ns + self.config.liveness_timeout_ns);
+            self.connections.iter().filter(|c| now_ns < c.time_of_last_frame_ns + liveness).count() as i32;
         if active != log::active_transport_count(&self.metadata) {
             log::set_active_transport_count(&self.metadata, active);
         }
         Ok(sent)
     }
 
-    /// NAKs (reliable) or pads (unreliable) the gap the conductor reported, once.
-    pub fn send_pending_loss(&mut self, now_ns: i64, transport: &UdpTransport) -> Result<usize> {
+    /// NAKs (reliable, to every live connection) or pads (unreliable) the gap the
+    /// conductor reported, once.
+    pub fn send_pending_loss(
+        &mut self,
+        now_ns: i64,
+        transports: &impl DestinationTransports,
+    ) -> Result<usize> {
         let Some(loss) = self.status.pending_loss(self.last_loss_change_number) else { return Ok(0) };
         self.last_loss_change_number = loss.change_number;
         if !self.config.is_reliable {
@@ -337,9 +443,6 @@ impl PublicationImage {
             }
             return Ok(1);
         }
-        if !self.connection_is_alive(now_ns) {
-            return Ok(0);
-        }
         let nak = Nak::new(
             self.config.session_id,
             self.config.stream_id,
@@ -349,26 +452,25 @@ impl PublicationImage {
         );
         let mut buffer = [0u8; NAK_HEADER_LENGTH];
         nak.encode(&mut buffer)?;
-        send_counted(transport, &buffer, self.connection.control_address, &self.counters)?;
-        self.counters.increment(SystemCounterId::NakMessagesSent);
-        Ok(1)
+        let sent = self.send_to_connections(&buffer, transports, now_ns, true)?;
+        self.counters.add(SystemCounterId::NakMessagesSent, sent as i64);
+        Ok(sent)
     }
 
     /// Sends an RTT measurement request if congestion control asked for one.
     pub fn initiate_rttm(
         &mut self,
         now_ns: i64,
-        transport: &UdpTransport,
+        transports: &impl DestinationTransports,
         receiver_id: i64,
     ) -> Result<usize> {
-        if !self.status.rttm_requested.swap(false, Ordering::AcqRel) || !self.connection_is_alive(now_ns) {
+        if !self.status.rttm_requested.swap(false, Ordering::AcqRel) {
             return Ok(0);
         }
         let request = Rttm::request(self.config.session_id, self.config.stream_id, now_ns, receiver_id);
         let mut buffer = [0u8; RTTM_HEADER_LENGTH];
         request.encode(&mut buffer)?;
-        send_counted(transport, &buffer, self.connection.control_address, &self.counters)?;
-        Ok(1)
+        self.send_to_connections(&buffer, transports, now_ns, true)
     }
 
     /// An RTT measurement reply: the sample goes to the conductor's congestion control.
@@ -380,9 +482,9 @@ impl PublicationImage {
         }
     }
 
-    /// Where to answer an RTT request for this image.
+    /// Where the first connection is answered (the image's original source).
     pub fn control_address(&self) -> SocketAddr {
-        self.connection.control_address
+        self.connections.first().map_or(self.config.source.control_address, |c| c.control_address)
     }
 }
 

@@ -43,7 +43,7 @@ fn fixture(is_reliable: bool) -> Fixture {
             stream_id: STREAM,
             initial_term_id: INITIAL_TERM_ID,
             is_reliable,
-            control_address: sender.local_addr().unwrap(),
+            source: FrameSource { destination_id: 1, control_address: sender.local_addr().unwrap() },
             initial_position: 0,
             sm_timeout_ns: 200 * MS,
             liveness_timeout_ns: 10_000 * MS,
@@ -83,7 +83,8 @@ impl Fixture {
             i32::from_le_bytes(datagram[20..24].try_into().unwrap()),
             i32::from_le_bytes(datagram[8..12].try_into().unwrap()),
         );
-        self.image.insert_packet(term_id, offset, datagram, heartbeat, now_ns).unwrap()
+        let source = FrameSource { destination_id: 1, control_address: self.sender.local_addr().unwrap() };
+        self.image.insert_packet(term_id, offset, datagram, heartbeat, &source, now_ns).unwrap()
     }
 
     fn next_datagram(&self) -> Vec<u8> {

@@ -60,6 +60,19 @@ impl Receiver {
     fn on_command(&mut self, command: ReceiverCommand) {
         match command {
             ReceiverCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            ReceiverCommand::AddDestination { endpoint_id, destination } => {
+                if let Some(endpoint) = self.endpoint(endpoint_id) {
+                    endpoint.add_destination(*destination);
+                    self.poller.refresh();
+                }
+            }
+            ReceiverCommand::RemoveDestination { endpoint_id, canonical_form } => {
+                let removed = self.endpoint(endpoint_id).and_then(|e| e.remove_destination(&canonical_form));
+                self.poller.refresh();
+                let destination_id = removed.map(|d| d.id());
+                self.to_conductor
+                    .send(ConductorCommand::ReceiveDestinationReleased { endpoint_id, destination_id });
+            }
             ReceiverCommand::RemoveEndpoint { endpoint_id } => {
                 self.poller.remove(|e| e.id() == endpoint_id);
                 self.to_conductor.send(ConductorCommand::ReceiveEndpointReleased { endpoint_id });
@@ -127,8 +140,8 @@ impl Agent for Receiver {
         }
         let Self { poller, buffer, counters, to_conductor, .. } = self;
         let ctx = ReceiveContext { counters: &*counters, to_conductor: &*to_conductor, now_ns };
-        let outcome = poller.poll(buffer, |endpoint, datagram, source| {
-            if let Err(e) = endpoint.on_datagram(datagram, source, &ctx) {
+        let outcome = poller.poll(buffer, |endpoint, destination, datagram, source| {
+            if let Err(e) = endpoint.on_datagram(destination, datagram, source, &ctx) {
                 ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver on datagram")));
             }
         });

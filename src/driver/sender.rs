@@ -3,7 +3,9 @@
 //! each cycle, so no publication always goes first), and polls the send endpoints for
 //! status messages, NAKs, RTT measurements and error frames — every
 //! `AERON_SEND_TO_STATUS_POLL_RATIO` cycles, or sooner when nothing was sent, a send came up
-//! short, or half the status-message timeout passed.
+//! short, or half the status-message timeout passed. The endpoints are the sender's: each
+//! publication sends through its own, and the destinations of multi-destination endpoints
+//! change here (by command, or as dynamic receivers come and go).
 //!
 //! The duty cycle allocates nothing and takes no lock; errors go to the conductor's error log.
 #![forbid(unsafe_code)]
@@ -11,6 +13,7 @@
 use crate::driver::agent_proxy::{COMMAND_DRAIN_LIMIT, CommandQueue, ConductorCommand, Proxy, SenderCommand};
 use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::DutyCycleTracker;
+use crate::driver::media::destination_tracker::DestinationTracker;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
 use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
@@ -79,6 +82,22 @@ impl Sender {
                 self.to_conductor.send(ConductorCommand::SendEndpointReleased { endpoint_id });
             }
             SenderCommand::AddPublication(publication) => self.publications.push(*publication),
+            SenderCommand::AddDestination { endpoint_id, address, registration_id } => {
+                let now_ns = nano_time();
+                if let Some(tracker) = self.tracker(endpoint_id) {
+                    tracker.add_manual(address, registration_id, now_ns);
+                }
+            }
+            SenderCommand::RemoveDestination { endpoint_id, address } => {
+                if let Some(tracker) = self.tracker(endpoint_id) {
+                    tracker.remove_by_address(&address);
+                }
+            }
+            SenderCommand::RemoveDestinationById { endpoint_id, registration_id } => {
+                if let Some(tracker) = self.tracker(endpoint_id) {
+                    tracker.remove_by_registration_id(registration_id);
+                }
+            }
             SenderCommand::RemovePublication { registration_id } => {
                 if let Some(i) = self.publications.iter().position(|p| p.registration_id() == registration_id)
                 {
@@ -89,7 +108,12 @@ impl Sender {
         }
     }
 
-    /// Each publication sends once, round robin; returns bytes sent.
+    fn tracker(&mut self, endpoint_id: i64) -> Option<&mut DestinationTracker> {
+        let endpoint = self.poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id)?;
+        endpoint.destination_tracker_mut()
+    }
+
+    /// Each publication sends once through its endpoint, round robin; returns bytes sent.
     fn do_send(&mut self, now_ns: i64) -> usize {
         let length = self.publications.len();
         if self.round_robin_index >= length {
@@ -98,11 +122,14 @@ impl Sender {
         let start = self.round_robin_index;
         self.round_robin_index += 1;
         let mut bytes_sent = 0;
+        let endpoints = self.poller.entries();
         for k in 0..length {
-            let i = (start + k) % length;
-            match self.publications[i].send(now_ns) {
+            let publication = &mut self.publications[(start + k) % length];
+            // The conductor adds an endpoint before its publications and removes it after.
+            let Some(e) = publication.find_endpoint(endpoints) else { continue };
+            match publication.send(now_ns, &endpoints[e]) {
                 Ok(bytes) => bytes_sent += bytes,
-                Err(e) => self.report(e.context("sender do_send")),
+                Err(e) => self.to_conductor.send(ConductorCommand::Error(e.context("sender do_send"))),
             }
         }
         self.counters.add(SystemCounterId::BytesSent, bytes_sent as i64);
@@ -112,13 +139,15 @@ impl Sender {
     fn poll_control(&mut self, now_ns: i64) -> usize {
         let Self { poller, publications, buffer, counters, to_conductor, .. } = self;
         let mut failure = None;
-        let outcome = poller.poll(buffer, |endpoint, datagram, source| {
-            if let Err(e) =
-                dispatch_control_frame(endpoint.id(), datagram, source, publications, counters, now_ns)
+        let outcome = poller.poll(buffer, |endpoint, _, datagram, source| {
+            if let Err(e) = dispatch_control_frame(endpoint, datagram, source, publications, counters, now_ns)
             {
                 failure = Some(e);
             }
         });
+        for endpoint in poller.entries_mut() {
+            endpoint.remove_inactive_destinations(now_ns);
+        }
         if let Some(e) = failure {
             to_conductor.send(ConductorCommand::Error(e.context("sender control frame")));
         }

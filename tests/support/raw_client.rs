@@ -7,8 +7,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use aeronrs::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RemoveMessage, Response,
-    StaticCounterMessage, SubscriptionMessage, TerminateDriverMessage,
+    Command, CorrelatedMessage, CounterMessage, DestinationByIdMessage, DestinationMessage,
+    PublicationMessage, RemoveMessage, Response, StaticCounterMessage, SubscriptionMessage,
+    TerminateDriverMessage,
 };
 use aeronrs::concurrent::AtomicBuffer;
 use aeronrs::concurrent::broadcast::{BroadcastReceiver, CopyBroadcastReceiver};
@@ -232,6 +233,47 @@ impl RawClient {
     pub fn remove_subscription(&self, registration_id: i64) -> i64 {
         let (correlated, id) = self.correlated();
         self.send(Command::RemoveSubscription(RemoveMessage { correlated, registration_id }));
+        id
+    }
+
+    fn destination<'a>(&self, registration_id: i64, channel: &'a str) -> (DestinationMessage<'a>, i64) {
+        let (correlated, id) = self.correlated();
+        (DestinationMessage { correlated, registration_id, channel: channel.as_bytes() }, id)
+    }
+
+    /// ADD_DESTINATION to publication `registration_id`; the id is the destination's.
+    pub fn add_destination(&self, registration_id: i64, channel: &str) -> i64 {
+        let (m, id) = self.destination(registration_id, channel);
+        self.send(Command::AddDestination(m));
+        id
+    }
+
+    pub fn remove_destination(&self, registration_id: i64, channel: &str) -> i64 {
+        let (m, id) = self.destination(registration_id, channel);
+        self.send(Command::RemoveDestination(m));
+        id
+    }
+
+    pub fn remove_destination_by_id(&self, registration_id: i64, destination_registration_id: i64) -> i64 {
+        let (correlated, id) = self.correlated();
+        self.send(Command::RemoveDestinationById(DestinationByIdMessage {
+            correlated,
+            resource_registration_id: registration_id,
+            destination_registration_id,
+        }));
+        id
+    }
+
+    /// ADD_RCV_DESTINATION to subscription `registration_id`.
+    pub fn add_rcv_destination(&self, registration_id: i64, channel: &str) -> i64 {
+        let (m, id) = self.destination(registration_id, channel);
+        self.send(Command::AddRcvDestination(m));
+        id
+    }
+
+    pub fn remove_rcv_destination(&self, registration_id: i64, channel: &str) -> i64 {
+        let (m, id) = self.destination(registration_id, channel);
+        self.send(Command::RemoveRcvDestination(m));
         id
     }
 

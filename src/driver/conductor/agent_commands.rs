@@ -37,6 +37,9 @@ impl Conductor {
             ConductorCommand::ReceiveEndpointReleased { endpoint_id } => {
                 self.on_receive_endpoint_released(endpoint_id)
             }
+            ConductorCommand::ReceiveDestinationReleased { endpoint_id, destination_id } => {
+                self.on_receive_destination_released(endpoint_id, destination_id)
+            }
             ConductorCommand::PublicationError(report) => self.on_publication_error(&report),
             ConductorCommand::Error(error) => self.log_error(&error),
         }
@@ -49,7 +52,7 @@ impl Conductor {
             PublicationError::source_fields(Some(report.source));
         let message = PublicationError {
             registration_id: report.registration_id,
-            destination_registration_id: -1,
+            destination_registration_id: report.destination_registration_id,
             session_id: report.session_id,
             stream_id: report.stream_id,
             receiver_id: report.receiver_id,

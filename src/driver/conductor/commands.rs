@@ -14,12 +14,6 @@ pub const IPC_CHANNEL_PREFIX: &str = "aeron:ipc";
 /// Channels that spy on local network publications.
 pub const SPY_CHANNEL_PREFIX: &str = "aeron-spy:";
 
-fn destinations_not_supported(what: &str, channel: &str) -> Error {
-    Error::not_supported(format!(
-        "{what} on channel {channel}: multi-destination-cast and multi-destination subscriptions are not supported yet by this driver"
-    ))
-}
-
 impl Conductor {
     /// Handles one record of the to-driver buffer. Never asks to re-deliver: every command
     /// is complete when this returns.
@@ -84,16 +78,11 @@ impl Conductor {
                 self.on_terminate_driver(m.token);
                 Ok(())
             }
-            Command::AddDestination(m) | Command::RemoveDestination(m) => {
-                Err(destinations_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
-            }
-            Command::AddRcvDestination(m) | Command::RemoveRcvDestination(m) => {
-                Err(destinations_not_supported(command.name(), &String::from_utf8_lossy(m.channel)))
-            }
-            Command::RemoveDestinationById(_) => Err(Error::not_supported(format!(
-                "{}: destinations are not supported yet by this driver",
-                command.name()
-            ))),
+            Command::AddDestination(m) => self.on_add_destination(&m),
+            Command::RemoveDestination(m) => self.on_remove_destination(&m),
+            Command::AddRcvDestination(m) => self.on_add_rcv_destination(&m),
+            Command::RemoveRcvDestination(m) => self.on_remove_rcv_destination(&m),
+            Command::RemoveDestinationById(m) => self.on_remove_destination_by_id(&m),
             Command::RejectImage(m) => self.on_reject_image(&m),
         }
     }

@@ -26,7 +26,7 @@ use crate::driver::image_status::ImageStatus;
 use crate::driver::loss::{FeedbackDelay, LossDetector};
 use crate::driver::media::socket_address::format_source_identity;
 use crate::driver::position_counters::{Position, allocate_stream_counter, free_counter};
-use crate::driver::publication_image::{PublicationImage, PublicationImageConfig};
+use crate::driver::publication_image::{FrameSource, PublicationImage, PublicationImageConfig};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT, MAX_UDP_PAYLOAD_LENGTH};
@@ -190,7 +190,10 @@ impl Conductor {
         let path = image_log_path(&self.ctx.aeron_dir, correlation_id);
         let allocation = if params.common.is_sparse { Allocation::Sparse } else { Allocation::PreTouch };
         let log_buffers = LogBuffers::create(&path, term_length, self.ctx.file_page_size, allocation)?;
-        let treat_as_multicast = params.treat_as_multicast(request.flags);
+        let is_multicast_channel = self
+            .receive_endpoint_index(request.endpoint_id)
+            .is_some_and(|i| self.receive_endpoints[i].channel.is_multicast);
+        let treat_as_multicast = params.treat_as_multicast(request.flags, is_multicast_channel);
         init_image_metadata(
             &log_buffers,
             request,
@@ -239,7 +242,10 @@ impl Conductor {
                 stream_id,
                 initial_term_id: request.initial_term_id,
                 is_reliable: params.common.is_reliable,
-                control_address: request.control_address,
+                source: FrameSource {
+                    destination_id: request.destination_id,
+                    control_address: request.control_address,
+                },
                 initial_position,
                 sm_timeout_ns,
                 liveness_timeout_ns,
@@ -440,6 +446,7 @@ mod tests {
             term_length,
             mtu_length: mtu,
             flags: 0,
+            destination_id: 1,
             control_address: "127.0.0.1:1".parse().unwrap(),
             source_address: "127.0.0.1:1".parse().unwrap(),
         }

@@ -12,6 +12,7 @@ pub mod client_proxy;
 pub mod clients;
 pub mod commands;
 pub mod counters;
+pub mod destinations;
 pub mod images;
 pub mod ipc_publication;
 pub mod log_cleaner;

@@ -57,14 +57,16 @@ impl NetworkSubscriptionParams {
         })
     }
 
-    /// Whether an image is treated as multicast (NAK back-off, retransmit semantics): the
-    /// `group` setting, or with `infer` the SETUP's GROUP flag (this driver's channels are
-    /// never multicast).
-    pub fn treat_as_multicast(&self, setup_flags: u8) -> bool {
+    /// Whether an image is treated as multicast (optimal multicast NAK back-off): the
+    /// `group` setting, or with `infer` a multicast channel or the SETUP's GROUP flag
+    /// (the sender has several receivers: multicast or multi-destination-cast).
+    pub fn treat_as_multicast(&self, setup_flags: u8, is_multicast_channel: bool) -> bool {
         match self.group {
             InferableBoolean::True => true,
             InferableBoolean::False => false,
-            InferableBoolean::Infer => setup_flags & crate::protocol::setup::SETUP_GROUP_FLAG != 0,
+            InferableBoolean::Infer => {
+                is_multicast_channel || setup_flags & crate::protocol::setup::SETUP_GROUP_FLAG != 0
+            }
         }
     }
 }
@@ -83,8 +85,9 @@ mod tests {
         assert_eq!(p.congestion_control, CongestionControlKind::StaticWindow);
         assert_eq!((p.nak_delay_ns, p.group_tag, p.initial_window_length), (None, None, 128 * 1024));
         assert!(p.common.is_reliable && p.common.is_tether && p.common.is_rejoin);
-        assert!(!p.treat_as_multicast(0));
-        assert!(p.treat_as_multicast(0x40), "inferred from the SETUP GROUP flag");
+        assert!(!p.treat_as_multicast(0, false));
+        assert!(p.treat_as_multicast(0x40, false), "inferred from the SETUP GROUP flag");
+        assert!(p.treat_as_multicast(0, true), "inferred from a multicast channel");
         let p = params(
             "aeron:udp?endpoint=127.0.0.1:20121|cc=cubic|nak-delay=1ms|gtag=7|rcv-wnd=64k|group=false|reliable=false",
         )
@@ -92,7 +95,7 @@ mod tests {
         assert_eq!(p.congestion_control, CongestionControlKind::Cubic);
         assert_eq!((p.nak_delay_ns, p.group_tag, p.initial_window_length), (Some(1_000_000), Some(7), 65536));
         assert!(!p.common.is_reliable);
-        assert!(!p.treat_as_multicast(0x40));
+        assert!(!p.treat_as_multicast(0x40, true));
         assert!(params("aeron:udp?endpoint=127.0.0.1:20121|cc=bbr").is_err());
     }
 }

@@ -44,6 +44,11 @@ impl Conductor {
         exclusive: bool,
     ) -> Result<()> {
         let udp = UdpChannel::parse(channel)?;
+        if !udp.is_multi_destination() && udp.has_explicit_endpoint && udp.remote_data.port() == 0 {
+            return Err(Error::invalid_argument(format!(
+                "endpoint has port=0 for publication: channel={channel}"
+            )));
+        }
         let params = PublicationParams::for_network(
             &self.ctx,
             stream_id,
@@ -218,13 +223,22 @@ impl Conductor {
             }
         };
         let initial_term_id = params.position.map_or_else(random_i32, |p| p.initial_term_id);
+        // A channel naming only a tag shares another's endpoint: that channel's semantics
+        // and flow control apply.
+        let Some(endpoint_index) = self.send_endpoint_index(endpoint_id) else {
+            return Err(Error::illegal_state(format!("send endpoint {endpoint_id} is gone")));
+        };
+        let endpoint_channel = &self.send_endpoints[endpoint_index].channel;
+        let has_group_semantics = endpoint_channel.has_group_semantics();
+        let multicast_ttl = endpoint_channel.multicast_ttl;
         let flow_control = flow_control_for_channel(
-            false,
-            udp.uri.get(FLOW_CONTROL),
+            has_group_semantics,
+            endpoint_channel.uri.get(FLOW_CONTROL),
             &self.ctx.unicast_flow_control_supplier,
             &self.ctx.multicast_flow_control_supplier,
         )
-        .and_then(|kind| kind.build())?;
+        .and_then(|kind| kind.build())
+        .map_err(|e| invalid_channel(format!("{} channel={}", e.message(), udp.original_uri)))?;
         let channel = udp.original_uri.as_str();
         let counters = self.allocate_network_counters(
             registration_id,
@@ -274,13 +288,9 @@ impl Conductor {
         };
         log::set_socket_sndbuf_length(log.metadata(), udp.socket_sndbuf_length as i32);
         log::set_socket_rcvbuf_length(log.metadata(), udp.socket_rcvbuf_length as i32);
+        log::set_group(log.metadata(), has_group_semantics);
         self.add_mapped_bytes(log.buffer().capacity() as i64);
         let status = Arc::new(NetworkPublicationStatus::default());
-        let Some(endpoint_index) = self.send_endpoint_index(endpoint_id) else {
-            free_all(self, &counters);
-            return Err(Error::illegal_state(format!("send endpoint {endpoint_id} is gone")));
-        };
-        let transport = Arc::clone(&self.send_endpoints[endpoint_index].transport);
         let config = NetworkPublicationConfig {
             registration_id,
             endpoint_id,
@@ -293,18 +303,18 @@ impl Conductor {
             response_correlation_id: params.response_correlation_id,
             connection_timeout_ns: self.ctx.publication_connection_timeout_ns as i64,
             max_messages_per_send: self.ctx.network.network_publication_max_messages_per_send as usize,
-            destination: udp.remote_data,
+            has_group_semantics,
+            multicast_ttl,
         };
         let retransmit_handler = RetransmitHandler::new(
             self.ctx.retransmit_unicast_delay_ns,
             self.ctx.retransmit_unicast_linger_ns,
-            false,
+            has_group_semantics,
             params.max_resend as usize,
         );
         let sender_half = NetworkPublication::new(
             config,
             &log,
-            transport,
             SenderPositions {
                 snd_pos: counters.snd_pos.clone(),
                 snd_lmt: counters.snd_lmt.clone(),

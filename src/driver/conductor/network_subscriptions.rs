@@ -154,7 +154,7 @@ impl Conductor {
 
     /// Whether spy `link_index` watches network publication `publication_index`: same
     /// stream, and the same channel tag, or the same endpoint and a matching session.
-    fn spy_matches(&self, link_index: usize, publication_index: usize) -> bool {
+    pub(crate) fn spy_matches(&self, link_index: usize, publication_index: usize) -> bool {
         let link = &self.spy_subscriptions[link_index];
         let publication = &self.network_publications[publication_index];
         let Some(endpoint) = self.send_endpoints.iter().find(|e| e.id == publication.identity.endpoint_id)
@@ -169,7 +169,7 @@ impl Conductor {
                     && link.canonical_form == endpoint.channel.canonical_form))
     }
 
-    fn link_spy(&mut self, link_index: usize, publication_index: usize) -> Result<()> {
+    pub(crate) fn link_spy(&mut self, link_index: usize, publication_index: usize) -> Result<()> {
         let link = &self.spy_subscriptions[link_index];
         let publication = &self.network_publications[publication_index];
         let join_position = publication.join_position();
@@ -214,29 +214,46 @@ impl Conductor {
         Ok(())
     }
 
-    /// Removes network or spy subscription `registration_id`; false if there is none.
+    /// Removes every network and spy subscription link `registration_id` has (a
+    /// multi-destination subscription may have several); false if there is none.
     pub(crate) fn remove_network_or_spy_subscription(&mut self, registration_id: i64) -> bool {
-        if let Some(index) =
+        let mut found = false;
+        while let Some(index) =
             self.network_subscriptions.iter().position(|l| l.registration_id == registration_id)
         {
             let link = self.network_subscriptions.swap_remove(index);
             self.unlink_network_subscription(&link);
-            return true;
+            found = true;
         }
-        if let Some(index) = self.spy_subscriptions.iter().position(|l| l.registration_id == registration_id)
+        while let Some(index) =
+            self.spy_subscriptions.iter().position(|l| l.registration_id == registration_id)
         {
             let link = self.spy_subscriptions.swap_remove(index);
-            for publication in &mut self.network_publications {
-                if let Some(position) = publication.spies.remove(link.registration_id) {
-                    free_counter(&mut self.counters, position.counter_id(), self.now_ms);
-                    if publication.spies.is_empty() {
-                        publication.status.has_spies.store(false, Ordering::Release);
-                    }
+            self.unlink_spy(&link, false);
+            found = true;
+        }
+        found
+    }
+
+    /// Frees a removed spy link's positions on the publications it reads; `notify`: tell
+    /// the client each image went away (the subscription itself stays).
+    pub(crate) fn unlink_spy(&mut self, link: &SpySubscriptionLink, notify: bool) {
+        for publication in &mut self.network_publications {
+            if let Some(position) = publication.spies.remove(link.registration_id) {
+                free_counter(&mut self.counters, position.counter_id(), self.now_ms);
+                if notify {
+                    self.proxy.on_unavailable_image(
+                        publication.registration_id(),
+                        link.registration_id,
+                        link.stream_id,
+                        &link.channel,
+                    );
+                }
+                if publication.spies.is_empty() {
+                    publication.status.has_spies.store(false, Ordering::Release);
                 }
             }
-            return true;
         }
-        false
     }
 
     /// Frees the link's positions on its images and drops its stream interest.

@@ -1,11 +1,14 @@
 //! Receive channel endpoints as the conductor manages them (`spec/channel-uri.md` §2.1,
-//! `spec/counters.md` §7.2, §7.4): one per canonical form, shared by every network
-//! subscription on it, with its `rcv-channel` status and `rcv-local-sockaddr` counters and
-//! a reference count per subscribed stream. The socket is bound here (so a bind error
-//! reaches the client) and handed to the receiver; it closes when no subscription and no
-//! image uses it any more and the receiver released it.
+//! `spec/counters.md` §7.2, §7.4): one per canonical form (or referred to by `tags=`),
+//! shared by every network subscription on it, with its `rcv-channel` status counter, one
+//! `rcv-local-sockaddr` counter per receive destination, and a reference count per
+//! subscribed stream. Sockets are bound here (so a bind error reaches the client) and
+//! handed to the receiver; the endpoint closes when no subscription and no image uses it
+//! any more and the receiver released it. A multi-destination subscription's endpoint
+//! (`control-mode=manual`) starts with no destination; ADD_RCV_DESTINATION brings them.
 #![forbid(unsafe_code)]
 
+use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::type_ids::{
     RCV_LOCAL_SOCKADDR_NAME, RECEIVE_CHANNEL_STATUS_NAME, RECEIVE_CHANNEL_STATUS_TYPE_ID,
 };
@@ -14,7 +17,7 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
 use crate::driver::conductor::params::invalid_channel;
 use crate::driver::conductor::session_ids::random_i32;
-use crate::driver::media::receive_channel_endpoint::ReceiveChannelEndpoint;
+use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::media::udp_transport::SocketBuffers;
@@ -32,13 +35,23 @@ pub struct StreamRef {
     pub count: i32,
 }
 
+/// A receive destination of an endpoint, as the conductor remembers it.
+#[derive(Debug)]
+pub struct ReceiveDestinationRecord {
+    /// The destination's id in the receiver (the subscription's registration id for the
+    /// endpoint's own, the ADD_RCV_DESTINATION's correlation id otherwise).
+    pub id: i64,
+    pub canonical_form: String,
+    pub local_sockaddr: Position,
+}
+
 #[derive(Debug)]
 pub struct ReceiveEndpointEntry {
     /// Registration id of the subscription that created it; names the endpoint.
     pub id: i64,
     pub channel: UdpChannel,
     pub status: Position,
-    pub local_sockaddr: Position,
+    pub destinations: Vec<ReceiveDestinationRecord>,
     pub stream_refs: Vec<StreamRef>,
     pub image_ref_count: i32,
     pub closing: bool,
@@ -47,7 +60,35 @@ pub struct ReceiveEndpointEntry {
     pub unused_since_ns: Option<i64>,
 }
 
+impl ReceiveEndpointEntry {
+    pub fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
+        for destination in &self.destinations {
+            free_counter(counters, destination.local_sockaddr.counter_id(), now_ms);
+        }
+        free_counter(counters, self.status.counter_id(), now_ms);
+    }
+}
+
 impl Conductor {
+    /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
+    /// `aeron_driver_conductor_find_existing_receive_channel_endpoint`).
+    fn find_existing_receive_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
+        if channel.channel_tag.is_some() {
+            for (index, endpoint) in self.receive_endpoints.iter().enumerate().filter(|(_, e)| !e.closing) {
+                if channel.matches_tag(&endpoint.channel, None, None)? {
+                    return Ok(Some(index));
+                }
+            }
+        }
+        Ok(self.receive_endpoints.iter().position(|e| {
+            !e.closing
+                && e.channel.canonical_form == channel.canonical_form
+                && !(e.channel.channel_tag.is_some()
+                    && channel.channel_tag.is_some()
+                    && e.channel.channel_tag != channel.channel_tag)
+        }))
+    }
+
     /// The open endpoint for `channel`'s canonical form, or a new one named
     /// `registration_id`. The initial window must fit the socket receive buffer.
     pub(crate) fn get_or_add_receive_endpoint(
@@ -68,11 +109,7 @@ impl Conductor {
                 params.initial_window_length, channel.original_uri
             )));
         }
-        let existing = self
-            .receive_endpoints
-            .iter()
-            .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
-        if let Some(index) = existing {
+        if let Some(index) = self.find_existing_receive_endpoint(channel)? {
             self.receive_endpoints[index].unused_since_ns = None;
             return Ok(index);
         }
@@ -81,15 +118,15 @@ impl Conductor {
             so_rcvbuf: socket_rcvbuf,
         };
         let receiver_id = (i64::from(random_i32()) << 32) ^ i64::from(random_i32() as u32);
-        let endpoint = ReceiveChannelEndpoint::open(
-            registration_id,
-            channel,
+        let settings = ReceiveEndpointSettings {
             buffers,
             receiver_id,
-            params.group_tag,
-            usize::try_from(self.ctx.stream_session_limit).unwrap_or(usize::MAX),
-        )?;
-        let bound = format_source_identity(&endpoint.local_addr());
+            group_tag: params.group_tag,
+            stream_session_limit: usize::try_from(self.ctx.stream_session_limit).unwrap_or(usize::MAX),
+            default_multicast_ttl: self.ctx.socket_multicast_ttl,
+        };
+        let endpoint = ReceiveChannelEndpoint::open(registration_id, channel, settings)?;
+        let bound = endpoint.local_addr().map(|a| format_source_identity(&a)).unwrap_or_default();
         let status = allocate_channel_status(
             &mut self.counters,
             RECEIVE_CHANNEL_STATUS_TYPE_ID,
@@ -99,29 +136,38 @@ impl Conductor {
             &bound,
             self.now_ms,
         )?;
-        let local_sockaddr = match allocate_local_sockaddr(
-            &mut self.counters,
-            RCV_LOCAL_SOCKADDR_NAME,
-            registration_id,
-            status.counter_id(),
-            &bound,
-            self.now_ms,
-        ) {
-            Ok(p) => p,
-            Err(e) => {
-                free_counter(&mut self.counters, status.counter_id(), self.now_ms);
-                return Err(e);
+        let mut destinations = Vec::with_capacity(1);
+        for destination in endpoint.destinations() {
+            match allocate_local_sockaddr(
+                &mut self.counters,
+                RCV_LOCAL_SOCKADDR_NAME,
+                registration_id,
+                status.counter_id(),
+                &bound,
+                self.now_ms,
+            ) {
+                Ok(local_sockaddr) => {
+                    local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
+                    destinations.push(ReceiveDestinationRecord {
+                        id: destination.id(),
+                        canonical_form: destination.canonical_form().to_string(),
+                        local_sockaddr,
+                    });
+                }
+                Err(e) => {
+                    free_counter(&mut self.counters, status.counter_id(), self.now_ms);
+                    return Err(e);
+                }
             }
-        };
+        }
         // Release: a client seeing ACTIVE may rely on the endpoint being bound.
         status.set_release(CHANNEL_STATUS_ACTIVE);
-        local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
         self.receiver_proxy.send(ReceiverCommand::AddEndpoint(Box::new(endpoint)));
         self.receive_endpoints.push(ReceiveEndpointEntry {
             id: registration_id,
             channel: channel.clone(),
             status,
-            local_sockaddr,
+            destinations,
             stream_refs: Vec::new(),
             image_ref_count: 0,
             closing: false,
@@ -206,8 +252,20 @@ impl Conductor {
     pub(crate) fn on_receive_endpoint_released(&mut self, endpoint_id: i64) {
         if let Some(index) = self.receive_endpoint_index(endpoint_id) {
             let endpoint = self.receive_endpoints.swap_remove(index);
-            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
-            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+            endpoint.free_counters(&mut self.counters, self.now_ms);
+        }
+    }
+
+    /// The receiver closed a removed destination: free its `rcv-local-sockaddr`.
+    pub(crate) fn on_receive_destination_released(&mut self, endpoint_id: i64, destination_id: Option<i64>) {
+        let (Some(index), Some(id)) = (self.receive_endpoint_index(endpoint_id), destination_id) else {
+            return;
+        };
+        let endpoint = &mut self.receive_endpoints[index];
+        if let Some(i) = endpoint.destinations.iter().position(|d| d.id == id) {
+            let record = endpoint.destinations.swap_remove(i);
+            record.local_sockaddr.set_release(CHANNEL_STATUS_CLOSING);
+            free_counter(&mut self.counters, record.local_sockaddr.counter_id(), self.now_ms);
         }
     }
 }

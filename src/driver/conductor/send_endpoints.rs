@@ -1,25 +1,29 @@
 //! Send channel endpoints as the conductor manages them (`spec/channel-uri.md` §2.1,
 //! `spec/counters.md` §7.2, §7.4): one per canonical form, shared by every network
-//! publication on it, with its `snd-channel` status and `snd-local-sockaddr` counters. The
-//! socket is opened here, so a bind error reaches the client as ON_ERROR, then handed to
-//! the sender; it closes once the last publication is gone and the sender released it.
+//! publication on it, with its `snd-channel` status, `mdc-num-dest` (multi-destination
+//! channels) and `snd-local-sockaddr` counters. A channel naming only `tags=<n>` (or the
+//! same tag with the same addresses) reuses the endpoint opened with that tag. The socket
+//! is opened here, so a bind error reaches the client as ON_ERROR, then handed to the
+//! sender; it closes once the last publication is gone and the sender released it.
 #![forbid(unsafe_code)]
 
+use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::type_ids::{
-    SEND_CHANNEL_STATUS_NAME, SEND_CHANNEL_STATUS_TYPE_ID, SND_LOCAL_SOCKADDR_NAME,
+    CHANNEL_NUM_DESTINATIONS_NAME, CHANNEL_NUM_DESTINATIONS_TYPE_ID, SEND_CHANNEL_STATUS_NAME,
+    SEND_CHANNEL_STATUS_TYPE_ID, SND_LOCAL_SOCKADDR_NAME,
 };
 use crate::driver::agent_proxy::SenderCommand;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::params::{PublicationParams, invalid_channel};
-use crate::driver::media::send_channel_endpoint::SendChannelEndpoint;
+use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, SendEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
-use crate::driver::media::udp_channel::UdpChannel;
+use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::position_counters::{
-    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_status,
-    allocate_local_sockaddr, free_counter,
+    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_counter,
+    allocate_channel_status, allocate_local_sockaddr, free_counter,
 };
-use crate::util::error::Result;
+use crate::util::error::{Error, Result};
 use std::sync::Arc;
 
 /// The conductor's record of a send endpoint.
@@ -32,7 +36,10 @@ pub struct SendEndpointEntry {
     pub ref_count: i32,
     pub status: Position,
     pub local_sockaddr: Position,
+    /// `mdc-num-dest` of a multi-destination endpoint.
+    pub num_destinations: Option<Position>,
     pub socket_sndbuf_length: usize,
+    pub socket_rcvbuf_length: usize,
     /// The sender was told to drop it; it is not shared any more.
     pub closing: bool,
     /// Since when no publication uses it; it closes a timer interval later unless reused,
@@ -40,68 +47,92 @@ pub struct SendEndpointEntry {
     pub unused_since_ns: Option<i64>,
 }
 
+impl SendEndpointEntry {
+    /// A manual multi-destination endpoint: destinations come by command.
+    pub fn is_manual(&self) -> bool {
+        self.channel.control_mode == UdpControlMode::Manual
+    }
+
+    pub fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
+        free_counter(counters, self.local_sockaddr.counter_id(), now_ms);
+        if let Some(p) = &self.num_destinations {
+            free_counter(counters, p.counter_id(), now_ms);
+        }
+        free_counter(counters, self.status.counter_id(), now_ms);
+    }
+}
+
 impl Conductor {
-    /// The open endpoint for `channel`'s canonical form, or a new one. `registration_id`
-    /// names a new endpoint. The MTU must fit the socket send buffer in effect.
+    /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
+    /// `aeron_driver_conductor_find_existing_send_channel_endpoint`).
+    fn find_existing_send_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
+        if channel.channel_tag.is_some() {
+            for (index, endpoint) in self.send_endpoints.iter().enumerate().filter(|(_, e)| !e.closing) {
+                // An endpoint's remote address is where it sends: its channel's.
+                if channel.matches_tag(&endpoint.channel, None, None)? {
+                    return Ok(Some(index));
+                }
+            }
+            if !channel.has_explicit_control
+                && channel.control_mode != UdpControlMode::Manual
+                && !channel.has_explicit_endpoint
+            {
+                return Err(Error::invalid_argument(format!(
+                    "URI must have explicit control, endpoint, or be manual control-mode when original: channel={}",
+                    channel.original_uri
+                )));
+            }
+        }
+        Ok(self.send_endpoints.iter().position(|e| {
+            !e.closing
+                && e.channel.canonical_form == channel.canonical_form
+                && !(e.channel.channel_tag.is_some()
+                    && channel.channel_tag.is_some()
+                    && e.channel.channel_tag != channel.channel_tag)
+        }))
+    }
+
+    /// The open endpoint for `channel`, or a new one. `registration_id` names a new
+    /// endpoint. The MTU must fit the socket send buffer in effect.
     pub(crate) fn get_or_add_send_endpoint(
         &mut self,
         channel: &UdpChannel,
         params: &PublicationParams,
         registration_id: i64,
     ) -> Result<usize> {
-        let existing = self
-            .send_endpoints
-            .iter()
-            .position(|e| !e.closing && e.channel.canonical_form == channel.canonical_form);
-        if let Some(index) = existing {
+        if let Some(index) = self.find_existing_send_endpoint(channel)? {
             self.send_endpoints[index].unused_since_ns = None;
             let endpoint = &self.send_endpoints[index];
-            if channel.socket_sndbuf_length != 0
-                && channel.socket_sndbuf_length != endpoint.socket_sndbuf_length
-            {
-                return Err(invalid_channel(format!(
-                    "so-sndbuf={} does not match existing value of {}: existingChannel={} channel={}",
-                    channel.socket_sndbuf_length,
-                    endpoint.socket_sndbuf_length,
-                    endpoint.channel.original_uri,
-                    channel.original_uri
-                )));
+            for (key, requested, existing) in [
+                ("so-sndbuf", channel.socket_sndbuf_length, endpoint.socket_sndbuf_length),
+                ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.socket_rcvbuf_length),
+            ] {
+                if requested != 0 && requested != existing {
+                    return Err(invalid_channel(format!(
+                        "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
+                        endpoint.channel.original_uri, channel.original_uri
+                    )));
+                }
             }
             self.check_mtu_for_sndbuf(params, endpoint.socket_sndbuf_length)?;
             return Ok(index);
         }
         let socket_sndbuf_length = channel.socket_sndbuf_or(self.ctx.socket_so_sndbuf);
+        let socket_rcvbuf_length = channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf);
         self.check_mtu_for_sndbuf(params, socket_sndbuf_length)?;
-        let buffers = SocketBuffers {
-            so_sndbuf: socket_sndbuf_length,
-            so_rcvbuf: channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
+        let settings = SendEndpointSettings {
+            buffers: SocketBuffers { so_sndbuf: socket_sndbuf_length, so_rcvbuf: socket_rcvbuf_length },
+            connect: self.ctx.network.connect_enabled,
+            default_multicast_ttl: self.ctx.socket_multicast_ttl,
+            num_destinations: None,
         };
-        let endpoint =
-            SendChannelEndpoint::open(registration_id, channel, buffers, self.ctx.network.connect_enabled)?;
+        let mut endpoint = SendChannelEndpoint::open(registration_id, channel, settings)?;
         let bound = format_source_identity(&endpoint.local_addr());
-        let status = allocate_channel_status(
-            &mut self.counters,
-            SEND_CHANNEL_STATUS_TYPE_ID,
-            SEND_CHANNEL_STATUS_NAME,
-            registration_id,
-            &channel.original_uri,
-            &bound,
-            self.now_ms,
-        )?;
-        let local_sockaddr = match allocate_local_sockaddr(
-            &mut self.counters,
-            SND_LOCAL_SOCKADDR_NAME,
-            registration_id,
-            status.counter_id(),
-            &bound,
-            self.now_ms,
-        ) {
-            Ok(p) => p,
-            Err(e) => {
-                free_counter(&mut self.counters, status.counter_id(), self.now_ms);
-                return Err(e);
-            }
-        };
+        let (status, num_destinations, local_sockaddr) =
+            self.allocate_send_endpoint_counters(channel, registration_id, &bound)?;
+        if let (Some(tracker), Some(counter)) = (endpoint.destination_tracker_mut(), &num_destinations) {
+            tracker.set_num_destinations_counter(counter.clone());
+        }
         // Release: a client seeing ACTIVE may rely on the endpoint being open.
         status.set_release(CHANNEL_STATUS_ACTIVE);
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
@@ -114,11 +145,68 @@ impl Conductor {
             ref_count: 0,
             status,
             local_sockaddr,
+            num_destinations,
             socket_sndbuf_length,
+            socket_rcvbuf_length,
             closing: false,
             unused_since_ns: None,
         });
         Ok(self.send_endpoints.len() - 1)
+    }
+
+    /// `snd-channel`, `mdc-num-dest` (multi-destination only) and `snd-local-sockaddr`,
+    /// in Aeron's order; none stay allocated if one fails.
+    fn allocate_send_endpoint_counters(
+        &mut self,
+        channel: &UdpChannel,
+        registration_id: i64,
+        bound: &str,
+    ) -> Result<(Position, Option<Position>, Position)> {
+        let now_ms = self.now_ms;
+        let status = allocate_channel_status(
+            &mut self.counters,
+            SEND_CHANNEL_STATUS_TYPE_ID,
+            SEND_CHANNEL_STATUS_NAME,
+            registration_id,
+            &channel.original_uri,
+            bound,
+            now_ms,
+        )?;
+        let num_destinations = if channel.is_multi_destination() {
+            match allocate_channel_counter(
+                &mut self.counters,
+                CHANNEL_NUM_DESTINATIONS_TYPE_ID,
+                CHANNEL_NUM_DESTINATIONS_NAME,
+                registration_id,
+                &channel.original_uri,
+                now_ms,
+            ) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    free_counter(&mut self.counters, status.counter_id(), now_ms);
+                    return Err(e);
+                }
+            }
+        } else {
+            None
+        };
+        match allocate_local_sockaddr(
+            &mut self.counters,
+            SND_LOCAL_SOCKADDR_NAME,
+            registration_id,
+            status.counter_id(),
+            bound,
+            now_ms,
+        ) {
+            Ok(local_sockaddr) => Ok((status, num_destinations, local_sockaddr)),
+            Err(e) => {
+                if let Some(p) = &num_destinations {
+                    free_counter(&mut self.counters, p.counter_id(), now_ms);
+                }
+                free_counter(&mut self.counters, status.counter_id(), now_ms);
+                Err(e)
+            }
+        }
     }
 
     /// The MTU must not exceed the socket send buffer (the channel's, the driver's, else
@@ -169,8 +257,7 @@ impl Conductor {
     pub(crate) fn on_send_endpoint_released(&mut self, id: i64) {
         if let Some(index) = self.send_endpoint_index(id) {
             let endpoint = self.send_endpoints.swap_remove(index);
-            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
-            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+            endpoint.free_counters(&mut self.counters, self.now_ms);
         }
     }
 }

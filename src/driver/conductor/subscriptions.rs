@@ -80,7 +80,8 @@ impl Conductor {
             self.unlink_subscription(&link);
             found = true;
         }
-        if !found && !self.remove_network_or_spy_subscription(registration_id) {
+        // A multi-destination subscription has IPC links beside its network one.
+        if !self.remove_network_or_spy_subscription(registration_id) && !found {
             return Err(Error::aeron(
                 AeronErrorCode::UnknownSubscription,
                 format!(

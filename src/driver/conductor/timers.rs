@@ -149,12 +149,10 @@ impl Conductor {
         self.network_subscriptions.clear();
         self.spy_subscriptions.clear();
         for endpoint in std::mem::take(&mut self.send_endpoints) {
-            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
-            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+            endpoint.free_counters(&mut self.counters, self.now_ms);
         }
         for endpoint in std::mem::take(&mut self.receive_endpoints) {
-            free_counter(&mut self.counters, endpoint.local_sockaddr.counter_id(), self.now_ms);
-            free_counter(&mut self.counters, endpoint.status.counter_id(), self.now_ms);
+            endpoint.free_counters(&mut self.counters, self.now_ms);
         }
         for client in std::mem::take(&mut self.clients) {
             for link in &client.counter_links {

@@ -16,7 +16,15 @@
 //!
 //! Timeouts (checked every sender duty cycle) resend delayed actions and retire lingering
 //! ones, strictly after their expiry.
+//!
+//! A NAK may name the destination that asked (multi-destination-cast: the destination the
+//! NAK came from), and then the resend goes only there; a NAK is a duplicate only of an
+//! action for the same destination, so each receiver that asks gets the range once per
+//! linger and receivers that did not ask get nothing. Without one (unicast, multicast) the
+//! resend goes wherever the channel sends.
 #![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
 
 use crate::driver::flow_control::FlowControl;
 use crate::protocol::header::DATA_HEADER_LENGTH;
@@ -37,14 +45,23 @@ pub struct RetransmitAction {
     pub term_offset: i32,
     pub length: usize,
     pub expiry_ns: i64,
+    /// Where the resend goes: one destination, or `None` for wherever the channel sends.
+    pub destination: Option<SocketAddr>,
 }
 
 impl RetransmitAction {
-    const INACTIVE: Self =
-        Self { state: RetransmitActionState::Inactive, term_id: 0, term_offset: 0, length: 0, expiry_ns: 0 };
+    const INACTIVE: Self = Self {
+        state: RetransmitActionState::Inactive,
+        term_id: 0,
+        term_offset: 0,
+        length: 0,
+        expiry_ns: 0,
+        destination: None,
+    };
 
-    fn covers(&self, term_id: i32, term_offset: i32) -> bool {
-        self.term_id == term_id
+    fn covers(&self, term_id: i32, term_offset: i32, destination: Option<SocketAddr>) -> bool {
+        self.destination == destination
+            && self.term_id == term_id
             && self.term_offset <= term_offset
             && i64::from(term_offset) < i64::from(self.term_offset) + self.length as i64
     }
@@ -92,7 +109,12 @@ impl RetransmitHandler {
     }
 
     /// The action slot for a NAK: `Ok(index)`, or the reason there is none.
-    fn find_slot(&mut self, term_id: i32, term_offset: i32) -> std::result::Result<usize, NakOutcome> {
+    fn find_slot(
+        &mut self,
+        term_id: i32,
+        term_offset: i32,
+        destination: Option<SocketAddr>,
+    ) -> std::result::Result<usize, NakOutcome> {
         if self.active_count == 0 {
             self.active_count = 1;
             return Ok(0);
@@ -104,7 +126,7 @@ impl RetransmitHandler {
                     available.get_or_insert(index);
                 }
                 RetransmitActionState::Delayed | RetransmitActionState::Lingering => {
-                    if action.covers(term_id, term_offset) {
+                    if action.covers(term_id, term_offset, destination) {
                         return Err(NakOutcome::Duplicate);
                     }
                     if !self.has_group_semantics {
@@ -124,16 +146,19 @@ impl RetransmitHandler {
         }
     }
 
-    /// Handles a NAK for a term of `term_length`; `resend(term_id, term_offset, length)`
-    /// sends the data now if no retransmit delay is configured.
+    /// Handles a NAK for a term of `term_length` from `destination` (see above);
+    /// `resend(term_id, term_offset, length, destination)` sends the data now if no
+    /// retransmit delay is configured.
+    #[allow(clippy::too_many_arguments)] // one NAK and what judging it needs
     pub fn on_nak(
         &mut self,
         nak: &Nak,
+        destination: Option<SocketAddr>,
         term_length: usize,
         mtu_length: usize,
         flow_control: &dyn FlowControl,
         now_ns: i64,
-        mut resend: impl FnMut(i32, i32, usize) -> Result<()>,
+        mut resend: impl FnMut(i32, i32, usize, Option<SocketAddr>) -> Result<()>,
     ) -> Result<NakOutcome> {
         let last_valid = term_length as i64 - DATA_HEADER_LENGTH as i64;
         if nak.term_offset < 0 || i64::from(nak.term_offset) > last_valid {
@@ -146,7 +171,7 @@ impl RetransmitHandler {
             term_length,
             mtu_length,
         );
-        let index = match self.find_slot(nak.term_id, nak.term_offset) {
+        let index = match self.find_slot(nak.term_id, nak.term_offset, destination) {
             Ok(index) => index,
             Err(outcome) => return Ok(outcome),
         };
@@ -154,10 +179,11 @@ impl RetransmitHandler {
         action.term_id = nak.term_id;
         action.term_offset = nak.term_offset;
         action.length = length;
+        action.destination = destination;
         if self.delay_ns == 0 {
             action.state = RetransmitActionState::Lingering;
             action.expiry_ns = now_ns.saturating_add(self.linger_ns);
-            resend(nak.term_id, nak.term_offset, length)?;
+            resend(nak.term_id, nak.term_offset, length, destination)?;
             Ok(NakOutcome::Resent(length))
         } else {
             action.state = RetransmitActionState::Delayed;
@@ -171,7 +197,7 @@ impl RetransmitHandler {
     pub fn process_timeouts(
         &mut self,
         now_ns: i64,
-        mut resend: impl FnMut(i32, i32, usize) -> Result<()>,
+        mut resend: impl FnMut(i32, i32, usize, Option<SocketAddr>) -> Result<()>,
     ) -> Result<usize> {
         let mut changed = 0;
         if self.active_count == 0 {
@@ -183,7 +209,7 @@ impl RetransmitHandler {
                     action.state = RetransmitActionState::Lingering;
                     action.expiry_ns = now_ns.saturating_add(self.linger_ns);
                     changed += 1;
-                    resend(action.term_id, action.term_offset, action.length)?;
+                    resend(action.term_id, action.term_offset, action.length, action.destination)?;
                 }
                 RetransmitActionState::Lingering if now_ns > action.expiry_ns => {
                     action.state = RetransmitActionState::Inactive;
@@ -213,8 +239,9 @@ mod tests {
     struct Sent(Vec<(i32, i32, usize)>);
 
     impl Sent {
-        fn record(&mut self) -> impl FnMut(i32, i32, usize) -> Result<()> + '_ {
-            |t, o, l| {
+        fn record(&mut self) -> impl FnMut(i32, i32, usize, Option<SocketAddr>) -> Result<()> + '_ {
+            |t, o, l, d| {
+                assert_eq!(d, None);
                 self.0.push((t, o, l));
                 Ok(())
             }
@@ -230,18 +257,18 @@ mod tests {
         let mut sent = Sent(Vec::new());
         let t0 = 30_255_000;
         assert_eq!(
-            h.on_nak(&nak(63232, 1056), TERM, 1408, &fc, t0, sent.record()).unwrap(),
+            h.on_nak(&nak(63232, 1056), None, TERM, 1408, &fc, t0, sent.record()).unwrap(),
             NakOutcome::Resent(1056)
         );
         assert_eq!(h.process_timeouts(t0 + 10 * MS, sent.record()).unwrap(), 0, "expiry is exclusive");
         assert_eq!(
-            h.on_nak(&nak(63232, 1056), TERM, 1408, &fc, 40_297_000, sent.record()).unwrap(),
+            h.on_nak(&nak(63232, 1056), None, TERM, 1408, &fc, 40_297_000, sent.record()).unwrap(),
             NakOutcome::Duplicate
         );
         assert_eq!(h.process_timeouts(t0 + 10 * MS + 1, sent.record()).unwrap(), 1);
         assert_eq!(h.actions()[0].state, RetransmitActionState::Inactive);
         assert_eq!(
-            h.on_nak(&nak(63232, 1056), TERM, 1408, &fc, 50_404_000, sent.record()).unwrap(),
+            h.on_nak(&nak(63232, 1056), None, TERM, 1408, &fc, 50_404_000, sent.record()).unwrap(),
             NakOutcome::Resent(1056)
         );
         assert_eq!(sent.0, vec![(TERM_ID, 63232, 1056), (TERM_ID, 63232, 1056)]);
@@ -252,21 +279,21 @@ mod tests {
         let fc = UnicastFlowControl::unicast();
         let mut h = RetransmitHandler::new(0, 10 * MS as u64, false, 16);
         let mut sent = Sent(Vec::new());
-        h.on_nak(&nak(23104, 2112), TERM, 1408, &fc, 0, sent.record()).unwrap();
+        h.on_nak(&nak(23104, 2112), None, TERM, 1408, &fc, 0, sent.record()).unwrap();
         for offset in [23104, 24160, 25215] {
             assert_eq!(
-                h.on_nak(&nak(offset, 1056), TERM, 1408, &fc, 1, sent.record()).unwrap(),
+                h.on_nak(&nak(offset, 1056), None, TERM, 1408, &fc, 1, sent.record()).unwrap(),
                 NakOutcome::Duplicate
             );
         }
         // Outside the range, or another term: unicast reuses its single action at once.
         assert_eq!(
-            h.on_nak(&nak(25216, 1056), TERM, 1408, &fc, 2, sent.record()).unwrap(),
+            h.on_nak(&nak(25216, 1056), None, TERM, 1408, &fc, 2, sent.record()).unwrap(),
             NakOutcome::Resent(1056)
         );
         let other_term = Nak { term_id: TERM_ID + 1, ..nak(25216, 1056) };
         assert_eq!(
-            h.on_nak(&other_term, TERM, 1408, &fc, 3, sent.record()).unwrap(),
+            h.on_nak(&other_term, None, TERM, 1408, &fc, 3, sent.record()).unwrap(),
             NakOutcome::Resent(1056)
         );
         assert_eq!(sent.0.len(), 3);
@@ -278,14 +305,17 @@ mod tests {
         let fc = UnicastFlowControl::unicast();
         let mut h = RetransmitHandler::new(0, 10 * MS as u64, false, 16);
         let mut sent = Sent(Vec::new());
-        assert_eq!(h.on_nak(&nak(-32, 32), TERM, 1408, &fc, 0, sent.record()).unwrap(), NakOutcome::Invalid);
         assert_eq!(
-            h.on_nak(&nak(65536 - 31, 32), TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            h.on_nak(&nak(-32, 32), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            NakOutcome::Invalid
+        );
+        assert_eq!(
+            h.on_nak(&nak(65536 - 31, 32), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
             NakOutcome::Invalid
         );
         // The last frame slot is valid; the length is cut at the term end.
         assert_eq!(
-            h.on_nak(&nak(65536 - 32, 4096), TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            h.on_nak(&nak(65536 - 32, 4096), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
             NakOutcome::Resent(32)
         );
         assert!(sent.0.iter().all(|s| s.2 == 32));
@@ -297,20 +327,50 @@ mod tests {
         let mut h = RetransmitHandler::new(0, 10 * MS as u64, true, 3);
         let mut sent = Sent(Vec::new());
         for i in 0..3 {
-            let outcome = h.on_nak(&nak(i * 4096, 1024), TERM, 1408, &fc, 0, sent.record()).unwrap();
+            let outcome = h.on_nak(&nak(i * 4096, 1024), None, TERM, 1408, &fc, 0, sent.record()).unwrap();
             assert_eq!(outcome, NakOutcome::Resent(1024));
         }
         assert_eq!(
-            h.on_nak(&nak(3 * 4096, 1024), TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            h.on_nak(&nak(3 * 4096, 1024), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
             NakOutcome::Overflow
         );
         // After the linger all three retire and the pool is free again.
         assert_eq!(h.process_timeouts(10 * MS + 1, sent.record()).unwrap(), 3);
         assert_eq!(
-            h.on_nak(&nak(3 * 4096, 1024), TERM, 1408, &fc, 11 * MS, sent.record()).unwrap(),
+            h.on_nak(&nak(3 * 4096, 1024), None, TERM, 1408, &fc, 11 * MS, sent.record()).unwrap(),
             NakOutcome::Resent(1024)
         );
         assert_eq!(sent.0.len(), 4);
+    }
+
+    #[test]
+    fn each_destination_that_asks_gets_the_range_once() {
+        let fc = UnicastFlowControl::max_multicast();
+        let mut h = RetransmitHandler::new(0, 10 * MS as u64, true, 16);
+        let mut sent = Vec::new();
+        let mut record = |t, o, l, d| {
+            sent.push((t, o, l, d));
+            Ok(())
+        };
+        let a: Option<SocketAddr> = Some("10.0.0.1:4000".parse().unwrap());
+        let b: Option<SocketAddr> = Some("10.0.0.2:4000".parse().unwrap());
+        assert_eq!(
+            h.on_nak(&nak(1024, 512), a, TERM, 1408, &fc, 0, &mut record).unwrap(),
+            NakOutcome::Resent(512)
+        );
+        assert_eq!(
+            h.on_nak(&nak(1024, 512), b, TERM, 1408, &fc, 1, &mut record).unwrap(),
+            NakOutcome::Resent(512)
+        );
+        assert_eq!(
+            h.on_nak(&nak(1024, 512), a, TERM, 1408, &fc, 2, &mut record).unwrap(),
+            NakOutcome::Duplicate
+        );
+        assert_eq!(
+            h.on_nak(&nak(1280, 64), b, TERM, 1408, &fc, 3, &mut record).unwrap(),
+            NakOutcome::Duplicate
+        );
+        assert_eq!(sent, vec![(TERM_ID, 1024, 512, a), (TERM_ID, 1024, 512, b)]);
     }
 
     #[test]
@@ -319,11 +379,11 @@ mod tests {
         let mut h = RetransmitHandler::new(MS as u64, 10 * MS as u64, true, 16);
         let mut sent = Sent(Vec::new());
         assert_eq!(
-            h.on_nak(&nak(1056, 1056), TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            h.on_nak(&nak(1056, 1056), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
             NakOutcome::Delayed
         );
         assert_eq!(
-            h.on_nak(&nak(1056, 1056), TERM, 1408, &fc, 1, sent.record()).unwrap(),
+            h.on_nak(&nak(1056, 1056), None, TERM, 1408, &fc, 1, sent.record()).unwrap(),
             NakOutcome::Duplicate
         );
         assert!(sent.0.is_empty());

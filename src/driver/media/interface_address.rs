@@ -1,6 +1,7 @@
 //! The `interface=host[:port][/prefix]` parameter: which local address a unicast channel
-//! binds (Aeron C `aeron_interface_parse_and_resolve`, `aeron_find_interface`,
-//! `aeron_find_unicast_interface`).
+//! binds, or which interface a multicast channel joins its group on (Aeron C
+//! `aeron_interface_parse_and_resolve`, `aeron_find_interface`,
+//! `aeron_find_unicast_interface`, `aeron_find_multicast_interface`).
 //!
 //! * No `interface`: the wildcard address of the endpoint's family, port 0.
 //! * A wildcard host (`0.0.0.0`, `[::]`): used as written, with its port.
@@ -137,6 +138,21 @@ pub fn find_unicast_interface(endpoint: &SocketAddr, interface: Option<&str>) ->
     find_interface(KEY, value, &selector)
 }
 
+/// The local interface a multicast channel to `group` joins and sends from, given its
+/// `interface` value (Aeron C `aeron_find_multicast_interface`): by default the best
+/// multicast-capable interface of the group's family (`0.0.0.0/0` or `[0::]/0`).
+pub fn find_multicast_interface(group: &SocketAddr, interface: Option<&str>) -> Result<LocalInterface> {
+    const KEY: &str = "interface";
+    let value = interface.unwrap_or(if group.is_ipv6() { "[0::]/0" } else { "0.0.0.0/0" });
+    let selector = InterfaceSelector::parse(KEY, value)?;
+    if selector.address.is_ipv6() != group.is_ipv6() {
+        return Err(Error::invalid_argument(format!(
+            "{KEY}={value}: not of the multicast group's address family (endpoint={group})"
+        )));
+    }
+    find_interface(KEY, value, &selector)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +232,20 @@ mod tests {
         let lo_net = find_unicast_interface(&endpoint, Some("127.0.0.0/8")).unwrap();
         assert!(lo_net.address.ip().is_loopback());
         let err = find_unicast_interface(&endpoint, Some("203.0.113.77")).unwrap_err();
+        assert!(err.message().contains("could not find matching interface"), "{err}");
+    }
+
+    #[test]
+    fn multicast_interface_on_this_host() {
+        let group: SocketAddr = "239.1.2.3:40456".parse().unwrap();
+        let lo = find_multicast_interface(&group, Some("127.0.0.1")).unwrap();
+        assert_eq!(lo.address, "127.0.0.1:0".parse().unwrap());
+        assert!(lo.index > 0);
+        // The default picks some interface of the group's family.
+        assert!(find_multicast_interface(&group, None).unwrap().address.is_ipv4());
+        let err = find_multicast_interface(&group, Some("[::1]")).unwrap_err();
+        assert!(err.message().contains("address family"), "{err}");
+        let err = find_multicast_interface(&group, Some("203.0.113.77")).unwrap_err();
         assert!(err.message().contains("could not find matching interface"), "{err}");
     }
 }

@@ -4,9 +4,11 @@
 
 pub mod data_datagram;
 pub mod data_packet_dispatcher;
+pub mod destination_tracker;
 pub mod interface_address;
 pub mod loss_injection;
 pub mod receive_channel_endpoint;
+pub mod receive_destination;
 pub mod receiver_harness;
 pub mod send_channel_endpoint;
 pub mod socket_address;

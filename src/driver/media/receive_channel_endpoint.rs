@@ -1,7 +1,14 @@
-//! `ReceiveChannelEndpoint`: the socket bound to a channel's endpoint address that every
-//! subscription on the channel (canonical form) shares, the dispatch of what arrives on it
-//! (`spec/wire-protocol.md` §3-7, Aeron C `aeron_receive_channel_endpoint_dispatch`), and the
-//! frames the receiver sends back from it: status messages, NAKs, RTT measurements.
+//! `ReceiveChannelEndpoint`: what every subscription on one channel (canonical form)
+//! shares: its receive destinations (one socket bound to the channel's endpoint, or for a
+//! multi-destination subscription one per ADD_RCV_DESTINATION), the dispatch of what
+//! arrives on them (`spec/wire-protocol.md` §3-7, Aeron C
+//! `aeron_receive_channel_endpoint_dispatch`), and the frames the receiver sends back:
+//! status messages, NAKs, RTT measurements, each through the destination it answers.
+//!
+//! A destination with an explicit `control` address (a subscription to a dynamic
+//! multi-destination-cast publication) announces itself there: a setup-eliciting status
+//! message for session 0 when added and every second while streams are subscribed, so
+//! the publication adds it as a destination before any data flowed.
 //!
 //! Every datagram is validated before use: the common header (length ≥ 8, version 0), then
 //! the type's own checks, then — for data — every frame against the image's term
@@ -13,10 +20,12 @@ use std::net::SocketAddr;
 
 use super::data_datagram::{DataDatagram, validate_data_datagram};
 use super::data_packet_dispatcher::{DataPacketDispatcher, SessionState};
-use super::udp_channel::UdpChannel;
+use super::receive_destination::ReceiveDestination;
+use super::transport_poller::TransportSet;
+use super::udp_channel::{UdpChannel, UdpControlMode};
 use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::agent_proxy::{ConductorCommand, CreateImageRequest, Proxy};
-use crate::driver::publication_image::PublicationImage;
+use crate::driver::publication_image::{DestinationTransports, FrameSource, PublicationImage};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::protocol::header::{
     EOS_FLAG, FrameHeader, HDR_TYPE_DATA, HDR_TYPE_PAD, HDR_TYPE_RTTM, HDR_TYPE_SETUP,
@@ -37,50 +46,102 @@ pub struct ReceiveContext<'a> {
     pub now_ns: i64,
 }
 
+/// The endpoint's destinations, as images look their transports up.
+struct Destinations(Vec<ReceiveDestination>);
+
+impl DestinationTransports for Destinations {
+    #[inline]
+    fn transport_for(&self, destination_id: i64) -> Option<&UdpTransport> {
+        self.0.iter().find(|d| d.id() == destination_id).map(ReceiveDestination::transport)
+    }
+}
+
+/// What an endpoint is opened with.
+#[derive(Debug, Clone, Copy)]
+pub struct ReceiveEndpointSettings {
+    pub buffers: SocketBuffers,
+    pub receiver_id: i64,
+    /// Sent in status messages when set (`gtag`, else `AERON_RECEIVER_GROUP_TAG`).
+    pub group_tag: Option<i64>,
+    pub stream_session_limit: usize,
+    /// `AERON_SOCKET_MULTICAST_TTL`.
+    pub default_multicast_ttl: u8,
+}
+
 pub struct ReceiveChannelEndpoint {
     id: i64,
-    transport: UdpTransport,
+    destinations: Destinations,
     dispatcher: DataPacketDispatcher,
     receiver_id: i64,
     group_tag: Option<i64>,
     stream_session_limit: usize,
+    /// When destinations with a `control` address next announce themselves.
+    next_control_announcement_ns: i64,
 }
 
-impl AsRef<UdpTransport> for ReceiveChannelEndpoint {
-    fn as_ref(&self) -> &UdpTransport {
-        &self.transport
+impl TransportSet for ReceiveChannelEndpoint {
+    fn transport_count(&self) -> usize {
+        self.destinations.0.len()
+    }
+
+    fn transport(&self, index: usize) -> &UdpTransport {
+        self.destinations.0[index].transport()
     }
 }
 
 impl ReceiveChannelEndpoint {
-    /// Binds the channel's endpoint address.
-    pub fn open(
-        id: i64,
-        channel: &UdpChannel,
-        buffers: SocketBuffers,
-        receiver_id: i64,
-        group_tag: Option<i64>,
-        stream_session_limit: usize,
-    ) -> Result<Self> {
-        let transport = UdpTransport::bind(channel.remote_data, buffers)
-            .map_err(|e| e.context(format_args!("uri={}", channel.original_uri)))?;
+    /// Opens the endpoint for `channel`: bound to its endpoint address, or, for a
+    /// multi-destination subscription, with no destination until one is added.
+    pub fn open(id: i64, channel: &UdpChannel, settings: ReceiveEndpointSettings) -> Result<Self> {
+        let mut destinations = Vec::with_capacity(2);
+        if channel.control_mode != UdpControlMode::Manual {
+            destinations.push(ReceiveDestination::open(
+                id,
+                channel,
+                settings.buffers,
+                settings.default_multicast_ttl,
+            )?);
+        }
         Ok(Self {
             id,
-            transport,
+            destinations: Destinations(destinations),
             dispatcher: DataPacketDispatcher::new(),
-            receiver_id,
-            group_tag,
-            stream_session_limit,
+            receiver_id: settings.receiver_id,
+            group_tag: settings.group_tag,
+            stream_session_limit: settings.stream_session_limit,
+            next_control_announcement_ns: 0,
         })
+    }
+
+    /// The bound address of the endpoint's own destination (the first one).
+    pub fn local_addr(&self) -> Option<SocketAddr> {
+        self.destinations.0.first().map(ReceiveDestination::local_addr)
+    }
+
+    pub fn destinations(&self) -> &[ReceiveDestination] {
+        &self.destinations.0
+    }
+
+    /// Adds a destination (ADD_RCV_DESTINATION); it announces itself if it has a
+    /// `control` address. The receiver refreshes its poller afterwards.
+    pub fn add_destination(&mut self, destination: ReceiveDestination) {
+        self.destinations.0.push(destination);
+        self.next_control_announcement_ns = 0;
+    }
+
+    /// Removes the destination with `canonical_form` (REMOVE_RCV_DESTINATION); images stop
+    /// answering through it.
+    pub fn remove_destination(&mut self, canonical_form: &str) -> Option<ReceiveDestination> {
+        let index = self.destinations.0.iter().position(|d| d.canonical_form() == canonical_form)?;
+        let destination = self.destinations.0.swap_remove(index);
+        let id = destination.id();
+        self.dispatcher.for_each_image(|image| image.remove_destination(id));
+        Some(destination)
     }
 
     #[inline]
     pub fn id(&self) -> i64 {
         self.id
-    }
-
-    pub fn local_addr(&self) -> SocketAddr {
-        self.transport.local_addr()
     }
 
     pub fn receiver_id(&self) -> i64 {
@@ -91,35 +152,39 @@ impl ReceiveChannelEndpoint {
         &mut self.dispatcher
     }
 
-    /// Validates and dispatches one datagram. Errors are failures to reply or to rebuild,
-    /// for the error log; invalid input is only counted.
+    /// Validates and dispatches one datagram that arrived on destination `destination`
+    /// (its index). Errors are failures to reply or to rebuild, for the error log; invalid
+    /// input is only counted.
     pub fn on_datagram(
         &mut self,
+        destination: usize,
         datagram: &[u8],
         source: SocketAddr,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
+        let Some(d) = self.destinations.0.get(destination) else { return Ok(()) };
+        let from = FrameSource { destination_id: d.id(), control_address: d.control_address_for(source) };
         let Ok(header) = FrameHeader::parse(datagram) else {
             ctx.counters.increment(SystemCounterId::InvalidPackets);
             return Ok(());
         };
         match header.frame_type() {
             HDR_TYPE_DATA | HDR_TYPE_PAD => match DataFlyweight::parse(datagram) {
-                Ok(first) => self.on_data(&first, datagram, source, ctx),
+                Ok(first) => self.on_data(&first, datagram, destination, &from, ctx),
                 Err(_) => {
                     ctx.counters.increment(SystemCounterId::InvalidPackets);
                     Ok(())
                 }
             },
             HDR_TYPE_SETUP => match SetupFlyweight::parse(datagram) {
-                Ok(setup) => self.on_setup(&setup, source, ctx),
+                Ok(setup) => self.on_setup(&setup, destination, &from, source, ctx),
                 Err(_) => {
                     ctx.counters.increment(SystemCounterId::InvalidPackets);
                     Ok(())
                 }
             },
             HDR_TYPE_RTTM => match RttmFlyweight::parse(datagram) {
-                Ok(rttm) => self.on_rttm(&rttm, source, ctx),
+                Ok(rttm) => self.on_rttm(&rttm, destination, &from, ctx),
                 Err(_) => {
                     ctx.counters.increment(SystemCounterId::InvalidPackets);
                     Ok(())
@@ -134,7 +199,8 @@ impl ReceiveChannelEndpoint {
         &mut self,
         first: &DataFlyweight<'_>,
         datagram: &[u8],
-        source: SocketAddr,
+        destination: usize,
+        from: &FrameSource,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let session_id = first.session_id();
@@ -151,6 +217,7 @@ impl ReceiveChannelEndpoint {
                                 first.term_offset(),
                                 datagram,
                                 is_heartbeat,
+                                from,
                                 ctx.now_ns,
                             )?;
                         }
@@ -167,7 +234,8 @@ impl ReceiveChannelEndpoint {
                     self.receiver_id,
                     self.group_tag,
                 );
-                send_status_message(&self.transport, &sm, source, ctx.counters)
+                let transport = self.destinations.0[destination].transport();
+                send_status_message(transport, &sm, from.control_address, ctx.counters)
             }
             None => Ok(()),
         }
@@ -176,12 +244,16 @@ impl ReceiveChannelEndpoint {
     fn on_setup(
         &mut self,
         setup: &SetupFlyweight<'_>,
+        destination: usize,
+        from: &FrameSource,
         source: SocketAddr,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let session_id = setup.session_id();
         let limit = self.stream_session_limit;
         let endpoint_id = self.id;
+        let d = &self.destinations.0[destination];
+        let ttl_asymmetry = d.is_multicast() && i32::from(d.multicast_ttl()) < setup.ttl();
         let Some(stream) = self.dispatcher.stream(setup.stream_id()) else { return Ok(()) };
         if stream.image_count() >= limit {
             return Err(Error::invalid_argument(format!(
@@ -190,7 +262,19 @@ impl ReceiveChannelEndpoint {
             )));
         }
         let create = match stream.session(session_id) {
-            Some(entry) => matches!(entry.state, SessionState::PendingSetup { .. }),
+            Some(entry) => match &mut entry.state {
+                SessionState::Active(image) => {
+                    image.add_connection_if_unknown(from, ctx.now_ns);
+                    false
+                }
+                SessionState::PendingSetup { .. } => {
+                    if ttl_asymmetry {
+                        ctx.counters.increment(SystemCounterId::PossibleTtlAsymmetry);
+                    }
+                    true
+                }
+                _ => false,
+            },
             None => stream.wants_session(session_id),
         };
         if create {
@@ -205,7 +289,8 @@ impl ReceiveChannelEndpoint {
                 term_length: setup.term_length(),
                 mtu_length: setup.mtu(),
                 flags: setup.flags(),
-                control_address: source,
+                destination_id: from.destination_id,
+                control_address: from.control_address,
                 source_address: source,
             }));
         }
@@ -215,7 +300,8 @@ impl ReceiveChannelEndpoint {
     fn on_rttm(
         &mut self,
         rttm: &RttmFlyweight<'_>,
-        source: SocketAddr,
+        destination: usize,
+        from: &FrameSource,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         if rttm.receiver_id() != self.receiver_id && rttm.receiver_id() != 0 {
@@ -228,7 +314,12 @@ impl ReceiveChannelEndpoint {
             let reply = Rttm::reply_to(&rttm.to_rttm());
             let mut frame = [0u8; RTTM_HEADER_LENGTH];
             reply.encode(&mut frame)?;
-            send_counted(&self.transport, &frame, source, ctx.counters)
+            send_counted(
+                self.destinations.0[destination].transport(),
+                &frame,
+                from.control_address,
+                ctx.counters,
+            )
         } else {
             image.on_rttm_reply(rttm.echo_timestamp_ns(), rttm.reception_delta_ns(), ctx.now_ns);
             Ok(())
@@ -236,15 +327,15 @@ impl ReceiveChannelEndpoint {
     }
 
     /// Status messages, NAKs and RTT requests every image has pending; expired pending
-    /// setups. Returns how many frames went out.
+    /// setups; announcements to `control` addresses. Returns how many frames went out.
     pub fn send_pending(&mut self, ctx: &ReceiveContext<'_>) -> usize {
-        let Self { transport, dispatcher, receiver_id, group_tag, .. } = self;
-        let mut work = 0;
+        let mut work = self.announce_to_control_addresses(ctx);
+        let Self { destinations, dispatcher, receiver_id, group_tag, .. } = self;
         dispatcher.for_each_image(|image| {
             let results = [
-                image.send_pending_status_message(ctx.now_ns, transport, *receiver_id, *group_tag),
-                image.send_pending_loss(ctx.now_ns, transport),
-                image.initiate_rttm(ctx.now_ns, transport, *receiver_id),
+                image.send_pending_status_message(ctx.now_ns, &*destinations, *receiver_id, *group_tag),
+                image.send_pending_loss(ctx.now_ns, &*destinations),
+                image.initiate_rttm(ctx.now_ns, &*destinations, *receiver_id),
             ];
             for result in results {
                 match result {
@@ -255,6 +346,32 @@ impl ReceiveChannelEndpoint {
         });
         dispatcher.expire_pending_setups(ctx.now_ns, PENDING_SETUP_TIMEOUT_NS);
         work
+    }
+
+    /// Each destination with a `control` address tells the publication there it exists,
+    /// once when added and then every [`PENDING_SETUP_TIMEOUT_NS`] while streams are
+    /// subscribed (Aeron's periodic pending setup).
+    fn announce_to_control_addresses(&mut self, ctx: &ReceiveContext<'_>) -> usize {
+        if ctx.now_ns < self.next_control_announcement_ns {
+            return 0;
+        }
+        let first = self.next_control_announcement_ns == 0;
+        self.next_control_announcement_ns = ctx.now_ns + PENDING_SETUP_TIMEOUT_NS;
+        if !first && !self.dispatcher.has_subscriptions() {
+            return 0;
+        }
+        let sm = StatusMessage::setup_elicitation(0, 0, self.receiver_id, self.group_tag);
+        let mut sent = 0;
+        for destination in self.destinations.0.iter().filter(|d| d.has_explicit_control()) {
+            let Some(control) = destination.control_address() else { continue };
+            match send_status_message(destination.transport(), &sm, control, ctx.counters) {
+                Ok(()) => sent += 1,
+                Err(e) => {
+                    ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver announce to control")))
+                }
+            }
+        }
+        sent
     }
 
     /// Hands a built image to the dispatcher.

@@ -12,11 +12,13 @@ use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
 use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, command_queue};
 use crate::driver::image_status::ImageStatus;
-use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveContext};
+use crate::driver::media::receive_channel_endpoint::{
+    ReceiveChannelEndpoint, ReceiveContext, ReceiveEndpointSettings,
+};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::Position;
-use crate::driver::publication_image::{PublicationImage, PublicationImageConfig};
+use crate::driver::publication_image::{FrameSource, PublicationImage, PublicationImageConfig};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
@@ -46,7 +48,14 @@ impl ReceiverHarness {
         let (to_conductor, from_receiver) =
             command_queue(counters.position(SystemCounterId::ConductorProxyFails).clone());
         let channel = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:0")?;
-        let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, SocketBuffers::default(), 42, None, 16)?;
+        let settings = ReceiveEndpointSettings {
+            buffers: SocketBuffers::default(),
+            receiver_id: 42,
+            group_tag: None,
+            stream_session_limit: 16,
+            default_multicast_ttl: 0,
+        };
+        let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings)?;
         endpoint.dispatcher().add_subscription(STREAM_ID, None);
         let log_buffers = LogBuffers::alloc(TERM_LENGTH, 4096)?;
         log::fill_default_frame_header(log_buffers.metadata(), SESSION_ID, STREAM_ID, INITIAL_TERM_ID);
@@ -61,7 +70,7 @@ impl ReceiverHarness {
                 stream_id: STREAM_ID,
                 initial_term_id: INITIAL_TERM_ID,
                 is_reliable: true,
-                control_address: source,
+                source: FrameSource { destination_id: 1, control_address: source },
                 initial_position: 0,
                 sm_timeout_ns: 200_000_000,
                 liveness_timeout_ns: 10_000_000_000,
@@ -80,7 +89,7 @@ impl ReceiverHarness {
     /// Handles `datagram` as the receiver would at time `now_ns`.
     pub fn on_datagram(&mut self, datagram: &[u8], now_ns: i64) -> Result<()> {
         let ctx = ReceiveContext { counters: &self.counters, to_conductor: &self.to_conductor, now_ns };
-        let result = self.endpoint.on_datagram(datagram, self.source, &ctx);
+        let result = self.endpoint.on_datagram(0, datagram, self.source, &ctx);
         // Image requests from SETUPs are not served here; keep the queue from growing.
         while self.from_receiver.next().is_some() {}
         result

@@ -1,11 +1,18 @@
 //! `SendChannelEndpoint`: the socket the network publications of one channel (canonical
-//! form) send from, and the dispatch of the control frames receivers send back to it
-//! (`spec/wire-protocol.md` §5-9, Aeron C `aeron_send_channel_endpoint_dispatch`).
+//! form) send from, where their data goes, and the dispatch of the control frames
+//! receivers send back to it (`spec/wire-protocol.md` §5-9, Aeron C
+//! `aeron_send_channel_endpoint.c`).
 //!
-//! The conductor opens the socket — bound to the channel's `interface` (wildcard by
-//! default) and connected to its `endpoint`, so only that peer's datagrams arrive — and
-//! hands the endpoint to the sender, which polls it. Publications hold the same transport
-//! (an `Arc`) to send data.
+//! Where data goes depends on the channel:
+//! * unicast: to the `endpoint`, through a socket bound to the `interface` and connected to
+//!   the endpoint when `AERON_DRIVER_CONNECT` (then only that peer's frames arrive);
+//! * multicast: to the group, from a socket joined to the control group (group + 1) where
+//!   the receivers' status messages and NAKs arrive;
+//! * multi-destination-cast: to every destination of its [`DestinationTracker`], from a
+//!   socket bound to the `control` address (dynamic) or the interface (manual).
+//!
+//! The conductor opens the endpoint, so a bind error reaches the client as ON_ERROR, and
+//! hands it to the sender, which owns it from then on: the publications send through it.
 //!
 //! Every control frame is validated before use: the common header (length ≥ 8, version 0),
 //! then the frame type's own checks (header length, frame length within the datagram).
@@ -16,38 +23,104 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use super::udp_channel::UdpChannel;
-use super::udp_transport::{SocketBuffers, UdpTransport};
+use super::destination_tracker::{DestinationTracker, MAX_DYNAMIC_DESTINATIONS};
+use super::transport_poller::TransportSet;
+use super::udp_channel::{UdpChannel, UdpControlMode};
+use super::udp_transport::{MulticastParams, SocketBuffers, UdpTransport};
 use crate::driver::network_publication::NetworkPublication;
+use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::protocol::header::{FrameHeader, HDR_TYPE_ERR, HDR_TYPE_NAK, HDR_TYPE_RTTM, HDR_TYPE_SM};
 use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, RttmFlyweight, StatusMessageFlyweight};
-use crate::util::error::Result;
+use crate::util::error::{Error, Result};
 
-/// A bound and connected send socket, identified by the registration id the conductor
+/// How an endpoint is opened, beyond its channel.
+#[derive(Debug, Clone)]
+pub struct SendEndpointSettings {
+    pub buffers: SocketBuffers,
+    /// `AERON_DRIVER_CONNECT`: connect a unicast or multicast socket to its endpoint.
+    pub connect: bool,
+    /// `AERON_SOCKET_MULTICAST_TTL`, used when the channel gives no `ttl` (0 = OS default).
+    pub default_multicast_ttl: u8,
+    /// The `mdc-num-dest` counter of a multi-destination endpoint.
+    pub num_destinations: Option<Position>,
+}
+
+/// Where the endpoint's data goes.
+#[derive(Debug)]
+enum Route {
+    /// The socket is connected to the endpoint.
+    Connected,
+    /// Unconnected: every datagram names this address (unicast endpoint or group).
+    To(SocketAddr),
+    /// Multi-destination-cast.
+    Destinations(DestinationTracker),
+}
+
+/// A bound send socket and its route, identified by the registration id the conductor
 /// gave the endpoint.
 #[derive(Debug)]
 pub struct SendChannelEndpoint {
     id: i64,
     transport: Arc<UdpTransport>,
+    route: Route,
+    is_unicast: bool,
+    /// A forged or runaway receiver set hit the dynamic bound; reported once.
+    reported_destination_bound: bool,
 }
 
-impl AsRef<UdpTransport> for SendChannelEndpoint {
-    fn as_ref(&self) -> &UdpTransport {
+impl TransportSet for SendChannelEndpoint {
+    fn transport_count(&self) -> usize {
+        1
+    }
+
+    fn transport(&self, _: usize) -> &UdpTransport {
         &self.transport
     }
 }
 
 impl SendChannelEndpoint {
-    /// Binds the channel's local address and, when `connect` (`AERON_DRIVER_CONNECT`),
-    /// connects to its endpoint.
-    pub fn open(id: i64, channel: &UdpChannel, buffers: SocketBuffers, connect: bool) -> Result<Self> {
-        let mut transport = UdpTransport::bind(channel.local_data, buffers)
-            .map_err(|e| e.context(format_args!("uri={}", channel.original_uri)))?;
-        if connect {
-            transport.connect(channel.remote_data)?;
-        }
-        Ok(Self { id, transport: Arc::new(transport) })
+    /// Opens the socket for `channel` as described above.
+    pub fn open(id: i64, channel: &UdpChannel, settings: SendEndpointSettings) -> Result<Self> {
+        let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
+        let connect = settings.connect && channel.has_explicit_endpoint && !channel.is_multi_destination();
+        let (transport, route) = if channel.is_multi_destination() {
+            let transport = UdpTransport::bind(channel.local_control, settings.buffers).map_err(context)?;
+            let is_manual = channel.control_mode == UdpControlMode::Manual;
+            (transport, Route::Destinations(DestinationTracker::new(is_manual, settings.num_destinations)))
+        } else if channel.is_multicast {
+            let ttl = if channel.multicast_ttl != 0 {
+                channel.multicast_ttl
+            } else {
+                settings.default_multicast_ttl
+            };
+            let params = MulticastParams {
+                interface_address: channel.local_control.ip(),
+                interface_index: channel.interface_index,
+                ttl,
+            };
+            let transport = UdpTransport::open_multicast(
+                channel.remote_control,
+                &params,
+                connect.then_some(channel.remote_data),
+                settings.buffers,
+            )
+            .map_err(context)?;
+            let route = if connect { Route::Connected } else { Route::To(channel.remote_data) };
+            (transport, route)
+        } else {
+            let mut transport =
+                UdpTransport::bind(channel.local_control, settings.buffers).map_err(context)?;
+            let route = if connect {
+                transport.connect(channel.remote_data).map_err(context)?;
+                Route::Connected
+            } else {
+                Route::To(channel.remote_data)
+            };
+            (transport, route)
+        };
+        let is_unicast = !channel.is_multicast && !channel.is_multi_destination();
+        Ok(Self { id, transport: Arc::new(transport), route, is_unicast, reported_destination_bound: false })
     }
 
     #[inline]
@@ -63,12 +136,78 @@ impl SendChannelEndpoint {
     pub fn local_addr(&self) -> SocketAddr {
         self.transport.local_addr()
     }
+
+    /// Plain unicast: one receiver, whose EOS status message ends the publication's linger.
+    pub fn is_unicast(&self) -> bool {
+        self.is_unicast
+    }
+
+    pub fn destination_tracker(&self) -> Option<&DestinationTracker> {
+        match &self.route {
+            Route::Destinations(tracker) => Some(tracker),
+            _ => None,
+        }
+    }
+
+    pub fn destination_tracker_mut(&mut self) -> Option<&mut DestinationTracker> {
+        match &mut self.route {
+            Route::Destinations(tracker) => Some(tracker),
+            _ => None,
+        }
+    }
+
+    /// How many destinations were ever added (0 without a tracker): a publication sends
+    /// SETUP when this moves, so a new receiver builds its image without waiting for data.
+    #[inline]
+    pub fn destination_additions(&self) -> u64 {
+        self.destination_tracker().map_or(0, DestinationTracker::additions)
+    }
+
+    /// Sends one datagram wherever the channel sends. Returns the bytes sent (fewest over
+    /// all destinations); fewer than the datagram is a short send.
+    #[inline]
+    pub fn send(&self, datagram: &[u8]) -> Result<usize> {
+        match &self.route {
+            Route::Connected => self.transport.send(datagram),
+            Route::To(address) => self.transport.send_to(datagram, *address),
+            Route::Destinations(tracker) => tracker.send(&self.transport, datagram),
+        }
+    }
+
+    /// Sends one datagram to `destination` only (a resend one receiver asked for), or
+    /// wherever the channel sends when `None`.
+    #[inline]
+    pub fn send_to(&self, datagram: &[u8], destination: Option<SocketAddr>) -> Result<usize> {
+        match destination {
+            Some(address) => self.transport.send_to(datagram, address),
+            None => self.send(datagram),
+        }
+    }
+
+    /// Drops dynamic destinations that went quiet (the sender's idle work).
+    pub fn remove_inactive_destinations(&mut self, now_ns: i64) -> usize {
+        self.destination_tracker_mut().map_or(0, |t| t.remove_inactive(now_ns))
+    }
+
+    /// Tracks a status message's receiver; an error once if the dynamic bound refused one.
+    fn track_receiver(&mut self, receiver_id: i64, source: SocketAddr, now_ns: i64) -> Result<()> {
+        let Route::Destinations(tracker) = &mut self.route else { return Ok(()) };
+        if !tracker.on_status_message(receiver_id, source, now_ns) && !self.reported_destination_bound {
+            self.reported_destination_bound = true;
+            return Err(Error::invalid_argument(format!(
+                "dynamic destinations of send endpoint {} at their bound of {MAX_DYNAMIC_DESTINATIONS}: receiver {receiver_id} at {source} not tracked",
+                self.id
+            )));
+        }
+        Ok(())
+    }
 }
 
 /// Validates one received control datagram and hands it to the publication it is for.
-/// Errors are those of sending a reply (RTTM, resend); the frame itself never fails.
+/// Errors are those of sending a reply (RTTM, resend) or a refused receiver; the frame
+/// itself never fails.
 pub fn dispatch_control_frame(
-    endpoint_id: i64,
+    endpoint: &mut SendChannelEndpoint,
     datagram: &[u8],
     source: SocketAddr,
     publications: &mut [NetworkPublication],
@@ -79,6 +218,7 @@ pub fn dispatch_control_frame(
         counters.increment(SystemCounterId::InvalidPackets);
         return Ok(());
     };
+    let endpoint_id = endpoint.id();
     let find = |publications: &mut [NetworkPublication], session_id: i32, stream_id: i32| {
         publications.iter_mut().position(|p| p.matches(endpoint_id, session_id, stream_id))
     };
@@ -89,13 +229,15 @@ pub fn dispatch_control_frame(
                 return Ok(());
             };
             counters.increment(SystemCounterId::StatusMessagesReceived);
+            let tracked = endpoint.track_receiver(sm.receiver_id(), source, now_ns);
             if let Some(i) = find(publications, sm.session_id(), sm.stream_id()) {
                 if sm.is_send_setup() {
                     publications[i].on_setup_elicited(&sm, now_ns);
                 } else {
-                    publications[i].on_status_message(&sm, now_ns);
+                    publications[i].on_status_message(&sm, endpoint.is_unicast(), now_ns);
                 }
             }
+            tracked?;
         }
         HDR_TYPE_NAK => {
             let Ok(nak) = NakFlyweight::parse(datagram) else {
@@ -104,7 +246,8 @@ pub fn dispatch_control_frame(
             };
             counters.increment(SystemCounterId::NakMessagesReceived);
             if let Some(i) = find(publications, nak.session_id(), nak.stream_id()) {
-                publications[i].on_nak(&nak, now_ns)?;
+                let destination = endpoint.destination_tracker().and_then(|t| t.find_for_nak(&source));
+                publications[i].on_nak(&nak, destination, endpoint, now_ns)?;
             }
         }
         HDR_TYPE_RTTM => {
@@ -113,7 +256,7 @@ pub fn dispatch_control_frame(
                 return Ok(());
             };
             if let Some(i) = find(publications, rttm.session_id(), rttm.stream_id()) {
-                publications[i].on_rttm(&rttm)?;
+                publications[i].on_rttm(&rttm, endpoint)?;
             }
         }
         HDR_TYPE_ERR => {
@@ -123,7 +266,10 @@ pub fn dispatch_control_frame(
             };
             counters.increment(SystemCounterId::ErrorFramesReceived);
             if let Some(i) = find(publications, err.session_id(), err.stream_id()) {
-                publications[i].on_error(&err, source, now_ns);
+                let destination_registration_id = endpoint
+                    .destination_tracker()
+                    .map_or(-1, |t| t.find_registration_id(err.receiver_id(), &source));
+                publications[i].on_error(&err, source, destination_registration_id, now_ns);
             }
         }
         // DATA, SETUP, RSP_SETUP (response channels are not supported yet) and unknown

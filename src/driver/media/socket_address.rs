@@ -138,16 +138,6 @@ pub fn resolve_host_and_port(key: &str, value: &str) -> Result<SocketAddr> {
     socket_address(key, value, ip, port, text.scope)
 }
 
-/// Multicast endpoints are not supported by this driver yet; says so clearly.
-pub fn reject_multicast(what: &str, addr: SocketAddr) -> Result<()> {
-    if addr.ip().is_multicast() {
-        return Err(Error::not_supported(format!(
-            "{what} {addr} is a multicast address: multicast UDP channels are not supported yet"
-        )));
-    }
-    Ok(())
-}
-
 /// The wildcard address of `addr`'s family with port 0 (Aeron's default local address).
 pub fn wildcard_for(addr: &SocketAddr) -> SocketAddr {
     match addr {
@@ -212,15 +202,6 @@ mod tests {
         }
         let unknown = resolve_host_and_port("control", "no-such-host.invalid:80").unwrap_err();
         assert!(unknown.message().contains("unable to resolve host=(no-such-host.invalid)"), "{unknown}");
-    }
-
-    #[test]
-    fn multicast_is_rejected_with_a_clear_error() {
-        let addr = resolve_host_and_port("endpoint", "224.0.1.1:40456").unwrap();
-        let err = reject_multicast("endpoint", addr).unwrap_err();
-        assert!(err.message().contains("multicast UDP channels are not supported yet"));
-        assert!(reject_multicast("endpoint", "[ff02::1]:1".parse().unwrap()).is_err());
-        reject_multicast("endpoint", "10.0.0.1:1".parse().unwrap()).unwrap();
     }
 
     #[test]

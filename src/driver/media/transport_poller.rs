@@ -4,10 +4,12 @@
 //! transport yields up to `messages_per_transport` datagrams per call (the receiver's and
 //! sender's I/O vector capacity, default 2).
 //!
-//! Entries are the caller's endpoint objects (anything that can lend its `UdpTransport`),
-//! so a datagram is handed to its endpoint directly. The loss-injection interceptors, when
-//! configured, sit between the socket and the handler. Adding and removing entries
-//! allocates; polling does not.
+//! Entries are the caller's endpoint objects, each lending one or more `UdpTransport`s (a
+//! receive endpoint has one per destination), so a datagram is handed to its endpoint
+//! directly with the index of the transport it came from. The loss-injection interceptors,
+//! when configured, sit between the socket and the handler. Adding and removing entries
+//! or transports allocates (call [`TransportPoller::refresh`] after changing an entry's
+//! transports); polling does not.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
@@ -25,6 +27,13 @@ pub const ITERATION_THRESHOLD: usize = 5;
 /// Size of a receive buffer that holds any UDP datagram Aeron sends.
 pub const RECEIVE_BUFFER_LENGTH: usize = 64 * 1024;
 
+/// An endpoint's sockets, as the poller sees them.
+pub trait TransportSet {
+    fn transport_count(&self) -> usize;
+    /// Transport `index` (< `transport_count()`).
+    fn transport(&self, index: usize) -> &UdpTransport;
+}
+
 /// What one poll did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PollOutcome {
@@ -38,35 +47,51 @@ pub struct PollOutcome {
 
 pub struct TransportPoller<T> {
     entries: Vec<T>,
-    /// One entry per transport, same order as `entries`; used beyond the threshold.
+    /// One per transport of every entry, in entry order; used beyond the threshold.
     poll_fds: Vec<libc::pollfd>,
+    /// (entry index, transport index) of each `poll_fds` slot.
+    owners: Vec<(usize, usize)>,
     messages_per_transport: usize,
     interceptors: Option<IncomingInterceptorChain>,
 }
 
-impl<T: AsRef<UdpTransport>> TransportPoller<T> {
+impl<T: TransportSet> TransportPoller<T> {
     /// A poller reading up to `messages_per_transport` (≥ 1) datagrams per transport per
     /// poll, passing each through `interceptors` when given.
     pub fn new(messages_per_transport: usize, interceptors: Option<IncomingInterceptorChain>) -> Self {
         Self {
             entries: Vec::new(),
             poll_fds: Vec::new(),
+            owners: Vec::new(),
             messages_per_transport: messages_per_transport.max(1),
             interceptors,
         }
     }
 
     pub fn add(&mut self, entry: T) {
-        let fd = entry.as_ref().as_raw_fd();
         self.entries.push(entry);
-        self.poll_fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+        self.refresh();
     }
 
     /// Removes and returns the first entry `matches` accepts (order of the rest may change).
     pub fn remove(&mut self, mut matches: impl FnMut(&T) -> bool) -> Option<T> {
         let index = self.entries.iter().position(&mut matches)?;
-        self.poll_fds.swap_remove(index);
-        Some(self.entries.swap_remove(index))
+        let entry = self.entries.swap_remove(index);
+        self.refresh();
+        Some(entry)
+    }
+
+    /// Rebuilds the descriptor list after an entry's transports changed.
+    pub fn refresh(&mut self) {
+        self.poll_fds.clear();
+        self.owners.clear();
+        for (e, entry) in self.entries.iter().enumerate() {
+            for t in 0..entry.transport_count() {
+                let fd = entry.transport(t).as_raw_fd();
+                self.poll_fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
+                self.owners.push((e, t));
+            }
+        }
     }
 
     pub fn entries(&self) -> &[T] {
@@ -94,22 +119,22 @@ impl<T: AsRef<UdpTransport>> TransportPoller<T> {
     }
 
     /// Reads what is queued into `buffer` (one datagram at a time; size it
-    /// [`RECEIVE_BUFFER_LENGTH`]) and calls `on_datagram(entry, datagram, source)` for each
-    /// one the interceptors let through.
+    /// [`RECEIVE_BUFFER_LENGTH`]) and calls `on_datagram(entry, transport index, datagram,
+    /// source)` for each one the interceptors let through.
     pub fn poll(
         &mut self,
         buffer: &mut [u8],
-        mut on_datagram: impl FnMut(&mut T, &[u8], SocketAddr),
+        mut on_datagram: impl FnMut(&mut T, usize, &[u8], SocketAddr),
     ) -> Result<PollOutcome> {
         let mut outcome = PollOutcome::default();
-        let selective = self.entries.len() > ITERATION_THRESHOLD;
+        let selective = self.poll_fds.len() > ITERATION_THRESHOLD;
         if selective {
             let ready = poll_now(&mut self.poll_fds).map_err(|e| Error::io(&e, "poll"))?;
             if ready == 0 {
                 return Ok(outcome);
             }
         }
-        for (entry, poll_fd) in self.entries.iter_mut().zip(self.poll_fds.iter_mut()) {
+        for (&(e, t), poll_fd) in self.owners.iter().zip(self.poll_fds.iter_mut()) {
             if selective {
                 let readable = poll_fd.revents & libc::POLLIN != 0;
                 poll_fd.revents = 0;
@@ -117,8 +142,9 @@ impl<T: AsRef<UdpTransport>> TransportPoller<T> {
                     continue;
                 }
             }
+            let entry = &mut self.entries[e];
             for _ in 0..self.messages_per_transport {
-                let Some((length, source)) = entry.as_ref().recv_from(buffer)? else { break };
+                let Some((length, source)) = entry.transport(t).recv_from(buffer)? else { break };
                 let datagram = &buffer[..length];
                 outcome.messages += 1;
                 outcome.bytes += length as u64;
@@ -128,7 +154,7 @@ impl<T: AsRef<UdpTransport>> TransportPoller<T> {
                         continue;
                     }
                 }
-                on_datagram(entry, datagram, source);
+                on_datagram(entry, t, datagram, source);
             }
         }
         Ok(outcome)
@@ -145,8 +171,12 @@ mod tests {
         transport: UdpTransport,
     }
 
-    impl AsRef<UdpTransport> for Endpoint {
-        fn as_ref(&self) -> &UdpTransport {
+    impl TransportSet for Endpoint {
+        fn transport_count(&self) -> usize {
+            1
+        }
+
+        fn transport(&self, _: usize) -> &UdpTransport {
             &self.transport
         }
     }
@@ -173,7 +203,7 @@ mod tests {
         for _ in 0..5000 {
             let mut counts = vec![0usize; 16];
             let outcome = poller
-                .poll(&mut buffer, |e, d, _| {
+                .poll(&mut buffer, |e, _, d, _| {
                     counts[e.id] += 1;
                     seen.push((e.id, d.to_vec()));
                 })

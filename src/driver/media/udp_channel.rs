@@ -1,44 +1,75 @@
 //! `UdpChannel`: a UDP channel URI as the driver uses it (`spec/channel-uri.md` §2, Aeron C
-//! `aeron_udp_channel_parse`): the resolved endpoint, the local address to bind, socket
-//! buffer sizes, the receiver window, and the *canonical form* that decides which
-//! publications and subscriptions share one channel endpoint.
+//! `aeron_udp_channel_finish_parse`): which addresses a publication sends to and receives
+//! control frames on, which a subscription binds and sends status messages to, the
+//! multicast interface and TTL, the control mode, socket buffer sizes, the receiver window,
+//! and the *canonical form* that decides which publications and subscriptions share one
+//! channel endpoint.
 //!
-//! Only plain unicast is supported: a multicast `endpoint`, a `control` address (multi
-//! destination cast) and every `control-mode` are refused with an error that says so. A
-//! channel needs an `endpoint`.
+//! Three shapes, as in Aeron:
+//! * **multicast** `endpoint` (odd last byte required): data goes to the group, control
+//!   frames to the group + 1 on the same port; both bind the `interface` (a name, address or
+//!   `address/prefix`, default any multicast-capable interface).
+//! * an explicit **`control`** address (multi-destination-cast with `control-mode=dynamic`,
+//!   or a subscription telling such a publication where to send status messages): the
+//!   local addresses are the control address, the remote one the `endpoint` (wildcard when
+//!   absent).
+//! * plain **unicast** (or `control-mode=manual` / `tags=` only, with no address at all):
+//!   local = the `interface` (wildcard by default), remote = the `endpoint` (wildcard when
+//!   absent).
 //!
-//! Canonical form: `UDP-<local>-<remote>`, where local is the formatted bind address of the
-//! `interface` (the wildcard when absent) and remote the `endpoint` text as written. An
-//! endpoint with port 0 can never be shared, so its form gets a unique suffix: `#<channel
-//! tag>` when the channel is tagged, else `-<n>` from a process-wide counter.
+//! Canonical form: `UDP-<local>-<remote>`, local and remote as written in the URI where the
+//! shape takes them from it, else the formatted socket address. An endpoint that cannot be
+//! shared (no address, or port 0) gets a unique suffix: `#<channel tag>` when tagged, else
+//! `-<n>` from a process-wide counter; destinations of multi-destination channels never do.
 //!
+//! `control-mode=response` (response channels) is refused until it is implemented.
 //! Resolution may block on DNS: only the conductor parses channels.
 #![forbid(unsafe_code)]
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use super::interface_address::find_unicast_interface;
-use super::socket_address::{format_source_identity, reject_multicast, resolve_host_and_port};
-use crate::uri::keys::{CONTROL, CONTROL_MODE, ENDPOINT, INTERFACE};
-use crate::uri::{ChannelUri, Media};
+use super::interface_address::{find_multicast_interface, find_unicast_interface};
+use super::socket_address::{format_source_identity, resolve_host_and_port, wildcard_for};
+use crate::uri::keys::{CONTROL, ENDPOINT, INTERFACE};
+use crate::uri::{ChannelUri, ControlMode, Media};
 use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// Unique suffixes for canonical forms of channels that cannot be shared.
 static UNIQUE_CANONICAL_FORM_VALUE: AtomicI32 = AtomicI32::new(0);
 
-/// A parsed and resolved unicast UDP channel.
+/// How destinations of a channel are managed (`control-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UdpControlMode {
+    None,
+    /// Destinations added and removed by commands (MDC publication, MDS subscription).
+    Manual,
+    /// Receivers discovered from their status messages to the `control` address.
+    Dynamic,
+}
+
+/// A parsed and resolved UDP channel.
 #[derive(Debug, Clone)]
 pub struct UdpChannel {
     /// The channel text as the client gave it.
     pub original_uri: String,
     pub uri: ChannelUri,
-    /// The `endpoint` address: where publications send, what subscriptions bind.
+    pub control_mode: UdpControlMode,
+    pub has_explicit_endpoint: bool,
+    pub has_explicit_control: bool,
+    pub is_multicast: bool,
+    /// Publications send data here; subscriptions bind it (the group for multicast).
     pub remote_data: SocketAddr,
-    /// The address a publication's socket binds (`interface`, default wildcard port 0).
+    /// Multicast: the group + 1, where subscriptions send control frames and publications
+    /// receive them. Otherwise the same as `remote_data`.
+    pub remote_control: SocketAddr,
+    /// The local interface (multicast, unicast) or the control address (explicit control).
     pub local_data: SocketAddr,
-    /// Interface index of `local_data` (0 when not one interface, e.g. the wildcard).
+    pub local_control: SocketAddr,
+    /// Interface index of the local address (0 when not one interface, e.g. the wildcard).
     pub interface_index: u32,
+    /// `ttl` of a multicast channel; 0 = not given (the driver's setting applies).
+    pub multicast_ttl: u8,
     pub canonical_form: String,
     /// `tags=<channel tag>` if given.
     pub channel_tag: Option<i64>,
@@ -49,19 +80,54 @@ pub struct UdpChannel {
     pub receiver_window_length: Option<usize>,
 }
 
-fn not_supported_yet(uri: &str, what: &str) -> Error {
-    Error::not_supported(format!(
-        "{what} is not supported yet by this driver (only unicast UDP): channel={uri}"
-    ))
-}
-
 fn invalid_channel(uri: &str, error: &Error) -> Error {
     Error::aeron(AeronErrorCode::InvalidChannel, format!("{} channel={uri}", error.message()))
 }
 
+/// The multicast control address: the data group with its last address byte + 1 (wrapping
+/// as a byte, as Aeron's arithmetic does), the same port. Aeron requires the data group's
+/// last byte to be odd.
+pub fn multicast_control_address(data: &SocketAddr) -> Result<SocketAddr> {
+    let bump = |last: &mut u8| -> Result<()> {
+        if *last & 1 == 0 {
+            return Err(Error::invalid_argument(format!(
+                "multicast data address must be odd: endpoint={}",
+                format_source_identity(data)
+            )));
+        }
+        *last = last.wrapping_add(1);
+        Ok(())
+    };
+    let mut control = *data;
+    match &mut control {
+        SocketAddr::V4(v4) => {
+            let mut octets = v4.ip().octets();
+            bump(&mut octets[3])?;
+            v4.set_ip(octets.into());
+        }
+        SocketAddr::V6(v6) => {
+            let mut octets = v6.ip().octets();
+            bump(&mut octets[15])?;
+            v6.set_ip(octets.into());
+        }
+    }
+    Ok(control)
+}
+
 impl UdpChannel {
-    /// Parses and resolves `channel` (an `aeron:udp?...` URI, or the UDP part of a spy).
+    /// Parses and resolves `channel` (an `aeron:udp?...` URI, or the UDP part of a spy) for
+    /// a publication or subscription.
     pub fn parse(channel: &str) -> Result<Self> {
+        Self::parse_as(channel, false)
+    }
+
+    /// Parses the channel of a destination (ADD_DESTINATION, ADD_RCV_DESTINATION): never
+    /// made unique, since destinations are compared by canonical form.
+    pub fn parse_destination(channel: &str) -> Result<Self> {
+        Self::parse_as(channel, true)
+    }
+
+    fn parse_as(channel: &str, is_destination: bool) -> Result<Self> {
         let mut uri = ChannelUri::parse(channel).map_err(|e| invalid_channel(channel, &e))?;
         // A spy names the channel it watches; the prefix is not part of that channel.
         uri.set_spy(false);
@@ -71,23 +137,31 @@ impl UdpChannel {
                 format!("UDP channels must use UDP URIs: channel={channel}"),
             ));
         }
-        if uri.contains(CONTROL_MODE) {
-            return Err(not_supported_yet(
-                channel,
-                "control-mode (multi-destination-cast, response channels)",
-            ));
-        }
-        if uri.contains(CONTROL) {
-            return Err(not_supported_yet(channel, "an explicit control address (multi-destination-cast)"));
-        }
         uri.validate_udp_channel().map_err(|e| invalid_channel(channel, &e))?;
-        let endpoint_text = uri.get(ENDPOINT).ok_or_else(|| {
-            not_supported_yet(channel, "a channel without an endpoint (tags referring to another channel)")
-        })?;
-        let remote_data =
-            resolve_host_and_port(ENDPOINT, endpoint_text).map_err(|e| invalid_channel(channel, &e))?;
-        reject_multicast(ENDPOINT, remote_data)?;
-        let local = find_unicast_interface(&remote_data, uri.get(INTERFACE))?;
+        let control_mode = match uri.control_mode().map_err(|e| invalid_channel(channel, &e))? {
+            None => UdpControlMode::None,
+            Some(ControlMode::Manual) => UdpControlMode::Manual,
+            Some(ControlMode::Dynamic) => UdpControlMode::Dynamic,
+            Some(ControlMode::Response) => {
+                return Err(Error::not_supported(format!(
+                    "control-mode=response (response channels) is not supported yet by this driver: channel={channel}"
+                )));
+            }
+        };
+        let control_text = uri.get(CONTROL);
+        let endpoint_text = uri.get(ENDPOINT);
+        let explicit_control = control_text
+            .map(|text| resolve_host_and_port(CONTROL, text))
+            .transpose()
+            .map_err(|e| invalid_channel(channel, &e))?;
+        let endpoint = match endpoint_text {
+            Some(text) => resolve_host_and_port(ENDPOINT, text).map_err(|e| invalid_channel(channel, &e))?,
+            None => wildcard_for(&explicit_control.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)))),
+        };
+        let requires_unique_suffix = !is_destination
+            && ((endpoint_text.is_none() && control_text.is_none())
+                || (endpoint_text.is_some() && endpoint.port() == 0)
+                || explicit_control.is_some_and(|c| c.port() == 0));
         let tags = uri.tags().map_err(|e| invalid_channel(channel, &e))?;
         let channel_tag = tags.and_then(|t| t.channel_tag);
         let size = |v: Option<u32>| v.map_or(0, |n| n as usize);
@@ -97,20 +171,88 @@ impl UdpChannel {
             size(uri.socket_rcvbuf_length().map_err(|e| invalid_channel(channel, &e))?);
         let receiver_window_length =
             uri.receiver_window_length().map_err(|e| invalid_channel(channel, &e))?.map(|n| n as usize);
-        let canonical_form =
-            canonical_form(&local.address, endpoint_text, remote_data.port() == 0, channel_tag);
+        let interface_text = uri.get(INTERFACE);
+        let shape = if endpoint.ip().is_multicast() {
+            let remote_control = multicast_control_address(&endpoint)?;
+            let local = find_multicast_interface(&endpoint, interface_text)?;
+            let ttl = uri.ttl().map_err(|e| invalid_channel(channel, &e))?.unwrap_or(0);
+            Shape {
+                is_multicast: true,
+                remote_data: endpoint,
+                remote_control,
+                local: local.address,
+                interface_index: local.index,
+                multicast_ttl: ttl,
+                canonical_form: canonical_form(
+                    &format_source_identity(&local.address),
+                    &format_source_identity(&endpoint),
+                    None,
+                ),
+            }
+        } else if let Some(control) = explicit_control {
+            let local = find_unicast_interface(&control, interface_text)?;
+            let remote_text = endpoint_text.map_or_else(|| format_source_identity(&endpoint), str::to_string);
+            let suffix = requires_unique_suffix.then_some(channel_tag);
+            Shape {
+                is_multicast: false,
+                remote_data: endpoint,
+                remote_control: endpoint,
+                local: control,
+                interface_index: local.index,
+                multicast_ttl: 0,
+                canonical_form: canonical_form(control_text.unwrap_or_default(), &remote_text, suffix),
+            }
+        } else {
+            let local = find_unicast_interface(&endpoint, interface_text)?;
+            let remote_text = endpoint_text.map_or_else(|| format_source_identity(&endpoint), str::to_string);
+            let suffix = requires_unique_suffix.then_some(channel_tag);
+            Shape {
+                is_multicast: false,
+                remote_data: endpoint,
+                remote_control: endpoint,
+                local: local.address,
+                interface_index: local.index,
+                multicast_ttl: 0,
+                canonical_form: canonical_form(&format_source_identity(&local.address), &remote_text, suffix),
+            }
+        };
+        let has_explicit_endpoint = endpoint_text.is_some();
         Ok(Self {
             original_uri: channel.to_string(),
             uri,
-            remote_data,
-            local_data: local.address,
-            interface_index: local.index,
-            canonical_form,
+            control_mode,
+            has_explicit_endpoint,
+            has_explicit_control: explicit_control.is_some() && !shape.is_multicast,
+            is_multicast: shape.is_multicast,
+            remote_data: shape.remote_data,
+            remote_control: shape.remote_control,
+            local_data: shape.local,
+            local_control: shape.local,
+            interface_index: shape.interface_index,
+            multicast_ttl: shape.multicast_ttl,
+            canonical_form: shape.canonical_form,
             channel_tag,
             socket_sndbuf_length,
             socket_rcvbuf_length,
             receiver_window_length,
         })
+    }
+
+    /// `control-mode` manual or dynamic: a publication with a destination set.
+    pub fn is_multi_destination(&self) -> bool {
+        matches!(self.control_mode, UdpControlMode::Manual | UdpControlMode::Dynamic)
+    }
+
+    /// Multicast or multi-destination: several receivers per stream (NAK back-off,
+    /// retransmit pool, one-to-many flow control, the SETUP GROUP flag).
+    pub fn has_group_semantics(&self) -> bool {
+        self.is_multicast || self.is_multi_destination()
+    }
+
+    /// Neither side has an address nor a port: a channel that only names a tag.
+    pub fn is_wildcard(&self) -> bool {
+        let wild = |a: &SocketAddr| a.ip().is_unspecified() && a.port() == 0;
+        wild(&self.remote_data) && wild(&self.local_data)
     }
 
     /// The channel's `so-sndbuf`, else the driver's setting (0 = OS default).
@@ -122,81 +264,76 @@ impl UdpChannel {
     pub fn socket_rcvbuf_or(&self, driver_default: usize) -> usize {
         if self.socket_rcvbuf_length != 0 { self.socket_rcvbuf_length } else { driver_default }
     }
+
+    /// Whether this channel refers by `tags=` to the endpoint opened for `endpoint_channel`
+    /// (Aeron C `aeron_udp_channel_matches_tag`): both carry the same channel tag, this one
+    /// gives no control mode or the same one, and it names no addresses or the endpoint's
+    /// (`local`/`remote` override the endpoint channel's own where the endpoint resolved
+    /// them later, e.g. a bound port). A tag match with other addresses or another control
+    /// mode is an error, as in Aeron.
+    pub fn matches_tag(
+        &self,
+        endpoint_channel: &UdpChannel,
+        local: Option<SocketAddr>,
+        remote: Option<SocketAddr>,
+    ) -> Result<bool> {
+        let (Some(tag), Some(endpoint_tag)) = (self.channel_tag, endpoint_channel.channel_tag) else {
+            return Ok(false);
+        };
+        if tag != endpoint_tag {
+            return Ok(false);
+        }
+        if self.control_mode != UdpControlMode::None && self.control_mode != endpoint_channel.control_mode {
+            return Err(Error::invalid_argument(format!(
+                "matching tag {tag} has mismatched control-mode: {} <> {}",
+                self.original_uri, endpoint_channel.original_uri
+            )));
+        }
+        let same = |a: &SocketAddr, b: &SocketAddr| same_address(a, b);
+        let addresses_match = self.is_wildcard()
+            || (same(&self.remote_data, &remote.unwrap_or(endpoint_channel.remote_data))
+                && same(&self.local_data, &local.unwrap_or(endpoint_channel.local_data)));
+        if !addresses_match {
+            return Err(Error::invalid_argument(format!(
+                "matching tag {tag} has mismatched endpoint or control: {} <> {}",
+                self.original_uri, endpoint_channel.original_uri
+            )));
+        }
+        Ok(true)
+    }
 }
 
-/// `UDP-<local>-<remote>[suffix]`.
-fn canonical_form(
-    local: &SocketAddr,
-    remote_text: &str,
-    make_unique: bool,
-    channel_tag: Option<i64>,
-) -> String {
-    let suffix = match (make_unique, channel_tag) {
-        (false, _) => String::new(),
-        (true, Some(tag)) => format!("#{tag}"),
-        (true, None) => format!("-{}", UNIQUE_CANONICAL_FORM_VALUE.fetch_add(1, Ordering::Relaxed)),
+/// Address and port equality, ignoring IPv6 flow info and scope (as Aeron compares them).
+pub fn same_address(a: &SocketAddr, b: &SocketAddr) -> bool {
+    a.port() == b.port()
+        && match (a.ip(), b.ip()) {
+            (IpAddr::V4(x), IpAddr::V4(y)) => x == y,
+            (IpAddr::V6(x), IpAddr::V6(y)) => x == y,
+            _ => false,
+        }
+}
+
+/// The addresses one of the three shapes gives a channel.
+struct Shape {
+    is_multicast: bool,
+    remote_data: SocketAddr,
+    remote_control: SocketAddr,
+    local: SocketAddr,
+    interface_index: u32,
+    multicast_ttl: u8,
+    canonical_form: String,
+}
+
+/// `UDP-<local>-<remote>[suffix]`; `unique` is `Some(channel tag)` when a suffix is needed.
+fn canonical_form(local: &str, remote: &str, unique: Option<Option<i64>>) -> String {
+    let suffix = match unique {
+        None => String::new(),
+        Some(Some(tag)) => format!("#{tag}"),
+        Some(None) => format!("-{}", UNIQUE_CANONICAL_FORM_VALUE.fetch_add(1, Ordering::Relaxed)),
     };
-    format!("UDP-{}-{remote_text}{suffix}", format_source_identity(local))
+    format!("UDP-{local}-{remote}{suffix}")
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn unicast_endpoint_and_defaults() {
-        let c = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:20121").unwrap();
-        assert_eq!(c.remote_data, "127.0.0.1:20121".parse().unwrap());
-        assert_eq!(c.local_data, "0.0.0.0:0".parse().unwrap());
-        assert_eq!(c.canonical_form, "UDP-0.0.0.0:0-127.0.0.1:20121");
-        assert_eq!((c.socket_sndbuf_length, c.socket_rcvbuf_length, c.receiver_window_length), (0, 0, None));
-        assert_eq!(c.socket_rcvbuf_or(131072), 131072);
-        let same = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:20121|term-length=64k").unwrap();
-        assert_eq!(same.canonical_form, c.canonical_form, "stream parameters do not change the endpoint");
-    }
-
-    #[test]
-    fn interface_buffers_and_window() {
-        let c = UdpChannel::parse(
-            "aeron:udp?endpoint=localhost:20121|interface=127.0.0.1:20122|so-sndbuf=64k|so-rcvbuf=1m|rcv-wnd=8k",
-        )
-        .unwrap();
-        assert_eq!(c.local_data, "127.0.0.1:20122".parse().unwrap());
-        assert_eq!(c.canonical_form, "UDP-127.0.0.1:20122-localhost:20121");
-        assert_eq!((c.socket_sndbuf_length, c.socket_rcvbuf_length), (65536, 1 << 20));
-        assert_eq!(c.receiver_window_length, Some(8192));
-        assert_eq!(c.socket_sndbuf_or(7), 65536);
-    }
-
-    #[test]
-    fn ephemeral_endpoints_are_never_shared() {
-        let a = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:0").unwrap();
-        let b = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:0").unwrap();
-        assert_ne!(a.canonical_form, b.canonical_form);
-        let t = UdpChannel::parse("aeron:udp?endpoint=127.0.0.1:0|tags=77").unwrap();
-        assert_eq!(t.canonical_form, "UDP-0.0.0.0:0-127.0.0.1:0#77");
-        assert_eq!(t.channel_tag, Some(77));
-    }
-
-    #[test]
-    fn refusals_say_why() {
-        let refused = |uri: &str| UdpChannel::parse(uri).unwrap_err();
-        let e = refused("aeron:udp?endpoint=224.0.1.1:40456");
-        assert!(e.message().contains("multicast UDP channels are not supported yet"), "{e}");
-        let e = refused("aeron:udp?control=127.0.0.1:5000|control-mode=dynamic");
-        assert!(e.message().contains("control-mode"), "{e}");
-        assert_eq!(e.aeron_code(), Some(AeronErrorCode::NotSupported));
-        let e = refused("aeron:udp?endpoint=127.0.0.1:5001|control=127.0.0.1:5000");
-        assert!(e.message().contains("explicit control address"), "{e}");
-        let e = refused("aeron:udp?tags=5");
-        assert!(e.message().contains("without an endpoint"), "{e}");
-        let e = refused("aeron:udp?mtu=1408");
-        assert_eq!(e.aeron_code(), Some(AeronErrorCode::InvalidChannel));
-        let e = refused("aeron:udp?endpoint=bad:xx");
-        assert!(e.message().contains("xx"), "{e}");
-        assert_eq!(e.aeron_code(), Some(AeronErrorCode::InvalidChannel));
-        assert!(refused("aeron:ipc").message().contains("UDP channels must use UDP URIs"));
-        let spy = UdpChannel::parse("aeron-spy:aeron:udp?endpoint=127.0.0.1:20121").unwrap();
-        assert_eq!(spy.canonical_form, "UDP-0.0.0.0:0-127.0.0.1:20121");
-    }
-}
+#[path = "udp_channel_tests.rs"]
+mod tests;

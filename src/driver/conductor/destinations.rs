@@ -1,0 +1,344 @@
+//! Destination commands (`spec/control-protocol.md` §5.5-5.6, Aeron C
+//! `aeron_driver_conductor_on_{add,remove}_send_destination`,
+//! `..._on_add_receive_{network,ipc,spy}_destination` and their removals):
+//!
+//! * ADD_DESTINATION / REMOVE_DESTINATION / REMOVE_DESTINATION_BY_ID change the destination
+//!   set of a publication whose channel has `control-mode=manual` (multi-destination-cast).
+//!   The ADD's correlation id is the destination's registration id.
+//! * ADD_RCV_DESTINATION / REMOVE_RCV_DESTINATION change the receive destinations of a
+//!   subscription with `control-mode=manual` (multi-destination subscription): a UDP
+//!   channel becomes another socket feeding the same images; `aeron:ipc` and `aeron-spy:`
+//!   channels link the subscription to IPC publications or spied network publications.
+//!
+//! A destination channel must not set what only the endpoint may (`mtu`, `rcv-wnd`,
+//! `so-rcvbuf`, `so-sndbuf`, `response-correlation-id`) nor `control-mode=response`, and
+//! a send destination needs a UDP `endpoint` with a port. Each failure is an ON_ERROR with
+//! Aeron's code; REMOVE_DESTINATION_BY_ID answers failures with ON_ERROR as Java's driver
+//! does (Aeron C's stays silent, leaving the client to time out).
+#![forbid(unsafe_code)]
+
+use crate::command::{DestinationByIdMessage, DestinationMessage};
+use crate::concurrent::counters::type_ids::RCV_LOCAL_SOCKADDR_NAME;
+use crate::driver::agent_proxy::{ReceiverCommand, SenderCommand};
+use crate::driver::conductor::Conductor;
+use crate::driver::conductor::commands::{IPC_CHANNEL_PREFIX, SPY_CHANNEL_PREFIX};
+use crate::driver::conductor::network_subscriptions::SpySubscriptionLink;
+use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
+use crate::driver::conductor::receive_endpoints::ReceiveDestinationRecord;
+use crate::driver::conductor::subscriptions::SubscriptionLink;
+use crate::driver::media::receive_destination::ReceiveDestination;
+use crate::driver::media::socket_address::{format_source_identity, resolve_host_and_port};
+use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
+use crate::driver::media::udp_transport::SocketBuffers;
+use crate::driver::position_counters::{CHANNEL_STATUS_ACTIVE, allocate_local_sockaddr};
+use crate::uri::keys::{
+    CONTROL_MODE, CONTROL_MODE_RESPONSE, ENDPOINT, MTU, RECEIVER_WINDOW, RESPONSE_CORRELATION_ID,
+    SOCKET_RCVBUF, SOCKET_SNDBUF,
+};
+use crate::uri::{ChannelUri, Media};
+use crate::util::error::{AeronErrorCode, Error, Result};
+
+/// Keys only a channel endpoint may set, never one of its destinations.
+const INVALID_DESTINATION_KEYS: [&str; 5] =
+    [MTU, RECEIVER_WINDOW, SOCKET_RCVBUF, SOCKET_SNDBUF, RESPONSE_CORRELATION_ID];
+
+fn check_destination_params(uri: &ChannelUri, channel: &str) -> Result<()> {
+    if let Some(key) = INVALID_DESTINATION_KEYS.iter().find(|k| uri.contains(k)) {
+        return Err(invalid_channel(format!(
+            "destinations must not contain the key: {key} channel={channel}"
+        )));
+    }
+    if uri.get(CONTROL_MODE) == Some(CONTROL_MODE_RESPONSE) {
+        return Err(invalid_channel(format!(
+            "destinations may not specify {CONTROL_MODE}={CONTROL_MODE_RESPONSE}: channel={channel}"
+        )));
+    }
+    Ok(())
+}
+
+fn manual_control_refused(channel: &str) -> Error {
+    Error::invalid_argument(format!("channel does not allow manual control of destinations: {channel}"))
+}
+
+impl Conductor {
+    /// The send endpoint of network publication `registration_id`, which must allow
+    /// manual destinations.
+    fn manual_send_endpoint(
+        &self,
+        client_id: i64,
+        registration_id: i64,
+        what: &str,
+        shown: &str,
+    ) -> Result<i64> {
+        let publication =
+            self.network_publications.iter().find(|p| p.registration_id() == registration_id).ok_or_else(
+                || {
+                    Error::aeron(
+                        AeronErrorCode::UnknownPublication,
+                        format!("unknown {what} client_id={client_id} registration_id={registration_id}"),
+                    )
+                },
+            )?;
+        let endpoint_id = publication.identity.endpoint_id;
+        let endpoint = self
+            .send_endpoint_index(endpoint_id)
+            .map(|i| &self.send_endpoints[i])
+            .ok_or_else(|| Error::illegal_state(format!("send endpoint {endpoint_id} is gone")))?;
+        if !endpoint.is_manual() {
+            return Err(manual_control_refused(shown));
+        }
+        Ok(endpoint_id)
+    }
+
+    /// The address of a send destination's `endpoint`.
+    fn send_destination_address(channel: &str) -> Result<std::net::SocketAddr> {
+        if channel.starts_with(SPY_CHANNEL_PREFIX) {
+            return Err(invalid_channel(format!("Aeron spies are invalid as send destinations: {channel}")));
+        }
+        let uri = ChannelUri::parse(channel)
+            .map_err(|e| invalid_channel(format!("{} channel={channel}", e.message())))?;
+        check_destination_params(&uri, channel)?;
+        let endpoint = match (uri.media(), uri.get(ENDPOINT)) {
+            (Media::Udp, Some(endpoint)) => endpoint,
+            _ => {
+                return Err(Error::invalid_argument(format!(
+                    "incorrect URI format for destination: {channel}"
+                )));
+            }
+        };
+        let address = resolve_host_and_port(ENDPOINT, endpoint)?;
+        if address.port() == 0 {
+            return Err(Error::invalid_argument(format!(
+                "{ENDPOINT} has port=0 for send destination: channel={channel}"
+            )));
+        }
+        Ok(address)
+    }
+
+    pub(crate) fn on_add_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
+        let channel = m.channel_str()?;
+        let endpoint_id =
+            self.manual_send_endpoint(m.correlated.client_id, m.registration_id, "add destination", channel)?;
+        let address = Self::send_destination_address(channel)?;
+        self.sender_proxy.send(SenderCommand::AddDestination {
+            endpoint_id,
+            address,
+            registration_id: m.correlated.correlation_id,
+        });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        Ok(())
+    }
+
+    pub(crate) fn on_remove_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
+        let channel = m.channel_str()?;
+        let endpoint_id = self.manual_send_endpoint(
+            m.correlated.client_id,
+            m.registration_id,
+            "remove destination",
+            channel,
+        )?;
+        let address = Self::send_destination_address(channel)?;
+        self.sender_proxy.send(SenderCommand::RemoveDestination { endpoint_id, address });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        Ok(())
+    }
+
+    pub(crate) fn on_remove_destination_by_id(&mut self, m: &DestinationByIdMessage) -> Result<()> {
+        let shown = m.resource_registration_id.to_string();
+        let endpoint_id = self.manual_send_endpoint(
+            m.correlated.client_id,
+            m.resource_registration_id,
+            "remove destination",
+            &shown,
+        )?;
+        self.sender_proxy.send(SenderCommand::RemoveDestinationById {
+            endpoint_id,
+            registration_id: m.destination_registration_id,
+        });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        Ok(())
+    }
+
+    /// The network subscription `registration_id`, which must be a multi-destination one:
+    /// its index, its endpoint's index.
+    fn mds_subscription(&self, client_id: i64, registration_id: i64) -> Result<(usize, usize)> {
+        let link = self.network_subscriptions.iter().position(|l| l.registration_id == registration_id);
+        let Some(link) = link else {
+            return Err(Error::aeron(
+                AeronErrorCode::UnknownSubscription,
+                format!("unknown subscription client_id={client_id} registration_id={registration_id}"),
+            ));
+        };
+        let endpoint_id = self.network_subscriptions[link].endpoint_id;
+        let endpoint = self
+            .receive_endpoint_index(endpoint_id)
+            .ok_or_else(|| Error::illegal_state(format!("receive endpoint {endpoint_id} is gone")))?;
+        if self.receive_endpoints[endpoint].channel.control_mode != UdpControlMode::Manual {
+            return Err(invalid_channel("channel does not allow manual control"));
+        }
+        Ok((link, endpoint))
+    }
+
+    pub(crate) fn on_add_rcv_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
+        let channel = m.channel_str()?;
+        let (link, endpoint) = self.mds_subscription(m.correlated.client_id, m.registration_id)?;
+        if channel.starts_with(IPC_CHANNEL_PREFIX) {
+            return self.add_ipc_rcv_destination(m, link, channel);
+        }
+        if channel.starts_with(SPY_CHANNEL_PREFIX) {
+            return self.add_spy_rcv_destination(m, link, channel);
+        }
+        let udp = UdpChannel::parse_destination(channel)?;
+        check_destination_params(&udp.uri, channel)?;
+        let endpoint_channel = &self.receive_endpoints[endpoint].channel;
+        let buffers = SocketBuffers {
+            so_sndbuf: endpoint_channel.socket_sndbuf_or(self.ctx.socket_so_sndbuf),
+            so_rcvbuf: endpoint_channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
+        };
+        let destination_id = m.correlated.correlation_id;
+        let destination =
+            ReceiveDestination::open(destination_id, &udp, buffers, self.ctx.socket_multicast_ttl)?;
+        let bound = format_source_identity(&destination.local_addr());
+        let status_counter_id = self.receive_endpoints[endpoint].status.counter_id();
+        let local_sockaddr = allocate_local_sockaddr(
+            &mut self.counters,
+            RCV_LOCAL_SOCKADDR_NAME,
+            m.registration_id,
+            status_counter_id,
+            &bound,
+            self.now_ms,
+        )?;
+        local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
+        let entry = &mut self.receive_endpoints[endpoint];
+        entry.destinations.push(ReceiveDestinationRecord {
+            id: destination_id,
+            canonical_form: destination.canonical_form().to_string(),
+            local_sockaddr,
+        });
+        self.receiver_proxy.send(ReceiverCommand::AddDestination {
+            endpoint_id: entry.id,
+            destination: Box::new(destination),
+        });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        Ok(())
+    }
+
+    /// An `aeron:ipc` destination: the subscription also reads matching IPC publications.
+    fn add_ipc_rcv_destination(
+        &mut self,
+        m: &DestinationMessage<'_>,
+        link: usize,
+        channel: &str,
+    ) -> Result<()> {
+        let uri = ChannelUri::parse(channel).map_err(|e| invalid_channel(e.message().to_string()))?;
+        let params = SubscriptionParams::parse(&self.ctx, |key| uri.get(key))?;
+        let stream_id = self.network_subscriptions[link].stream_id;
+        self.ipc_subscriptions.push(SubscriptionLink {
+            registration_id: m.registration_id,
+            client_id: m.correlated.client_id,
+            stream_id,
+            channel: channel.to_string(),
+            params,
+            linked_publications: Vec::new(),
+        });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        let link_index = self.ipc_subscriptions.len() - 1;
+        for publication_index in 0..self.ipc_publications.len() {
+            let publication = &self.ipc_publications[publication_index];
+            if self.ipc_subscriptions[link_index].matches(publication)
+                && publication.is_accepting_subscriptions()
+            {
+                self.link_subscription(link_index, publication_index)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// An `aeron-spy:` destination: the subscription also reads matching local network
+    /// publications.
+    fn add_spy_rcv_destination(
+        &mut self,
+        m: &DestinationMessage<'_>,
+        link: usize,
+        channel: &str,
+    ) -> Result<()> {
+        let udp = UdpChannel::parse_destination(channel)?;
+        let params = SubscriptionParams::parse(&self.ctx, |key| udp.uri.get(key))?;
+        let stream_id = self.network_subscriptions[link].stream_id;
+        self.spy_subscriptions.push(SpySubscriptionLink {
+            registration_id: m.registration_id,
+            client_id: m.correlated.client_id,
+            stream_id,
+            channel: channel.to_string(),
+            canonical_form: udp.canonical_form.clone(),
+            channel_tag: udp.channel_tag,
+            params,
+        });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        let link_index = self.spy_subscriptions.len() - 1;
+        for publication_index in 0..self.network_publications.len() {
+            if self.spy_matches(link_index, publication_index)
+                && self.network_publications[publication_index].is_accepting_subscriptions()
+            {
+                self.link_spy(link_index, publication_index)?;
+            }
+        }
+        Ok(())
+    }
+
+    pub(crate) fn on_remove_rcv_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
+        let channel = m.channel_str()?;
+        if channel.starts_with(IPC_CHANNEL_PREFIX) || channel.starts_with(SPY_CHANNEL_PREFIX) {
+            return self.remove_local_rcv_destination(m, channel);
+        }
+        let (_, endpoint) = self.mds_subscription(m.correlated.client_id, m.registration_id)?;
+        let udp = UdpChannel::parse_destination(channel)?;
+        let endpoint_id = self.receive_endpoints[endpoint].id;
+        // The receiver closes it and answers; its counter is freed then.
+        self.receiver_proxy
+            .send(ReceiverCommand::RemoveDestination { endpoint_id, canonical_form: udp.canonical_form });
+        self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+        Ok(())
+    }
+
+    /// Removes the IPC or spy destination link with exactly this channel.
+    fn remove_local_rcv_destination(&mut self, m: &DestinationMessage<'_>, channel: &str) -> Result<()> {
+        let unknown = || {
+            Error::aeron(
+                AeronErrorCode::UnknownSubscription,
+                format!(
+                    "unknown subscription client_id={} registration_id={}",
+                    m.correlated.client_id, m.registration_id
+                ),
+            )
+        };
+        if channel.starts_with(IPC_CHANNEL_PREFIX) {
+            let index = self
+                .ipc_subscriptions
+                .iter()
+                .position(|l| l.registration_id == m.registration_id && l.channel == channel)
+                .ok_or_else(unknown)?;
+            self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+            let link = self.ipc_subscriptions.swap_remove(index);
+            for publication_id in &link.linked_publications {
+                self.proxy.on_unavailable_image(
+                    *publication_id,
+                    link.registration_id,
+                    link.stream_id,
+                    channel,
+                );
+            }
+            self.unlink_subscription(&link);
+        } else {
+            let index = self
+                .spy_subscriptions
+                .iter()
+                .position(|l| l.registration_id == m.registration_id && l.channel == channel)
+                .ok_or_else(unknown)?;
+            self.proxy.on_operation_succeeded(m.correlated.correlation_id);
+            let link = self.spy_subscriptions.swap_remove(index);
+            self.unlink_spy(&link, true);
+        }
+        Ok(())
+    }
+}

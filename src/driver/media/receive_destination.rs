@@ -1,0 +1,108 @@
+//! `ReceiveDestination`: one socket a receive channel endpoint reads from (Aeron C
+//! `aeron_receive_destination.c`). A plain subscription's endpoint has one, made from its
+//! own channel; a multi-destination subscription (`control-mode=manual`) has one per
+//! ADD_RCV_DESTINATION, each a unicast or multicast channel of its own.
+//!
+//! The socket binds the destination channel's `endpoint` (for multicast: the group's port,
+//! joined on the `interface`). Control frames (status messages, NAKs, RTT requests) are
+//! answered to the destination's control address when it has one — the control group for
+//! multicast, the `control` address for a dynamic multi-destination-cast publication —
+//! else to wherever the sender's frames come from.
+#![forbid(unsafe_code)]
+
+use std::net::SocketAddr;
+
+use super::udp_channel::UdpChannel;
+use super::udp_transport::{MulticastParams, SocketBuffers, UdpTransport};
+use crate::util::error::{Error, Result};
+
+#[derive(Debug)]
+pub struct ReceiveDestination {
+    /// Unique within the driver: the registration id of the subscription (the endpoint's
+    /// own destination) or of the ADD_RCV_DESTINATION command.
+    id: i64,
+    /// The destination channel's canonical form: how REMOVE_RCV_DESTINATION finds it.
+    canonical_form: String,
+    transport: UdpTransport,
+    control_address: Option<SocketAddr>,
+    /// A dynamic MDC subscription: it must announce itself to the publication's `control`.
+    has_explicit_control: bool,
+    is_multicast: bool,
+    /// The channel's TTL (0 when not given), to judge SETUPs from other hosts.
+    multicast_ttl: u8,
+}
+
+impl ReceiveDestination {
+    /// Binds `channel`'s endpoint as described above; `default_ttl` is
+    /// `AERON_SOCKET_MULTICAST_TTL`.
+    pub fn open(id: i64, channel: &UdpChannel, buffers: SocketBuffers, default_ttl: u8) -> Result<Self> {
+        let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
+        let transport = if channel.is_multicast {
+            let ttl = if channel.multicast_ttl != 0 { channel.multicast_ttl } else { default_ttl };
+            let params = MulticastParams {
+                interface_address: channel.local_data.ip(),
+                interface_index: channel.interface_index,
+                ttl,
+            };
+            UdpTransport::open_multicast(channel.remote_data, &params, None, buffers).map_err(context)?
+        } else {
+            UdpTransport::bind(channel.remote_data, buffers).map_err(context)?
+        };
+        let control_address = if channel.is_multicast {
+            Some(channel.remote_control)
+        } else if channel.has_explicit_control {
+            Some(channel.local_control)
+        } else {
+            None
+        };
+        Ok(Self {
+            id,
+            canonical_form: channel.canonical_form.clone(),
+            transport,
+            control_address,
+            has_explicit_control: channel.has_explicit_control,
+            is_multicast: channel.is_multicast,
+            multicast_ttl: channel.multicast_ttl,
+        })
+    }
+
+    #[inline]
+    pub fn id(&self) -> i64 {
+        self.id
+    }
+
+    pub fn canonical_form(&self) -> &str {
+        &self.canonical_form
+    }
+
+    #[inline]
+    pub fn transport(&self) -> &UdpTransport {
+        &self.transport
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.transport.local_addr()
+    }
+
+    /// Where to answer a frame that came from `source`.
+    #[inline]
+    pub fn control_address_for(&self, source: SocketAddr) -> SocketAddr {
+        self.control_address.unwrap_or(source)
+    }
+
+    pub fn control_address(&self) -> Option<SocketAddr> {
+        self.control_address
+    }
+
+    pub fn has_explicit_control(&self) -> bool {
+        self.has_explicit_control
+    }
+
+    pub fn is_multicast(&self) -> bool {
+        self.is_multicast
+    }
+
+    pub fn multicast_ttl(&self) -> u8 {
+        self.multicast_ttl
+    }
+}
