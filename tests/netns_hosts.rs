@@ -65,14 +65,18 @@ fn say(line: &str) {
 /// `SOCK_COUNT` datagrams of `SOCK_LENGTH` bytes, each checked to be `message(i)` in order:
 /// prints `FROM <source ip>` on the first, `GOT <n>` after each, `DONE <n>` at the end.
 ///
+/// `hold-network`: builds a 2-host network with `sleep` running in host 1, prints
+/// `UP <prefix> <sleep pid>` and waits to be killed (a crashed run's leftovers).
+///
 /// `send`: sends `message(i)` datagrams to `SOCK_DEST` (through the interface index
 /// `SOCK_IFACE` if set: `IPV6_MULTICAST_IF`, for link-local groups); on stdin `send <n>` sends the next `n` and
 /// prints `SENT <total>`, `exit` ends.
 fn run_socket_role_from_env() {
     let Ok(role) = std::env::var(SOCKET_ROLE) else { return };
-    let length: usize = env("SOCK_LENGTH").parse().unwrap();
+    let length = || -> usize { env("SOCK_LENGTH").parse().unwrap() };
     match role.as_str() {
         "recv" => {
+            let length = length();
             let bind: SocketAddr = env("SOCK_BIND").parse().unwrap();
             let count: u64 = env("SOCK_COUNT").parse().unwrap();
             let socket = Socket::new(Domain::for_address(bind), Type::DGRAM, Some(Protocol::UDP)).unwrap();
@@ -112,6 +116,7 @@ fn run_socket_role_from_env() {
             say(&format!("DONE {count}"));
         }
         "send" => {
+            let length = length();
             let dest: SocketAddr = env("SOCK_DEST").parse().unwrap();
             let any: SocketAddr = match dest {
                 SocketAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
@@ -139,6 +144,22 @@ fn run_socket_role_from_env() {
                     _ => panic!("unknown command {line:?}"),
                 }
             }
+        }
+        "hold-network" => {
+            let net = SimNetwork::new(2, NetOptions::default()).expect("no network namespaces in the child");
+            let host = net.host(1);
+            let mut sleeper = host.command("sleep").arg("600").stdin(Stdio::null()).spawn().unwrap();
+            let deadline = std::time::Instant::now() + SHORT;
+            while !host.pids().contains(&(sleeper.id() as i32)) {
+                assert!(std::time::Instant::now() < deadline, "sleep never entered {}", host.name());
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            say(&format!("UP {} {}", net.prefix(), sleeper.id()));
+            // Until the parent kills this process: then `net` is never dropped.
+            for _ in std::io::stdin().lock().lines() {}
+            let _ = sleeper.kill();
+            let _ = sleeper.wait();
+            panic!("hold-network: stdin closed before the parent killed this process");
         }
         other => panic!("unknown socket role {other}"),
     }
@@ -412,19 +433,38 @@ fn a_test_that_panics_still_removes_its_namespaces_and_processes() {
     assert_killed(child);
 }
 
+/// Whether `pid` is a live process (a zombie is not).
+fn running(pid: u32) -> bool {
+    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
+        // "pid (comm) state ...": the state follows the last ')'.
+        Ok(stat) => stat.rsplit(')').next().and_then(|rest| rest.split_whitespace().next()) != Some("Z"),
+        Err(_) => false,
+    }
+}
+
 #[test]
-fn namespaces_left_by_a_dead_process_are_removed_and_live_ones_kept() {
+fn namespaces_left_by_a_killed_test_process_are_removed_and_live_ones_kept() {
+    // Our own network first: the process's one sweep has run by now, so the sweep below is
+    // the only one that sees the killed process's namespaces.
     let Some(net) = network(1) else { return };
-    // A pid that is gone: a child that exited and was reaped.
-    let mut gone = Command::new("sh").args(["-c", "exit 0"]).spawn().unwrap();
-    let dead_pid = gone.id();
-    gone.wait().unwrap();
-    let stale = format!("{}{dead_pid}-0-h0", netns::NAME_PREFIX);
-    // Straight through `ip` (the harness has made /run/netns already).
-    netns::ip(&["netns", "add", &stale]).unwrap();
-    assert_eq!(ours(&stale), vec![stale.clone()]);
+    let mut cmd = Command::new(std::env::current_exe().unwrap());
+    cmd.args(["--exact", ENTRY, "--nocapture", "--test-threads=1"]).env(SOCKET_ROLE, "hold-network");
+    let mut holder = Proc::spawn_command("hold-network".to_string(), cmd);
+    let up = holder.expect("UP", SHORT);
+    let [_, prefix, sleeper] = up.split_whitespace().collect::<Vec<_>>()[..] else { panic!("{up}") };
+    let (prefix, sleeper) = (format!("{prefix}-"), sleeper.parse::<u32>().unwrap());
+    // SIGKILL: the holder's SimNetwork is never dropped, as in a crashed run.
+    holder.kill();
+    assert_eq!(ours(&prefix).len(), 3, "the killed process's bridge and two hosts");
+    assert!(running(sleeper), "the process in the killed run's host");
+
     netns::remove_stale_namespaces();
-    assert_eq!(ours(&stale), Vec::<String>::new(), "stale namespace kept");
+    assert_eq!(ours(&prefix), Vec::<String>::new(), "stale namespaces kept");
+    let deadline = std::time::Instant::now() + SHORT;
+    while running(sleeper) {
+        assert!(std::time::Instant::now() < deadline, "pid {sleeper} in a stale namespace still runs");
+        std::thread::sleep(Duration::from_millis(5));
+    }
     let mut live = ours(&format!("{}-", net.prefix()));
     live.sort();
     let mut expected = net.namespaces();

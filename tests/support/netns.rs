@@ -2,12 +2,14 @@
 //! namespaces ("hosts") joined by veth pairs to one bridge, built and removed with `ip`.
 //!
 //! ```text
-//!  <prefix>-h0                 <prefix>-h1                  <prefix>-br
-//!  lo up                       lo up
-//!  veth0 10.A.B.1/24 ─ veth ─┐ veth0 10.A.B.2/24 ─ veth ─┐
-//!        fd61:6572:6f6e:N::1 │       fd61:6572:6f6e:N::2 │
-//!        fe80::1             │       fe80::2             │
-//!                            └── h0 ─────────────────────┴── h1 ── br0 (bridge, no snooping)
+//!  <prefix>-h0              <prefix>-br                 <prefix>-h1
+//!  +-------------+          +--------------------+      +-------------+
+//!  | lo          |          |        br0         |      | lo          |
+//!  | veth0 ======|== veth ==|= h0            h1 =|=veth=|====== veth0 |
+//!  +-------------+          +--------------------+      +-------------+
+//!  10.A.B.1/24                 (more hosts: h2, h3,     10.A.B.2/24
+//!  fd61:6572:6f6e:N::1/64       ... on the same br0)    fd61:6572:6f6e:N::2/64
+//!  fe80::1/64                                           fe80::2/64
 //! ```
 //!
 //! Every host has `lo` up, one interface `veth0` with an IPv4 address in a /24, a ULA IPv6
@@ -29,6 +31,14 @@
 //!   left by a process that is gone (a crashed or killed run).
 //! - Needs root and `ip netns`. Without them [`SimNetwork::new`] prints `SKIP: ...` and
 //!   returns `None`, unless `AERONRS_REQUIRE_NETNS=1` (set by `.ci/run`): then it panics.
+//!
+//! Use (see `tests/netns_hosts.rs`):
+//! ```text
+//! let Some(net) = SimNetwork::new(4, NetOptions::default()) else { return }; // skipped
+//! let channel = format!("aeron:udp?endpoint={}:40123", net.host(1).ipv4());
+//! receiver_config.netns = Some(net.host(1).name().to_string()); // udp_roles::Proc::spawn
+//! let child = net.host(2).command("/path/to/program").spawn()?;   // any process in a host
+//! ```
 #![allow(dead_code)]
 
 use std::ffi::OsStr;
