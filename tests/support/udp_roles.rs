@@ -36,6 +36,9 @@ pub struct RoleConfig {
     pub loss_args: Option<String>,
     pub term_length: usize,
     pub connection_timeout_ms: u64,
+    /// Run the child inside this network namespace (`ip netns exec`, a host of
+    /// `support/netns.rs`); `None`: in the test's own namespace.
+    pub netns: Option<String>,
 }
 
 impl RoleConfig {
@@ -51,6 +54,7 @@ impl RoleConfig {
             loss_args: None,
             term_length: 16 << 20,
             connection_timeout_ms: 5000,
+            netns: None,
         }
     }
 
@@ -87,6 +91,8 @@ impl RoleConfig {
             loss_args: std::env::var("AERONRS_LOSS_ARGS").ok(),
             term_length: var("AERONRS_TERM_LENGTH").parse().unwrap(),
             connection_timeout_ms: var("AERONRS_CONNECTION_TIMEOUT_MS").parse().unwrap(),
+            // The child is already wherever the parent put it.
+            netns: None,
         }
     }
 
@@ -373,13 +379,36 @@ pub struct Proc {
 }
 
 impl Proc {
-    /// Re-executes this test binary (test `entry`) in the role `config` describes.
+    /// Re-executes this test binary (test `entry`) in the role `config` describes, inside
+    /// `config.netns` if set.
     pub fn spawn(entry: &str, config: &RoleConfig) -> Proc {
-        let mut cmd = Command::new(std::env::current_exe().unwrap());
+        let exe = std::env::current_exe().unwrap();
+        let mut cmd = match &config.netns {
+            Some(ns) => {
+                // `ip netns exec` execs the binary: the child's pid is the role's.
+                let mut cmd = Command::new("ip");
+                cmd.args(["netns", "exec", ns]).arg(exe);
+                cmd
+            }
+            None => Command::new(exe),
+        };
         cmd.args(["--exact", entry, "--nocapture", "--test-threads=1"]);
         config.apply(&mut cmd);
-        let mut child =
-            cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::inherit()).spawn().expect("spawn");
+        let mut name = format!("{} {}", config.role, config.mode.name());
+        if let Some(ns) = &config.netns {
+            name = format!("{name} in {ns}");
+        }
+        Proc::spawn_command(name, cmd)
+    }
+
+    /// Spawns `cmd` with piped stdin and stdout (stderr inherited); `name` is for messages.
+    pub fn spawn_command(name: String, mut cmd: Command) -> Proc {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap_or_else(|e| panic!("spawning {name}: {e}"));
         let stdout = child.stdout.take().unwrap();
         let (tx, lines) = mpsc::channel();
         std::thread::spawn(move || {
@@ -387,7 +416,7 @@ impl Proc {
                 let _ = tx.send(line);
             }
         });
-        Proc { name: format!("{} {}", config.role, config.mode.name()), child, lines }
+        Proc { name, child, lines }
     }
 
     /// Waits for a line starting with `prefix` and returns it.
