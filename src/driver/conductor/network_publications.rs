@@ -24,7 +24,7 @@ use crate::driver::conductor::network_publication::{
 };
 use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel};
 use crate::driver::conductor::session_ids::random_i32;
-use crate::driver::flow_control::flow_control_for_channel;
+use crate::driver::flow_control::{FlowControlDefaults, flow_control_for_channel};
 use crate::driver::loss::RetransmitHandler;
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::network_publication::{
@@ -224,7 +224,8 @@ impl Conductor {
             &self.ctx.unicast_flow_control_supplier,
             &self.ctx.multicast_flow_control_supplier,
         )
-        .and_then(|kind| kind.build())?;
+        // No min/tagged here yet (unicast only), so no fc-receivers counter.
+        .map(|selection| selection.build(&FlowControlDefaults::from(&self.ctx.network), None))?;
         let channel = udp.original_uri.as_str();
         let counters = self.allocate_network_counters(
             registration_id,
