@@ -24,8 +24,9 @@ use crate::driver::position_counters::Position;
 
 /// Receivers one publication tracks at most. Anyone who can send a status message to the
 /// control address can invent receiver ids, so the list must be bounded: 4096 is far beyond
-/// the largest multicast groups Aeron is used with, and the preallocated list (32 bytes per
-/// receiver, 128 KiB) is touched only as far as it is filled.
+/// the largest multicast groups Aeron is used with, and the list preallocated for it (32
+/// bytes per receiver, 128 KiB) is small beside the publication's log (three terms of at
+/// least 64 KiB). Every SM scans the list, so the cap also bounds the work per SM.
 ///
 /// A receiver seen while the list is full is not tracked until a slot frees up: it neither
 /// holds the sender back (it may fall behind and recover only through NAKs, or lose data
@@ -123,7 +124,7 @@ impl MinMulticastFlowControl {
             return true;
         };
         if status.has_malformed_group_tag {
-            self.malformed_group_tags += 1;
+            self.malformed_group_tags = self.malformed_group_tags.saturating_add(1);
         }
         status.group_tag == Some(group_tag)
     }
@@ -548,6 +549,7 @@ mod tests {
         }
         assert_eq!(s.fc.receiver_count(), MAX_TRACKED_RECEIVERS);
         assert_eq!(s.fc.receivers.capacity(), MAX_TRACKED_RECEIVERS);
+        assert_eq!(size_of::<Receiver>() * MAX_TRACKED_RECEIVERS, 128 << 10, "as documented");
         // One more, slower but within a window: not tracked, so it does not hold the limit.
         assert_eq!(s.at(-1, 9000, 1), 14_096);
         assert_eq!(s.idle(2), 14_096);
