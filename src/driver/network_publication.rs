@@ -36,12 +36,15 @@ use crate::protocol::data::DataHeader;
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::setup::{SETUP_GROUP_FLAG, SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
 use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight};
-use crate::util::error::Result;
+use crate::util::error::{Error, Result};
 
 /// SETUP frames go out this often until a receiver answers (Aeron: 100 ms).
 pub const SETUP_TIMEOUT_NS: i64 = 100_000_000;
 /// An idle publication heartbeats this often (Aeron: 100 ms).
 pub const HEARTBEAT_TIMEOUT_NS: i64 = 100_000_000;
+/// Aeron's error-log text for an SM whose optional bytes are not a group tag.
+pub const MALFORMED_GROUP_TAG_MESSAGE: &str =
+    "Received a status message for tagged flow control that did not have 0 or 8 bytes for the group_tag";
 
 /// What the conductor and the sender tell each other about a publication. Each flag has
 /// one writer except `is_connected`, which both set (as Aeron does): a benign race, as the
@@ -179,6 +182,7 @@ pub struct NetworkPublication {
     is_setup_elicited: bool,
     /// The endpoint's destination additions this publication has sent SETUP for.
     seen_destination_additions: u64,
+    has_reported_malformed_group_tag: bool,
     track_sender_limits: bool,
     current_messages_per_send: usize,
     term_length_mask: i64,
@@ -224,6 +228,7 @@ impl NetworkPublication {
             has_initial_connection: false,
             is_setup_elicited: false,
             seen_destination_additions: 0,
+            has_reported_malformed_group_tag: false,
             track_sender_limits: false,
             current_messages_per_send: config.max_messages_per_send.max(1),
             term_length_mask: term_length as i64 - 1,
@@ -455,13 +460,28 @@ impl NetworkPublication {
         if is_live != self.status.has_receivers.load(Ordering::Relaxed) {
             // Release: the conductor acting on it sees the sender's state before it.
             self.status.has_receivers.store(is_live, Ordering::Release);
-            self.publish_required_receivers();
         }
+        // Min/tagged flow control may have dropped receivers below its group size on idle.
+        self.publish_required_receivers();
     }
 
     fn publish_required_receivers(&self) {
         let required = self.has_receivers() && self.flow_control.has_required_receivers();
-        self.status.has_required_receivers.store(required, Ordering::Release);
+        // Only the sender writes it; the store is skipped when nothing changed.
+        if required != self.status.has_required_receivers.load(Ordering::Relaxed) {
+            self.status.has_required_receivers.store(required, Ordering::Release);
+        }
+    }
+
+    /// Aeron logs every SM whose optional bytes are not a group tag. One error-log entry
+    /// per publication tells the operator as much, and a flood of such SMs then costs the
+    /// sender nothing (the error's message is the one allocation).
+    fn report_malformed_group_tag(&mut self) {
+        if !self.has_reported_malformed_group_tag && self.flow_control.malformed_group_tags() > 0 {
+            self.has_reported_malformed_group_tag = true;
+            self.to_conductor
+                .send(ConductorCommand::Error(Error::invalid_argument(MALFORMED_GROUP_TAG_MESSAGE)));
+        }
     }
 
     /// A status message (not a setup elicitation) from a receiver; `is_unicast`: the
@@ -485,7 +505,7 @@ impl NetworkPublication {
             self.status.has_receivers.store(is_live, Ordering::Release);
         }
         self.has_initial_connection = true;
-        let status = ReceiverStatus::from(&sm.to_status_message());
+        let status = ReceiverStatus::from(sm);
         let limit = self.flow_control.on_status_message(
             &status,
             self.snd_lmt.get(),
@@ -498,13 +518,15 @@ impl NetworkPublication {
         self.publish_required_receivers();
         let connected = self.has_receivers() && self.flow_control.has_required_receivers();
         self.status.update_connected(&self.metadata, connected);
+        self.report_malformed_group_tag();
     }
 
     /// A status message with the SEND_SETUP flag: answer with SETUP unless the stream ended.
     pub fn on_setup_elicited(&mut self, sm: &StatusMessageFlyweight<'_>, now_ns: i64) {
         if !self.status.is_end_of_stream.load(Ordering::Acquire) {
             self.is_setup_elicited = true;
-            self.flow_control.on_trigger_send_setup(&ReceiverStatus::from(&sm.to_status_message()), now_ns);
+            self.flow_control.on_trigger_send_setup(&ReceiverStatus::from(sm), now_ns);
+            self.report_malformed_group_tag();
         }
     }
 

@@ -8,8 +8,8 @@ use std::time::Duration;
 
 use super::*;
 use crate::concurrent::counters::CountersManager;
-use crate::driver::agent_proxy::command_queue;
-use crate::driver::flow_control::UnicastFlowControl;
+use crate::driver::agent_proxy::{CommandQueue, command_queue};
+use crate::driver::flow_control::{MinMulticastFlowControl, UnicastFlowControl};
 use crate::driver::media::send_channel_endpoint::SendEndpointSettings;
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::media::udp_transport::SocketBuffers;
@@ -28,9 +28,14 @@ struct Fixture {
     log: LogBuffers,
     values: AtomicBuffer,
     counters: SystemCounters,
+    conductor: CommandQueue<ConductorCommand>,
 }
 
 fn fixture() -> Fixture {
+    fixture_with(Box::new(UnicastFlowControl::unicast()))
+}
+
+fn fixture_with(flow_control: Box<dyn FlowControl>) -> Fixture {
     let values = AtomicBuffer::alloc(64 * 128);
     let mut manager = CountersManager::new(AtomicBuffer::alloc(64 * 512), values.clone(), 0).unwrap();
     let counters = SystemCounters::allocate(&mut manager, 0).unwrap();
@@ -50,7 +55,7 @@ fn fixture() -> Fixture {
     let endpoint = SendChannelEndpoint::open(1, &channel, settings).unwrap();
     let log = LogBuffers::alloc(TERM, 4096).unwrap();
     log::initialise_tails(log.metadata(), INITIAL_TERM_ID, INITIAL_TERM_ID, 0).unwrap();
-    let (to_conductor, _queue) = command_queue(Position::new(&values, 60));
+    let (to_conductor, conductor) = command_queue(Position::new(&values, 60));
     let config = NetworkPublicationConfig {
         registration_id: 2,
         endpoint_id: 1,
@@ -75,14 +80,14 @@ fn fixture() -> Fixture {
         config,
         &log,
         positions,
-        Box::new(UnicastFlowControl::unicast()),
+        flow_control,
         RetransmitHandler::new(0, 10 * MS as u64, false, 16),
         Arc::new(NetworkPublicationStatus::default()),
         counters.clone(),
         to_conductor,
         0,
     );
-    Fixture { publication, endpoint, receiver, log, values, counters }
+    Fixture { publication, endpoint, receiver, log, values, counters, conductor }
 }
 
 impl Fixture {
@@ -117,6 +122,19 @@ impl Fixture {
     }
 
     fn status_message(&mut self, offset: i32, window: i32, flags: u8, now_ns: i64) {
+        self.status_message_of_length(36, None, offset, window, flags, now_ns);
+    }
+
+    /// An SM of frame length `length` (36, 44 with `group_tag`, anything else malformed).
+    fn status_message_of_length(
+        &mut self,
+        length: usize,
+        group_tag: Option<i64>,
+        offset: i32,
+        window: i32,
+        flags: u8,
+        now_ns: i64,
+    ) {
         let sm = StatusMessage {
             flags,
             session_id: 394850090,
@@ -125,11 +143,12 @@ impl Fixture {
             consumption_term_offset: offset,
             receiver_window: window,
             receiver_id: 99,
-            group_tag: None,
+            group_tag,
         };
-        let mut bytes = [0u8; 36];
+        let mut bytes = [0u8; 64];
         sm.encode(&mut bytes).unwrap();
-        let view = StatusMessageFlyweight::parse(&bytes).unwrap();
+        bytes[0..4].copy_from_slice(&(length as i32).to_le_bytes());
+        let view = StatusMessageFlyweight::parse(&bytes[..length]).unwrap();
         if flags & crate::protocol::status_message::SM_SEND_SETUP_FLAG != 0 {
             self.publication.on_setup_elicited(&view, now_ns);
         } else {
@@ -257,4 +276,40 @@ fn receivers_time_out_and_an_eos_status_message_ends_them() {
     f.status_message(0, 32768, crate::protocol::status_message::SM_EOS_FLAG, 5_020 * MS);
     assert!(!status.has_receivers.load(Ordering::Acquire));
     assert!(status.has_received_unicast_eos.load(Ordering::Acquire));
+}
+
+#[test]
+fn tagged_flow_control_gates_connection_and_logs_a_malformed_tag_once() {
+    let fc = MinMulticastFlowControl::tagged(42, 1, 1_000 * MS, None);
+    let mut f = fixture_with(Box::new(fc));
+    let status = Arc::clone(f.publication.status());
+    f.publication.send(MS).unwrap();
+    // 4 optional bytes: a live receiver, but not a member of group 42.
+    f.status_message_of_length(40, None, 0, 32768, 0, 2 * MS);
+    assert!(status.has_receivers.load(Ordering::Acquire));
+    assert!(!status.has_required_receivers.load(Ordering::Acquire));
+    assert!(!log::is_connected(f.log.metadata()));
+    match f.conductor.next() {
+        Some(ConductorCommand::Error(e)) => {
+            assert_eq!((e.code(), e.message()), (libc::EINVAL, MALFORMED_GROUP_TAG_MESSAGE));
+        }
+        _ => panic!("one error for the conductor's log"),
+    }
+    // More malformed SMs and setup elicitations: no more reports.
+    f.status_message_of_length(48, None, 0, 32768, 0, 3 * MS);
+    let setup = crate::protocol::status_message::SM_SEND_SETUP_FLAG;
+    f.status_message_of_length(40, None, 0, 0, setup, 3 * MS);
+    assert!(f.conductor.next().is_none());
+    // The group's tag: required receivers, connected, limit from the member.
+    f.status_message_of_length(44, Some(42), 1024, 32768, 0, 4 * MS);
+    assert!(status.has_required_receivers.load(Ordering::Acquire));
+    assert!(log::is_connected(f.log.metadata()));
+    assert_eq!(f.snd_lmt(), 1024 + 32768);
+    // Untagged SMs keep the publication's receiver alive; the member goes silent for
+    // more than the 1 s flow-control timeout and idle takes the group below its size.
+    f.status_message_of_length(36, None, 0, 32768, 0, 1_000 * MS);
+    f.publication.send(1_005 * MS).unwrap();
+    assert!(status.has_receivers.load(Ordering::Acquire));
+    assert!(!status.has_required_receivers.load(Ordering::Acquire));
+    assert!(f.conductor.next().is_none());
 }

@@ -6,7 +6,8 @@ use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::descriptor::{COUNTER_LENGTH, MAX_KEY_LENGTH, MAX_LABEL_LENGTH};
 use crate::concurrent::counters::type_ids::{
-    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID, LOCAL_SOCKADDR_TYPE_ID,
+    CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID,
+    FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, FLOW_CONTROL_RECEIVERS_NAME, LOCAL_SOCKADDR_TYPE_ID,
     PUBLISHER_LIMIT_NAME, PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID,
     SUBSCRIBER_POSITION_NAME, SUBSCRIBER_POSITION_TYPE_ID,
 };
@@ -205,6 +206,30 @@ pub fn allocate_subscriber_position(
     )
 }
 
+/// `fc-receivers` of a publication using min or tagged flow control: how many receivers
+/// the strategy tracks (Aeron allocates it in the strategy's supplier; here the conductor
+/// does, and frees it with the publication).
+pub fn allocate_flow_control_receivers(
+    manager: &mut CountersManager,
+    registration_id: i64,
+    session_id: i32,
+    stream_id: i32,
+    channel: &str,
+    now_ms: i64,
+) -> Result<Position> {
+    allocate_stream_counter(
+        manager,
+        FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID,
+        FLOW_CONTROL_RECEIVERS_NAME,
+        registration_id,
+        session_id,
+        stream_id,
+        channel,
+        None,
+        now_ms,
+    )
+}
+
 /// `client-heartbeat: id=<client id>`, key = the client id; registration and owner id are
 /// the client id too.
 pub fn allocate_client_heartbeat(
@@ -362,6 +387,30 @@ mod tests {
         let key = r.counter_key(addr.counter_id()).unwrap();
         assert_eq!(&key[0..8], &[0, 0, 0, 0, 15, 0, 0, 0]);
         assert_eq!(&key[8..23], b"127.0.0.1:20121");
+    }
+
+    #[test]
+    fn flow_control_receivers_counter() {
+        let mut m =
+            CountersManager::new(AtomicBuffer::alloc(8 * 512), AtomicBuffer::alloc(8 * 128), 0).unwrap();
+        let channel = "aeron:udp?endpoint=224.0.1.1:40456|fc=tagged,g:42/2";
+        let p = allocate_flow_control_receivers(&mut m, 12, -7, 1001, channel, 5).unwrap();
+        let r = m.reader();
+        let id = p.counter_id();
+        assert_eq!(r.counter_type_id(id).unwrap(), 17);
+        assert_eq!(r.counter_label(id).unwrap(), format!("fc-receivers: 12 -7 1001 {channel}"));
+        assert_eq!(r.counter_registration_id(id).unwrap(), 12);
+        // Stream key (spec/counters.md §7.1): registration id, session, stream, channel.
+        let key = r.counter_key(id).unwrap();
+        assert_eq!(&key[0..8], &12i64.to_le_bytes());
+        assert_eq!(&key[8..12], &(-7i32).to_le_bytes());
+        assert_eq!(&key[12..16], &1001i32.to_le_bytes());
+        assert_eq!(&key[16..20], &(channel.len() as i32).to_le_bytes());
+        assert_eq!(&key[20..20 + channel.len()], channel.as_bytes());
+        assert!(key[20 + channel.len()..].iter().all(|&b| b == 0));
+        assert_eq!(p.get(), 0);
+        p.set_release(3);
+        assert_eq!(r.counter_value(id).unwrap(), 3);
     }
 
     #[test]

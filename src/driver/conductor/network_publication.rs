@@ -28,6 +28,17 @@ pub struct NetworkPublicationCounters {
     pub snd_pos: Position,
     pub snd_lmt: Position,
     pub snd_bpe: Position,
+    /// `fc-receivers` of a min or tagged flow-controlled publication.
+    pub fc_receivers: Option<Position>,
+}
+
+impl NetworkPublicationCounters {
+    /// Every counter, in allocation order.
+    pub fn all(&self) -> impl Iterator<Item = &Position> {
+        [&self.pub_pos, &self.pub_lmt, &self.snd_pos, &self.snd_lmt, &self.snd_bpe]
+            .into_iter()
+            .chain(self.fc_receivers.as_ref())
+    }
 }
 
 /// Identity of a network publication.
@@ -327,13 +338,7 @@ impl NetworkPublicationEntry {
 
     /// Frees every counter the publication and its spies own.
     pub fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
-        for p in [
-            &self.counters.pub_pos,
-            &self.counters.pub_lmt,
-            &self.counters.snd_pos,
-            &self.counters.snd_lmt,
-            &self.counters.snd_bpe,
-        ] {
+        for p in self.counters.all() {
             free_counter(counters, p.counter_id(), now_ms);
         }
         self.spies.free_all(counters, now_ms);
@@ -370,6 +375,7 @@ mod tests {
             snd_pos: Position::new(values, 2),
             snd_lmt: Position::new(values, 3),
             snd_bpe: Position::new(values, 4),
+            fc_receivers: None,
         };
         let status = Arc::new(NetworkPublicationStatus::default());
         NetworkPublicationEntry::new(

@@ -24,13 +24,15 @@ use crate::driver::conductor::network_publication::{
 };
 use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel};
 use crate::driver::conductor::session_ids::random_i32;
-use crate::driver::flow_control::flow_control_for_channel;
+use crate::driver::flow_control::{FlowControlDefaults, flow_control_for_channel};
 use crate::driver::loss::RetransmitHandler;
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::network_publication::{
     NetworkPublication, NetworkPublicationConfig, NetworkPublicationStatus, SenderPositions,
 };
-use crate::driver::position_counters::{Position, allocate_stream_counter, free_counter};
+use crate::driver::position_counters::{
+    Position, allocate_flow_control_receivers, allocate_stream_counter, free_counter,
+};
 use crate::logbuffer::descriptor as log;
 use crate::uri::keys::FLOW_CONTROL;
 use crate::util::error::{Error, Result};
@@ -56,6 +58,15 @@ impl Conductor {
             |tag| self.find_tagged_network_publication(tag),
         )
         .map_err(|e| e.context(format_args!("channel={channel}")))?;
+        if udp.has_group_semantics() {
+            // A bad `fc` fails the command before any socket is opened for it.
+            flow_control_for_channel(
+                true,
+                udp.uri.get(FLOW_CONTROL),
+                &self.ctx.unicast_flow_control_supplier,
+                &self.ctx.multicast_flow_control_supplier,
+            )?;
+        }
         let client_index = self.get_or_add_client(correlated.client_id)?;
         let endpoint_index = self.get_or_add_send_endpoint(&udp, &params, correlated.correlation_id)?;
         let endpoint_id = self.send_endpoints[endpoint_index].id;
@@ -196,7 +207,7 @@ impl Conductor {
         self.counters.set_counter_owner_id(allocated[1].counter_id(), client_id)?;
         let [pub_pos, pub_lmt, snd_pos, snd_lmt, snd_bpe]: [Position; 5] =
             allocated.try_into().map_err(|_| Error::illegal_state("five counters expected"))?;
-        Ok(NetworkPublicationCounters { pub_pos, pub_lmt, snd_pos, snd_lmt, snd_bpe })
+        Ok(NetworkPublicationCounters { pub_pos, pub_lmt, snd_pos, snd_lmt, snd_bpe, fc_receivers: None })
     }
 
     fn create_network_publication(
@@ -231,16 +242,14 @@ impl Conductor {
         let endpoint_channel = &self.send_endpoints[endpoint_index].channel;
         let has_group_semantics = endpoint_channel.has_group_semantics();
         let multicast_ttl = endpoint_channel.multicast_ttl;
-        let flow_control = flow_control_for_channel(
+        let selection = flow_control_for_channel(
             has_group_semantics,
             endpoint_channel.uri.get(FLOW_CONTROL),
             &self.ctx.unicast_flow_control_supplier,
             &self.ctx.multicast_flow_control_supplier,
-        )
-        .and_then(|kind| kind.build())
-        .map_err(|e| invalid_channel(format!("{} channel={}", e.message(), udp.original_uri)))?;
+        )?;
         let channel = udp.original_uri.as_str();
-        let counters = self.allocate_network_counters(
+        let mut counters = self.allocate_network_counters(
             registration_id,
             session_id,
             stream_id,
@@ -248,16 +257,28 @@ impl Conductor {
             correlated.client_id,
         )?;
         let free_all = |c: &mut Self, counters: &NetworkPublicationCounters| {
-            for p in [
-                &counters.pub_pos,
-                &counters.pub_lmt,
-                &counters.snd_pos,
-                &counters.snd_lmt,
-                &counters.snd_bpe,
-            ] {
+            for p in counters.all() {
                 free_counter(&mut c.counters, p.counter_id(), c.now_ms);
             }
         };
+        if selection.needs_receivers_counter() {
+            match allocate_flow_control_receivers(
+                &mut self.counters,
+                registration_id,
+                session_id,
+                stream_id,
+                channel,
+                self.now_ms,
+            ) {
+                Ok(p) => counters.fc_receivers = Some(p),
+                Err(e) => {
+                    free_all(self, &counters);
+                    return Err(e);
+                }
+            }
+        }
+        let flow_control =
+            selection.build(&FlowControlDefaults::from(&self.ctx.network), counters.fc_receivers.clone());
         if let Some(start) = params.position {
             let bits = log::position_bits_to_shift(params.term_length);
             let position = log::compute_position(start.term_id, start.term_offset, bits, initial_term_id);

@@ -1,21 +1,23 @@
 //! Flow control: how far ahead of its receivers a network publication may send (the
 //! sender limit, `snd-lmt`), decided in the sender from status messages
-//! (`spec/flow-congestion-loss.md` §1). The unicast and max strategies exist now; min and
-//! tagged multicast strategies implement the same [`FlowControl`] trait later.
+//! (`spec/flow-congestion-loss.md` §1): unicast and max in [`unicast`], min and tagged in
+//! [`min`], both behind the [`FlowControl`] trait; [`supplier`] picks one for a channel.
 //!
 //! The receiver-side window that the SMs advertise is in [`receiver_window`].
 #![forbid(unsafe_code)]
 
+pub mod min;
 pub mod receiver_window;
 pub mod retransmission_length;
 pub mod supplier;
 pub mod unicast;
 
-pub use supplier::{FlowControlKind, flow_control_for_channel};
+pub use min::{MAX_TRACKED_RECEIVERS, MinMulticastFlowControl};
+pub use supplier::{FlowControlDefaults, FlowControlKind, FlowControlSelection, flow_control_for_channel};
 pub use unicast::UnicastFlowControl;
 
 use crate::logbuffer::descriptor::compute_position;
-use crate::protocol::status_message::StatusMessage;
+use crate::protocol::status_message::StatusMessageFlyweight;
 
 pub use crate::protocol::status_message::{SM_EOS_FLAG, SM_SEND_SETUP_FLAG};
 
@@ -29,17 +31,22 @@ pub struct ReceiverStatus {
     pub receiver_id: i64,
     /// The SM's group tag when it carried exactly 8 optional bytes.
     pub group_tag: Option<i64>,
+    /// The SM carried optional bytes that are not a group tag (neither 0 nor 8 of them);
+    /// `group_tag` is then `None`. Tagged flow control reports it (Aeron logs it).
+    pub has_malformed_group_tag: bool,
 }
 
-impl From<&StatusMessage> for ReceiverStatus {
-    fn from(sm: &StatusMessage) -> Self {
+impl From<&StatusMessageFlyweight<'_>> for ReceiverStatus {
+    fn from(sm: &StatusMessageFlyweight<'_>) -> Self {
+        let group_tag = sm.group_tag();
         Self {
-            flags: sm.flags,
-            consumption_term_id: sm.consumption_term_id,
-            consumption_term_offset: sm.consumption_term_offset,
-            receiver_window: sm.receiver_window,
-            receiver_id: sm.receiver_id,
-            group_tag: sm.group_tag,
+            flags: sm.flags(),
+            consumption_term_id: sm.consumption_term_id(),
+            consumption_term_offset: sm.consumption_term_offset(),
+            receiver_window: sm.receiver_window(),
+            receiver_id: sm.receiver_id(),
+            group_tag: group_tag.unwrap_or(None),
+            has_malformed_group_tag: group_tag.is_err(),
         }
     }
 }
@@ -98,6 +105,14 @@ pub trait FlowControl: Send {
 
     /// Whether enough receivers are known for the publication to count as connected.
     fn has_required_receivers(&self) -> bool;
+
+    /// How many status messages had optional bytes that are not a group tag, for a
+    /// strategy that reads group tags (tagged); 0 for the others. The publication turns
+    /// this into an error-log entry off the strategy's path, so the strategy never
+    /// allocates or logs for it.
+    fn malformed_group_tags(&self) -> u64 {
+        0
+    }
 
     /// How many bytes to resend for a NAK of `resend_length` at `term_offset`.
     fn max_retransmission_length(

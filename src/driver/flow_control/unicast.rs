@@ -90,6 +90,7 @@ mod tests {
             receiver_window: window,
             receiver_id: 7817558738737205717,
             group_tag: None,
+            has_malformed_group_tag: false,
         }
     }
 
@@ -122,8 +123,7 @@ mod tests {
         frame[6..8].copy_from_slice(&3u16.to_le_bytes());
         frame[16..20].copy_from_slice(&1476212331i32.to_le_bytes());
         frame[24..28].copy_from_slice(&32768i32.to_le_bytes());
-        let sm = StatusMessageFlyweight::parse(&frame).unwrap().to_status_message();
-        let status = ReceiverStatus::from(&sm);
+        let status = ReceiverStatus::from(&StatusMessageFlyweight::parse(&frame).unwrap());
         assert_eq!(status.window_edge(1476212330, 16), 98304);
         assert!(!status.is_end_of_stream());
     }
