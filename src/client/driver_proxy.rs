@@ -3,8 +3,9 @@
 #![forbid(unsafe_code)]
 
 use crate::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RejectImageMessage, RemoveMessage,
-    StaticCounterMessage, SubscriptionMessage, TerminateDriverMessage,
+    Command, CorrelatedMessage, CounterMessage, DestinationByIdMessage, DestinationMessage,
+    PublicationMessage, RejectImageMessage, RemoveMessage, StaticCounterMessage, SubscriptionMessage,
+    TerminateDriverMessage,
 };
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
@@ -124,6 +125,41 @@ impl DriverProxy {
             image_correlation_id,
             position,
             reason: reason.as_bytes(),
+        }))?;
+        Ok(correlation_id)
+    }
+
+    /// A destination command with a channel (ADD_/REMOVE_DESTINATION for publication
+    /// `registration_id`, ADD_/REMOVE_RCV_DESTINATION for a subscription), made by `make`.
+    /// The correlation id returned is, for an add, the destination's registration id.
+    pub fn destination<'a>(
+        &self,
+        make: impl FnOnce(DestinationMessage<'a>) -> Command<'a>,
+        registration_id: i64,
+        channel: &'a str,
+    ) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = DestinationMessage {
+            correlated: self.correlated(correlation_id),
+            registration_id,
+            channel: channel.as_bytes(),
+        };
+        self.write(&make(message))?;
+        Ok(correlation_id)
+    }
+
+    /// REMOVE_DESTINATION_BY_ID: the destination of publication `resource_registration_id`
+    /// that the ADD_DESTINATION with correlation id `destination_registration_id` added.
+    pub fn remove_destination_by_id(
+        &self,
+        resource_registration_id: i64,
+        destination_registration_id: i64,
+    ) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        self.write(&Command::RemoveDestinationById(DestinationByIdMessage {
+            correlated: self.correlated(correlation_id),
+            resource_registration_id,
+            destination_registration_id,
         }))?;
         Ok(correlation_id)
     }
