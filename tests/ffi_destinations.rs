@@ -251,16 +251,16 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     let sub1 = client.subscription(&dst1, 4001);
     let sub2 = client.subscription(&dst2, 4001);
     let publication = client.publication(MANUAL, 4001);
-    // SAFETY (each `run` start below): an open client and publication, NUL-terminated URIs,
-    // a writable out-pointer.
     let (done, id1) = run(
         "add destination 1",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_publication_async_add_destination(out, cl, publication, dst1.as_ptr()) },
         aeron_publication_async_destination_poll,
     );
     assert_eq!(done, 1, "{}", errmsg());
     let (done, id2) = run(
         "add destination 2",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_publication_async_add_destination(out, cl, publication, dst2.as_ptr()) },
         aeron_publication_async_destination_poll,
     );
@@ -281,6 +281,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     // Removed by channel, then by id (the add's registration id).
     let (done, _) = run(
         "remove destination 1",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_publication_async_remove_destination(out, cl, publication, dst1.as_ptr()) },
         aeron_publication_async_destination_poll,
     );
@@ -288,6 +289,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     exchange(&mut offer, COUNT..2 * COUNT, &mut [(sub2, &mut c2)]);
     let (done, _) = run(
         "remove destination 2 by id",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_publication_async_remove_destination_by_id(out, cl, publication, id2) },
         aeron_publication_async_destination_poll,
     );
@@ -297,6 +299,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     let plain = client.publication(&dst3.to_string_lossy(), 4001);
     let (done, _) = run(
         "add destination to a non-manual publication",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_publication_async_add_destination(out, cl, plain, dst1.as_ptr()) },
         aeron_publication_async_destination_poll,
     );
@@ -308,6 +311,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     let mds = client.subscription(&c(MANUAL), 4002);
     let (done, _) = run(
         "add receive destination",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_subscription_async_add_destination(out, cl, mds, dst3.as_ptr()) },
         aeron_subscription_async_destination_poll,
     );
@@ -315,6 +319,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     let exclusive = client.exclusive_publication(MANUAL, 4002);
     let (done, _) = run(
         "add exclusive destination",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_exclusive_publication_async_add_destination(out, cl, exclusive, dst3.as_ptr()) },
         aeron_exclusive_publication_async_destination_poll,
     );
@@ -331,6 +336,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     exchange(&mut offer_exclusive, 0..COUNT, &mut [(mds, &mut c3)]);
     let (done, _) = run(
         "remove exclusive destination",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe {
             aeron_exclusive_publication_async_remove_destination(out, cl, exclusive, dst3.as_ptr())
         },
@@ -339,6 +345,7 @@ fn c_destination_functions_end_to_end_on_a_java_driver() {
     assert_eq!(done, 1, "{}", errmsg());
     let (done, _) = run(
         "remove receive destination",
+        // SAFETY: open client and resource, NUL-terminated URI, writable out-pointer.
         |out| unsafe { aeron_subscription_async_remove_destination(out, cl, mds, dst3.as_ptr()) },
         aeron_subscription_async_destination_poll,
     );
