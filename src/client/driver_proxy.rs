@@ -211,3 +211,65 @@ impl DriverProxy {
         ))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHANNEL: &str = "aeron:udp?endpoint=127.0.0.1:40001";
+
+    /// A proxy for client 77 and a second view of its ring buffer to read the commands.
+    fn proxy() -> (DriverProxy, ManyToOneRingBuffer) {
+        let to_driver = ManyToOneRingBuffer::with_capacity(4096).unwrap();
+        let reader = ManyToOneRingBuffer::new(to_driver.buffer().clone()).unwrap();
+        (DriverProxy::new(to_driver, 77), reader)
+    }
+
+    fn written(reader: &ManyToOneRingBuffer) -> Vec<(i32, Vec<u8>)> {
+        let mut records = Vec::new();
+        reader.read(|type_id, body| records.push((type_id, body.to_vec())), 16).unwrap();
+        records
+    }
+
+    #[test]
+    fn destination_commands_name_the_resource_and_the_channel() {
+        let (proxy, reader) = proxy();
+        let add = proxy.destination(Command::AddDestination, 5, CHANNEL).unwrap();
+        let remove = proxy.destination(Command::RemoveRcvDestination, 6, CHANNEL).unwrap();
+        assert!(remove > add, "fresh correlation ids");
+        let records = written(&reader);
+        // Aeron: ADD_DESTINATION 0x07, REMOVE_RCV_DESTINATION 0x0D; 28 B + channel.
+        assert_eq!([records[0].0, records[1].0], [0x07, 0x0D]);
+        assert!(records.iter().all(|(_, body)| body.len() == 28 + CHANNEL.len()));
+        match Command::decode(records[0].0, &records[0].1).unwrap() {
+            Command::AddDestination(m) => {
+                assert_eq!(m.correlated, CorrelatedMessage::new(77, add));
+                assert_eq!(m.registration_id, 5);
+                assert_eq!(m.channel, CHANNEL.as_bytes());
+            }
+            other => panic!("{}", other.name()),
+        }
+        match Command::decode(records[1].0, &records[1].1).unwrap() {
+            Command::RemoveRcvDestination(m) => {
+                assert_eq!((m.correlated.correlation_id, m.registration_id), (remove, 6))
+            }
+            other => panic!("{}", other.name()),
+        }
+    }
+
+    #[test]
+    fn remove_destination_by_id_carries_the_destination_id() {
+        let (proxy, reader) = proxy();
+        let correlation_id = proxy.remove_destination_by_id(5, 1234).unwrap();
+        let records = written(&reader);
+        // Aeron: REMOVE_DESTINATION_BY_ID 0x11, 32 B.
+        assert_eq!((records[0].0, records[0].1.len()), (0x11, 32));
+        match Command::decode(records[0].0, &records[0].1).unwrap() {
+            Command::RemoveDestinationById(m) => {
+                assert_eq!(m.correlated, CorrelatedMessage::new(77, correlation_id));
+                assert_eq!((m.resource_registration_id, m.destination_registration_id), (5, 1234));
+            }
+            other => panic!("{}", other.name()),
+        }
+    }
+}
