@@ -136,7 +136,8 @@ fn expect_code(result: Result<impl std::fmt::Debug, Error>, code: AeronErrorCode
 
 /// (a) A manual MDC publication with two destinations: two subscriptions on those
 /// endpoints each get every message once, in order. Removing one by channel stops it
-/// while the other continues; removing the other by id stops that one too.
+/// while the other continues; removing the other by id (through a second handle of the
+/// publication) stops that one too.
 #[test]
 fn mdc_publication_sends_to_each_destination_added() {
     let _serial = serial();
@@ -147,7 +148,10 @@ fn mdc_publication_sends_to_each_destination_added() {
     let stream = 3001;
     let mut r1 = Reader::new("sub1", aeron.add_subscription(&dst1, stream).expect("sub1"));
     let mut r2 = Reader::new("sub2", aeron.add_subscription(&dst2, stream).expect("sub2"));
-    let publication = aeron.add_publication(MANUAL, stream).expect("MDC publication");
+    // With a control address the channel names one send endpoint, so a second add of it
+    // shares the driver's publication (below); without one each add makes its own.
+    let channel = format!("aeron:udp?control=127.0.0.1:{}|control-mode=manual|term-length=1m", free_port());
+    let publication = aeron.add_publication(&channel, stream).expect("MDC publication");
 
     let id1 = publication.add_destination(&dst1).expect("add destination 1");
     let id2 = publication.add_destination(&dst2).expect("add destination 2");
@@ -164,7 +168,12 @@ fn mdc_publication_sends_to_each_destination_added() {
     assert_eq!(r2.next, 2 * COUNT);
     assert_eq!(r2.subscription.image_count(), 1, "sub2 still hears the publication");
 
-    publication.remove_destination_by_id(id2).expect("remove destination 2 by id");
+    // A second handle of the same (shared) publication controls the same destinations: the
+    // commands name the driver's publication (its original registration id).
+    let other = aeron.add_publication(&channel, stream).expect("second handle");
+    assert_eq!(other.original_registration_id(), publication.registration_id());
+    assert_ne!(other.registration_id(), other.original_registration_id());
+    other.remove_destination_by_id(id2).expect("remove destination 2 by id, through the second handle");
     exchange(&mut offer, 2 * COUNT..2 * COUNT + 50, &mut [&mut r2], 0);
     assert_eq!(wait_for_image_to_go(&mut [&mut r2], 0), 2 * COUNT, "sub2 got nothing after its removal");
     assert!(log.errors().is_empty(), "{:?}", log.errors());
