@@ -1,6 +1,7 @@
 /* Error paths of the client API: NULL handles and arguments, URIs the driver refuses,
- * a client that closed (driver gone, or its conductor not driven), the functions that are
- * not supported yet, and the URI string builder. */
+ * a client that closed (driver gone, or its conductor not driven), the queries IPC
+ * resources answer with nothing, and the URI string builder. (Destinations:
+ * test_destinations.c.) */
 #include "client_support.h"
 
 static void null_handles(void)
@@ -125,36 +126,13 @@ static void undriven_invoker_client_times_out(void)
     teardown(&env);
 }
 
-static void not_supported_yet(void)
+static void ipc_endpoint_queries(void)
 {
     test_env_t env;
-    setup(&env, "unsupported");
+    setup(&env, "ipcqueries");
     aeron_publication_t *publication = add_publication(env.client, IPC, 1);
     aeron_exclusive_publication_t *exclusive = add_exclusive_publication(env.client, IPC, 2);
     aeron_subscription_t *subscription = add_subscription(env.client, IPC, 1);
-    aeron_async_destination_t *async = NULL;
-    const int not_supported = -8; /* -AERON_ERROR_CODE_NOT_SUPPORTED */
-    CHECK_FAILS_WITH(aeron_publication_async_add_destination(&async, env.client, publication, "aeron:udp?endpoint=x:1"),
-        -1, not_supported);
-    CHECK(strstr(aeron_errmsg(), "not supported yet") != NULL);
-    CHECK_FAILS_WITH(aeron_publication_async_remove_destination(&async, env.client, publication, "x"), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_publication_async_remove_destination_by_id(&async, env.client, publication, 5), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_exclusive_publication_async_add_destination(&async, env.client, exclusive, "x"), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_exclusive_publication_async_remove_destination(&async, env.client, exclusive, "x"), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_exclusive_publication_async_remove_destination_by_id(&async, env.client, exclusive, 5), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_subscription_async_add_destination(&async, env.client, subscription, "x"), -1,
-        not_supported);
-    CHECK_FAILS_WITH(aeron_subscription_async_remove_destination(&async, env.client, subscription, "x"), -1,
-        not_supported);
-    /* Argument checks come first. */
-    CHECK_FAILS_WITH(aeron_publication_async_add_destination(&async, env.client, publication, NULL), -1, EINVAL);
-    CHECK_FAILS_WITH(aeron_publication_async_destination_poll(NULL), -1, EINVAL);
-    CHECK_FAILS_WITH(aeron_async_destination_get_registration_id(NULL), -1, EINVAL);
     /* IPC channels have no socket addresses; no wildcard port to resolve. */
     char address[AERON_CLIENT_MAX_LOCAL_ADDRESS_STR_LEN];
     aeron_iovec_t address_vec = { (uint8_t *)address, sizeof(address) };
@@ -241,7 +219,7 @@ int main(void)
     RUN(null_handles);
     RUN(refused_uris);
     RUN(client_closes_when_the_driver_goes);
-    RUN(not_supported_yet);
+    RUN(ipc_endpoint_queries);
     RUN(error_values_copy);
     RUN(uri_string_builder);
     RUN(undriven_invoker_client_times_out);

@@ -120,10 +120,16 @@ static void counter_argument_errors(void)
     CHECK(aeron_counter_addr(NULL) == NULL);
     CHECK_FAILS_WITH(aeron_counter_constants(NULL, NULL), -1, EINVAL);
     CHECK(!aeron_counter_is_closed(NULL));
-    /* A publication's async handle is not a counter's. */
+    /* A publication's async handle is not a counter's: refused and left alone (as libaeron),
+     * so its own poll still completes it. */
     aeron_async_add_publication_t *publication_async = NULL;
     CHECK_EQ_LL(aeron_async_add_publication(&publication_async, env.client, IPC, 1), 0);
     CHECK_FAILS_WITH(aeron_async_add_counter_poll(&counter, publication_async), -1, EINVAL);
+    aeron_publication_t *publication = NULL;
+    int result = 0;
+    WAIT_FOR((result = aeron_async_add_publication_poll(&publication, publication_async)) != 0, sleep_ms(1));
+    CHECK_EQ_LL(result, 1);
+    CHECK_EQ_LL(aeron_publication_close(publication, NULL, NULL), 0);
     teardown(&env);
 }
 

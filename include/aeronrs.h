@@ -694,7 +694,8 @@ typedef void (*aeron_on_unavailable_image_t)(void *clientd,
 // A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
 typedef struct aeron_client_registering_resource_stct aeron_async_add_counter_t;
 
-// A pending destination command (not supported yet: none is ever made).
+// A pending destination command (add, remove, remove by id) of a publication or
+// subscription.
 typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
 
 // A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
@@ -892,7 +893,8 @@ typedef struct aeron_idle_strategy_t {
   aeron_idle_strategy_init_func_t init;
 } aeron_idle_strategy_t;
 
-// A pending destination removal by id (not supported yet: none is ever made).
+// A pending destination removal by id (upstream's name; the functions take
+// `aeron_async_destination_t`, the same type).
 typedef struct aeron_client_registering_resource_stct aeron_async_destination_by_id_t;
 
 #ifdef __cplusplus
@@ -3335,10 +3337,13 @@ int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aero
 // `add_subscription` NULL or pending.
 int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
 
-// Not supported yet: no destination command can be pending. -1.
+// The correlation id of a pending destination command (-1 for NULL): for an add, the
+// destination's registration id, which `aeron_*publication_async_remove_destination_by_id`
+// takes; not the publication's or subscription's registration id. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
 //
 // # Safety
-// `async_destination` NULL or valid.
+// `async_destination` NULL or pending.
 int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
 
 // Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
@@ -3962,37 +3967,40 @@ int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publicati
                                                 struct aeron_iovec_t *address_vec,
                                                 size_t address_vec_len);
 
-// Not supported yet (destinations need UDP): -1.
+// As `aeron_publication_async_add_destination`, for an exclusive publication; poll with
+// `aeron_exclusive_publication_async_destination_poll`. May be called from any thread,
+// also while the publication's writer thread offers (it touches no writer state).
 //
 // # Safety
-// Pointers NULL or valid.
+// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
+// `uri` NULL or NUL-terminated.
 int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
                                                       struct aeron_t *client,
                                                       struct aeron_exclusive_publication_t *publication,
                                                       const char *uri);
 
-// Not supported yet (destinations need UDP): -1.
+// As `aeron_publication_async_remove_destination`, for an exclusive publication.
 //
 // # Safety
-// Pointers NULL or valid.
+// As `aeron_exclusive_publication_async_add_destination`.
 int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
                                                          struct aeron_t *client,
                                                          struct aeron_exclusive_publication_t *publication,
                                                          const char *uri);
 
-// Not supported yet (destinations need UDP): -1.
+// As `aeron_publication_async_remove_destination_by_id`, for an exclusive publication.
 //
 // # Safety
-// Pointers NULL or valid.
+// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
 int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
                                                                struct aeron_t *client,
                                                                struct aeron_exclusive_publication_t *publication,
                                                                int64_t destination_registration_id);
 
-// Not supported yet: no destination command can be pending. -1.
+// As `aeron_publication_async_destination_poll` (the same function).
 //
 // # Safety
-// `async` NULL or valid.
+// `async` NULL or pending, polled by one thread at a time.
 int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
 
 // Makes an assembler for subscription polls delivering whole messages to `delegate` with
@@ -4344,37 +4352,55 @@ int aeron_publication_close(struct aeron_publication_t *publication,
                             aeron_notification_t on_close_complete,
                             void *on_close_complete_clientd);
 
-// Not supported yet (multi-destination publications need UDP): -1.
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
+// registration id (`aeron_async_destination_get_registration_id`) is the destination's.
+// Returns 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8
+// (EINVAL), the publication or client closed (EPERM). The driver's refusal (e.g. a
+// channel not in manual control mode) comes from the poll. `client` is the client the
+// publication belongs to. May be called from any thread.
 //
 // # Safety
-// Pointers NULL or valid.
+// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
+// `uri` NULL or NUL-terminated.
 int aeron_publication_async_add_destination(aeron_async_destination_t **async,
                                             struct aeron_t *client,
                                             struct aeron_publication_t *publication,
                                             const char *uri);
 
-// Not supported yet (multi-destination publications need UDP): -1.
+// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
 //
 // # Safety
-// Pointers NULL or valid.
+// As `aeron_publication_async_add_destination`.
 int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
                                                struct aeron_t *client,
                                                struct aeron_publication_t *publication,
                                                const char *uri);
 
-// Not supported yet (multi-destination publications need UDP): -1.
+// Removes the destination whose add had registration id `destination_registration_id`
+// (see `aeron_async_destination_get_registration_id`); poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
 //
 // # Safety
-// Pointers NULL or valid.
+// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
 int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
                                                      struct aeron_t *client,
                                                      struct aeron_publication_t *publication,
                                                      int64_t destination_registration_id);
 
-// Not supported yet: no destination command can be pending. -1.
+// Polls a destination command: 0 while the driver has not answered, 1 once it
+// acknowledged, -1 for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer
+// within the driver timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed.
+// On 1 and -1 the async handle is freed: do not use it again. NULL, or the handle of an
+// add, is -1 (EINVAL) and frees nothing. Any destination command's handle may be polled
+// here (publication, exclusive publication or subscription), as in Aeron.
 //
 // # Safety
-// `async` NULL or valid.
+// `async` NULL or pending, polled by one thread at a time.
 int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
 
 // Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
@@ -4558,28 +4584,37 @@ int aeron_subscription_try_resolve_channel_endpoint_port(struct aeron_subscripti
                                                          char *uri,
                                                          size_t uri_len);
 
-// Not supported yet (destinations need UDP): -1.
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
+// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns
+// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL),
+// the subscription or client closed (EPERM). The driver's refusal comes from the poll.
+// May be called from any thread, also while another thread polls the subscription.
 //
 // # Safety
-// Pointers NULL or valid.
+// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open;
+// `uri` NULL or NUL-terminated.
 int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
                                              struct aeron_t *client,
                                              struct aeron_subscription_t *subscription,
                                              const char *uri);
 
-// Not supported yet (destinations need UDP): -1.
+// Removes destination `uri` from a multi-destination subscription; poll `*async` with
+// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
+// `aeron_subscription_async_add_destination`.
 //
 // # Safety
-// Pointers NULL or valid.
+// As `aeron_subscription_async_add_destination`.
 int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
                                                 struct aeron_t *client,
                                                 struct aeron_subscription_t *subscription,
                                                 const char *uri);
 
-// Not supported yet: no destination command can be pending. -1.
+// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done,
+// -1 error; the async handle is freed on 1 and -1.
 //
 // # Safety
-// `async` NULL or valid.
+// `async` NULL or pending, polled by one thread at a time.
 int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
 
 // Sets up an empty builder. Returns 0, or -1 for NULL.

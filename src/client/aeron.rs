@@ -4,7 +4,6 @@
 #![forbid(unsafe_code)]
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
 
 use crate::client::async_add::{
     AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
@@ -28,6 +27,17 @@ const MAX_CHANNEL_LENGTH: usize = 4095;
 /// Longest counter key and label the driver stores (`counters.md` §3).
 const MAX_KEY_LENGTH: usize = 112;
 const MAX_LABEL_LENGTH: usize = 380;
+
+/// Rejects a channel URI the driver would not take (empty or too long).
+pub(crate) fn check_channel(channel: &str) -> Result<()> {
+    if channel.is_empty() || channel.len() > MAX_CHANNEL_LENGTH {
+        return Err(Error::invalid_argument(format!(
+            "channel length {} must be 1..={MAX_CHANNEL_LENGTH}",
+            channel.len()
+        )));
+    }
+    Ok(())
+}
 
 /// How the conductor runs.
 enum ConductorDriver {
@@ -162,13 +172,7 @@ impl Aeron {
     }
 
     fn check_channel(channel: &str) -> Result<()> {
-        if channel.is_empty() || channel.len() > MAX_CHANNEL_LENGTH {
-            return Err(Error::invalid_argument(format!(
-                "channel length {} must be 1..={MAX_CHANNEL_LENGTH}",
-                channel.len()
-            )));
-        }
-        Ok(())
+        check_channel(channel)
     }
 
     fn check_counter(key: &[u8], label: &str) -> Result<()> {
@@ -394,17 +398,10 @@ impl Aeron {
         self.await_completion(|| pending.poll())
     }
 
-    /// Polls until done. The conductor's registration deadline (the driver timeout) bounds
-    /// the wait; the duty cycles run here too, so responses are picked up without waiting
-    /// for the conductor thread's idle sleep (and in invoker mode at all).
-    fn await_completion<T>(&self, mut poll: impl FnMut() -> Result<Option<T>>) -> Result<T> {
-        loop {
-            if let Some(resource) = poll()? {
-                return Ok(resource);
-            }
-            self.handle.do_work();
-            std::thread::sleep(Duration::from_millis(1));
-        }
+    /// Polls until done, bounded by the driver timeout (see
+    /// [`ConductorHandle::await_completion`]).
+    fn await_completion<T>(&self, poll: impl FnMut() -> Result<Option<T>>) -> Result<T> {
+        self.handle.await_completion(poll)
     }
 }
 

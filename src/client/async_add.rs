@@ -14,14 +14,19 @@ use crate::client::subscription::Subscription;
 use crate::util::error::{Error, Result};
 
 /// The registration an async handle waits on.
-struct PendingRegistration {
-    client: Arc<ConductorHandle>,
-    registration_id: i64,
-    done: bool,
+pub(crate) struct PendingRegistration {
+    pub client: Arc<ConductorHandle>,
+    pub registration_id: i64,
+    pub done: bool,
 }
 
 impl PendingRegistration {
-    fn poll(&mut self) -> Result<Option<Resource>> {
+    pub fn new(client: Arc<ConductorHandle>, registration_id: i64) -> Self {
+        Self { client, registration_id, done: false }
+    }
+
+    /// `None` while the driver has not answered; the resource or the error once.
+    pub fn poll(&mut self) -> Result<Option<Resource>> {
         if self.done {
             return Err(Error::illegal_state(format!(
                 "registration {} already completed",
@@ -35,7 +40,7 @@ impl PendingRegistration {
     }
 
     /// Gives back a resource of the wrong kind (a client bug, never the driver's answer).
-    fn unexpected(&self, resource: Resource) -> Error {
+    pub fn unexpected(&self, resource: Resource) -> Error {
         let id = self.registration_id;
         self.client.with(|c| c.release_resource(id, resource));
         Error::illegal_state(format!("registration {id} completed with a different resource kind"))
@@ -65,7 +70,7 @@ macro_rules! async_add {
 
         impl $name {
             pub(crate) fn new(client: Arc<ConductorHandle>, registration_id: i64) -> Self {
-                Self { pending: PendingRegistration { client, registration_id, done: false } }
+                Self { pending: PendingRegistration::new(client, registration_id) }
             }
 
             /// The ADD command's correlation id: the resource's registration id.

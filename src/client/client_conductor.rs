@@ -41,7 +41,7 @@ pub(crate) enum Resource {
     ExclusivePublication(Arc<PublicationCore>),
     Subscription(Arc<SubscriptionState>),
     Counter(Arc<CounterState>),
-    /// ON_OPERATION_SUCCESS for a command that makes nothing (REJECT_IMAGE).
+    /// ON_OPERATION_SUCCESS for a command that makes nothing (REJECT_IMAGE, destinations).
     Acknowledged,
 }
 
@@ -63,6 +63,9 @@ pub(crate) enum RegistrationKind {
     },
     /// REJECT_IMAGE, answered with ON_OPERATION_SUCCESS or ON_ERROR.
     RejectImage,
+    /// A destination command (its name, e.g. ADD_DESTINATION), answered with
+    /// ON_OPERATION_SUCCESS or ON_ERROR.
+    Destination(&'static str),
 }
 
 impl RegistrationKind {
@@ -74,6 +77,7 @@ impl RegistrationKind {
             Self::Counter => "ADD_COUNTER",
             Self::StaticCounter { .. } => "ADD_STATIC_COUNTER",
             Self::RejectImage => "REJECT_IMAGE",
+            Self::Destination(command) => command,
         }
     }
 }

@@ -60,6 +60,20 @@ impl ConductorHandle {
         self.with(|c| c.do_work())
     }
 
+    /// Calls `poll` until it gives a value or an error. The conductor fails a registration
+    /// the driver did not answer within the driver timeout, which bounds the wait; duty
+    /// cycles run here too, so answers are picked up without waiting for the conductor
+    /// thread's idle sleep (and in invoker mode at all).
+    pub fn await_completion<T>(&self, mut poll: impl FnMut() -> Result<Option<T>>) -> Result<T> {
+        loop {
+            if let Some(value) = poll()? {
+                return Ok(value);
+            }
+            self.do_work();
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     pub fn is_closed(&self) -> bool {
         self.lock().is_closed()
     }

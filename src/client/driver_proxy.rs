@@ -3,8 +3,9 @@
 #![forbid(unsafe_code)]
 
 use crate::command::{
-    Command, CorrelatedMessage, CounterMessage, PublicationMessage, RejectImageMessage, RemoveMessage,
-    StaticCounterMessage, SubscriptionMessage, TerminateDriverMessage,
+    Command, CorrelatedMessage, CounterMessage, DestinationByIdMessage, DestinationMessage,
+    PublicationMessage, RejectImageMessage, RemoveMessage, StaticCounterMessage, SubscriptionMessage,
+    TerminateDriverMessage,
 };
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::util::error::{CLIENT_ERROR_BUFFER_FULL, Error, Result};
@@ -128,6 +129,41 @@ impl DriverProxy {
         Ok(correlation_id)
     }
 
+    /// A destination command with a channel (ADD_/REMOVE_DESTINATION for publication
+    /// `registration_id`, ADD_/REMOVE_RCV_DESTINATION for a subscription), made by `make`.
+    /// The correlation id returned is, for an add, the destination's registration id.
+    pub fn destination<'a>(
+        &self,
+        make: impl FnOnce(DestinationMessage<'a>) -> Command<'a>,
+        registration_id: i64,
+        channel: &'a str,
+    ) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        let message = DestinationMessage {
+            correlated: self.correlated(correlation_id),
+            registration_id,
+            channel: channel.as_bytes(),
+        };
+        self.write(&make(message))?;
+        Ok(correlation_id)
+    }
+
+    /// REMOVE_DESTINATION_BY_ID: the destination of publication `resource_registration_id`
+    /// that the ADD_DESTINATION with correlation id `destination_registration_id` added.
+    pub fn remove_destination_by_id(
+        &self,
+        resource_registration_id: i64,
+        destination_registration_id: i64,
+    ) -> Result<i64> {
+        let correlation_id = self.next_correlation_id();
+        self.write(&Command::RemoveDestinationById(DestinationByIdMessage {
+            correlated: self.correlated(correlation_id),
+            resource_registration_id,
+            destination_registration_id,
+        }))?;
+        Ok(correlation_id)
+    }
+
     pub fn remove_counter(&self, registration_id: i64) -> Result<i64> {
         let (correlation_id, message) = self.remove_message(registration_id);
         self.write(&Command::RemoveCounter(message))?;
@@ -173,5 +209,67 @@ impl DriverProxy {
             CLIENT_ERROR_BUFFER_FULL,
             format!("could not write {} command: to-driver ring buffer full", command.name()),
         ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CHANNEL: &str = "aeron:udp?endpoint=127.0.0.1:40001";
+
+    /// A proxy for client 77 and a second view of its ring buffer to read the commands.
+    fn proxy() -> (DriverProxy, ManyToOneRingBuffer) {
+        let to_driver = ManyToOneRingBuffer::with_capacity(4096).unwrap();
+        let reader = ManyToOneRingBuffer::new(to_driver.buffer().clone()).unwrap();
+        (DriverProxy::new(to_driver, 77), reader)
+    }
+
+    fn written(reader: &ManyToOneRingBuffer) -> Vec<(i32, Vec<u8>)> {
+        let mut records = Vec::new();
+        reader.read(|type_id, body| records.push((type_id, body.to_vec())), 16).unwrap();
+        records
+    }
+
+    #[test]
+    fn destination_commands_name_the_resource_and_the_channel() {
+        let (proxy, reader) = proxy();
+        let add = proxy.destination(Command::AddDestination, 5, CHANNEL).unwrap();
+        let remove = proxy.destination(Command::RemoveRcvDestination, 6, CHANNEL).unwrap();
+        assert!(remove > add, "fresh correlation ids");
+        let records = written(&reader);
+        // Aeron: ADD_DESTINATION 0x07, REMOVE_RCV_DESTINATION 0x0D; 28 B + channel.
+        assert_eq!([records[0].0, records[1].0], [0x07, 0x0D]);
+        assert!(records.iter().all(|(_, body)| body.len() == 28 + CHANNEL.len()));
+        match Command::decode(records[0].0, &records[0].1).unwrap() {
+            Command::AddDestination(m) => {
+                assert_eq!(m.correlated, CorrelatedMessage::new(77, add));
+                assert_eq!(m.registration_id, 5);
+                assert_eq!(m.channel, CHANNEL.as_bytes());
+            }
+            other => panic!("{}", other.name()),
+        }
+        match Command::decode(records[1].0, &records[1].1).unwrap() {
+            Command::RemoveRcvDestination(m) => {
+                assert_eq!((m.correlated.correlation_id, m.registration_id), (remove, 6))
+            }
+            other => panic!("{}", other.name()),
+        }
+    }
+
+    #[test]
+    fn remove_destination_by_id_carries_the_destination_id() {
+        let (proxy, reader) = proxy();
+        let correlation_id = proxy.remove_destination_by_id(5, 1234).unwrap();
+        let records = written(&reader);
+        // Aeron: REMOVE_DESTINATION_BY_ID 0x11, 32 B.
+        assert_eq!((records[0].0, records[0].1.len()), (0x11, 32));
+        match Command::decode(records[0].0, &records[0].1).unwrap() {
+            Command::RemoveDestinationById(m) => {
+                assert_eq!(m.correlated, CorrelatedMessage::new(77, correlation_id));
+                assert_eq!((m.resource_registration_id, m.destination_registration_id), (5, 1234));
+            }
+            other => panic!("{}", other.name()),
+        }
     }
 }

@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
+use crate::client::destination::{AsyncDestination, DestinationCommand, Destinations};
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
@@ -335,6 +336,46 @@ impl ExclusivePublication {
             &counters,
             self.core.info.channel_status_id,
         )
+    }
+
+    /// As [`Publication::add_destination`]: adds a destination to this multi-destination-cast
+    /// publication and waits for the driver; returns the destination's registration id.
+    pub fn add_destination(&self, endpoint_channel: &str) -> Result<i64> {
+        self.destinations().run(DestinationCommand::Add(endpoint_channel))
+    }
+
+    /// As [`Publication::remove_destination`].
+    pub fn remove_destination(&self, endpoint_channel: &str) -> Result<()> {
+        self.destinations().run(DestinationCommand::Remove(endpoint_channel)).map(drop)
+    }
+
+    /// As [`Publication::remove_destination_by_id`].
+    pub fn remove_destination_by_id(&self, destination_registration_id: i64) -> Result<()> {
+        self.destinations().run(DestinationCommand::RemoveById(destination_registration_id)).map(drop)
+    }
+
+    /// As [`Publication::async_add_destination`].
+    pub fn async_add_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
+        self.destinations().send(DestinationCommand::Add(endpoint_channel))
+    }
+
+    /// As [`Publication::async_remove_destination`].
+    pub fn async_remove_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
+        self.destinations().send(DestinationCommand::Remove(endpoint_channel))
+    }
+
+    /// As [`Publication::async_remove_destination_by_id`].
+    pub fn async_remove_destination_by_id(
+        &self,
+        destination_registration_id: i64,
+    ) -> Result<AsyncDestination> {
+        self.destinations().send(DestinationCommand::RemoveById(destination_registration_id))
+    }
+
+    /// The destination commands of this publication, usable from any thread (they touch
+    /// no writer state).
+    pub(crate) fn destinations(&self) -> Destinations {
+        Destinations::of_publication(Arc::clone(&self.client), Arc::clone(&self.core))
     }
 
     /// Stops this publication and asks the driver to release it; idempotent, done on drop.

@@ -7,9 +7,8 @@ use std::ffi::{CStr, CString};
 use std::path::Path;
 use std::sync::Weak;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::time::Duration;
 
-use crate::client::client_conductor::{RegistrationKind, Resource};
+use crate::client::client_conductor::RegistrationKind;
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::counter_value_view;
 use crate::concurrent::AtomicBuffer;
@@ -417,14 +416,8 @@ impl Image {
             c.register(id, RegistrationKind::RejectImage);
             Ok::<i64, Error>(id)
         })?;
-        loop {
-            if let Some(Resource::Acknowledged) = client.with(|c| c.poll_registration(id))? {
-                return Ok(());
-            }
-            // Responses are picked up here too, as the add commands' waits do.
-            client.do_work();
-            std::thread::sleep(Duration::from_millis(1));
-        }
+        // REJECT_IMAGE completes with an acknowledgement only: nothing to keep.
+        client.await_completion(|| Ok(client.with(|c| c.poll_registration(id))?.map(drop)))
     }
 
     pub fn subscription_registration_id(&self) -> i64 {

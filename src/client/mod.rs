@@ -15,6 +15,7 @@ mod conductor_handle;
 mod conductor_responses;
 pub mod context;
 pub mod counter;
+pub mod destination;
 mod driver_connect;
 mod driver_proxy;
 pub mod driver_termination;
@@ -34,6 +35,7 @@ pub use async_add::{
 };
 pub use context::Context;
 pub use counter::Counter;
+pub use destination::AsyncDestination;
 pub use exclusive_publication::ExclusivePublication;
 pub use image::Image;
 pub use publication::Publication;

@@ -13,12 +13,14 @@ use std::sync::{Arc, Mutex, PoisonError, Weak};
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::context::ImageHandler;
 use crate::client::counter::counter_value_view;
+use crate::client::destination::{AsyncDestination, DestinationCommand, Destinations};
 use crate::client::image::Image;
 use crate::client::publication_core::{CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_NO_ID_ALLOCATED};
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::{ControlledPollAction, Header};
 use crate::uri::ChannelUri;
 use crate::uri::keys::ENDPOINT;
+use crate::util::error::Result;
 
 /// An immutable image list.
 pub(crate) type ImageList = Arc<[Arc<Image>]>;
@@ -416,6 +418,38 @@ impl Subscription {
 
     pub fn registration_id(&self) -> i64 {
         self.state.registration_id
+    }
+
+    /// Adds `endpoint_channel` (e.g. `aeron:udp?endpoint=host:port`, or `aeron:ipc`) as a
+    /// destination of this multi-destination subscription (channel
+    /// `aeron:udp?control-mode=manual`) and waits for the driver's answer, up to the
+    /// driver timeout. Errors: the driver's refusal with its code (`Error::aeron`), a driver
+    /// timeout (`CLIENT_ERROR_DRIVER_TIMEOUT`), EPERM once this subscription or the client
+    /// closed, EINVAL for an empty or too long channel.
+    pub fn add_destination(&self, endpoint_channel: &str) -> Result<()> {
+        self.destinations().run(DestinationCommand::Add(endpoint_channel)).map(drop)
+    }
+
+    /// Removes the destination added with `endpoint_channel`, waiting as
+    /// [`add_destination`](Self::add_destination) does.
+    pub fn remove_destination(&self, endpoint_channel: &str) -> Result<()> {
+        self.destinations().run(DestinationCommand::Remove(endpoint_channel)).map(drop)
+    }
+
+    /// [`add_destination`](Self::add_destination) without waiting: poll the handle.
+    pub fn async_add_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
+        self.destinations().send(DestinationCommand::Add(endpoint_channel))
+    }
+
+    /// [`remove_destination`](Self::remove_destination) without waiting.
+    pub fn async_remove_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
+        self.destinations().send(DestinationCommand::Remove(endpoint_channel))
+    }
+
+    /// The destination commands of this subscription, usable from any thread (also while
+    /// another thread polls).
+    pub(crate) fn destinations(&self) -> Destinations {
+        Destinations::of_subscription(Arc::clone(&self.client), Arc::clone(&self.state))
     }
 
     /// Closes the subscription (its images become unavailable) and asks the driver to

@@ -4,13 +4,17 @@
 //!
 //! An add returns an async handle; poll it (one thread at a time) until it returns 1 (the
 //! resource is stored in the out pointer) or -1 (the driver's error, or a timeout). Either
-//! way the async handle is freed by that poll, as in Aeron: do not use it again.
+//! way the async handle is freed by that poll, as in Aeron: do not use it again. The
+//! destination commands (`aeron_*_async_*destination*`, in the publication and
+//! subscription modules) make async handles of the same type, polled by
+//! [`poll_destination`].
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Arc, PoisonError, Weak};
 
 use crate::client::{
     AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
+    AsyncDestination,
 };
 use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
@@ -42,10 +46,12 @@ pub type aeron_async_add_subscription_t = aeron_client_registering_resource_stct
 /// A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
 #[allow(non_camel_case_types)]
 pub type aeron_async_add_counter_t = aeron_client_registering_resource_stct;
-/// A pending destination command (not supported yet: none is ever made).
+/// A pending destination command (add, remove, remove by id) of a publication or
+/// subscription.
 #[allow(non_camel_case_types)]
 pub type aeron_async_destination_t = aeron_client_registering_resource_stct;
-/// A pending destination removal by id (not supported yet: none is ever made).
+/// A pending destination removal by id (upstream's name; the functions take
+/// `aeron_async_destination_t`, the same type).
 #[allow(non_camel_case_types)]
 pub type aeron_async_destination_by_id_t = aeron_client_registering_resource_stct;
 
@@ -55,6 +61,7 @@ enum Pending {
     ExclusivePublication(AsyncAddExclusivePublication),
     Subscription(AsyncAddSubscription, Arc<SubscriptionHandle>),
     Counter(AsyncAddCounter),
+    Destination(AsyncDestination),
 }
 
 impl Pending {
@@ -64,6 +71,7 @@ impl Pending {
             Self::ExclusivePublication(p) => p.registration_id(),
             Self::Subscription(s, _) => s.registration_id(),
             Self::Counter(c) => c.registration_id(),
+            Self::Destination(d) => d.registration_id(),
         }
     }
 }
@@ -95,28 +103,74 @@ unsafe fn publish_async(
         client: Arc::downgrade(&client.shared),
         registering: Arc::clone(&client.registering),
     };
+    let names_a_resource = !matches!(handle.pending, Pending::Destination(_));
     let raw = into_raw::<aeron_client_registering_resource_stct>(handle);
-    client
-        .registering
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .insert(registration_id, ClientData(raw.cast()));
+    if names_a_resource {
+        client
+            .registering
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(registration_id, ClientData(raw.cast()));
+    }
     // SAFETY: out is writable (contract).
     unsafe { out.write(raw) };
 }
 
+/// The end of every `aeron_*_async_*destination*` once its arguments are checked: `*out`
+/// is set to NULL, the command is sent by `send`, and its async handle is stored in
+/// `*out`. Returns 0, or `send`'s error (nothing sent, `*out` left NULL).
+///
+/// # Safety
+/// `out` non-NULL and valid for a pointer write.
+pub(crate) unsafe fn start_destination(
+    out: *mut *mut aeron_async_destination_t,
+    client: &ClientHandle,
+    send: impl FnOnce() -> Result<AsyncDestination>,
+) -> Result<c_int> {
+    // SAFETY: out is writable (contract).
+    unsafe { out.write(std::ptr::null_mut()) };
+    let pending = send()?;
+    // SAFETY: out is writable (contract).
+    unsafe { publish_async(out, Pending::Destination(pending), client) };
+    Ok(0)
+}
+
+/// Polls a destination command: 0 while pending, 1 once the driver acknowledged it, -1 for
+/// the driver's error (its code negated in `aeron_errcode()`) or a driver timeout. The
+/// async handle is freed on 1 and -1. A handle of another kind is -1 (EINVAL), not freed.
+///
+/// # Safety
+/// `r#async` NULL or a pending async handle, polled by one thread at a time.
+pub(crate) unsafe fn poll_destination(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
+    let kind = |pending: &Pending| matches!(pending, Pending::Destination(_));
+    let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
+        let Pending::Destination(command) = pending else { return Err(wrong_kind("destination command")) };
+        Ok(command.poll()?.then_some(()))
+    };
+    // SAFETY: forwarded contract.
+    unsafe { poll_async(r#async, ("destination command", kind), poll) }
+}
+
+/// Which pending kind a poll takes: its name and a test.
+type Kind = (&'static str, fn(&Pending) -> bool);
+
 /// Polls `r#async` with `poll`, which gives `Ok(None)` while pending and stores the
-/// resource when done. The async handle is freed once `poll` completes either way.
+/// resource when done. The async handle is freed once `poll` completes either way; a
+/// handle of another `kind` is refused (EINVAL) and left alone, as Aeron does.
 ///
 /// # Safety
 /// `r#async` NULL or a live async handle, polled by one thread at a time.
 unsafe fn poll_async(
     r#async: *mut aeron_client_registering_resource_stct,
+    (expected, is_kind): Kind,
     poll: impl FnOnce(&mut Pending, &Weak<ClientShared>) -> Result<Option<()>>,
 ) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle polled by this thread only (contract).
     let handle = unsafe { &mut *r#async.cast::<AsyncHandle>() };
+    if !is_kind(&handle.pending) {
+        return Err(wrong_kind(expected));
+    }
     let result = poll(&mut handle.pending, &handle.client);
     if matches!(result, Ok(None)) {
         return Ok(0);
@@ -172,6 +226,7 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_publication_poll", {
         require_non_null!(publication, "publication");
+        let kind: Kind = ("publication", |p| matches!(p, Pending::Publication(_)));
         let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
             let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
             let Some(done) = add.poll()? else { return Ok(None) };
@@ -183,7 +238,7 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
             Ok(Some(()))
         };
         // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, poll) }
+        unsafe { poll_async(r#async, kind, poll) }
     })
 }
 
@@ -224,6 +279,7 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_exclusive_publication_poll", {
         require_non_null!(publication, "publication");
+        let kind: Kind = ("exclusive publication", |p| matches!(p, Pending::ExclusivePublication(_)));
         let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
             let Pending::ExclusivePublication(add) = pending else {
                 return Err(wrong_kind("exclusive publication"));
@@ -237,7 +293,7 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
             Ok(Some(()))
         };
         // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, poll) }
+        unsafe { poll_async(r#async, kind, poll) }
     })
 }
 
@@ -298,6 +354,7 @@ pub unsafe extern "C" fn aeron_async_add_subscription_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_subscription_poll", {
         require_non_null!(subscription, "subscription");
+        let kind: Kind = ("subscription", |p| matches!(p, Pending::Subscription(..)));
         let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
             let Pending::Subscription(add, shell) = pending else { return Err(wrong_kind("subscription")) };
             let Some(done) = add.poll()? else { return Ok(None) };
@@ -310,7 +367,7 @@ pub unsafe extern "C" fn aeron_async_add_subscription_poll(
             Ok(Some(()))
         };
         // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, poll) }
+        unsafe { poll_async(r#async, kind, poll) }
     })
 }
 
@@ -406,6 +463,7 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_counter_poll", {
         require_non_null!(counter, "counter");
+        let kind: Kind = ("counter", |p| matches!(p, Pending::Counter(_)));
         let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
             let Pending::Counter(add) = pending else { return Err(wrong_kind("counter")) };
             let Some(done) = add.poll()? else { return Ok(None) };
@@ -416,7 +474,7 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
             Ok(Some(()))
         };
         // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, poll) }
+        unsafe { poll_async(r#async, kind, poll) }
     })
 }
 
@@ -488,16 +546,19 @@ pub unsafe extern "C" fn aeron_async_add_subscription_get_registration_id(
     })
 }
 
-/// Not supported yet: no destination command can be pending. -1.
+/// The correlation id of a pending destination command (-1 for NULL): for an add, the
+/// destination's registration id, which `aeron_*publication_async_remove_destination_by_id`
+/// takes; not the publication's or subscription's registration id. Not valid after its
+/// poll returned 1 or -1 (the handle is freed then).
 ///
 /// # Safety
-/// `async_destination` NULL or valid.
+/// `async_destination` NULL or pending.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_async_destination_get_registration_id(
     async_destination: *mut aeron_async_destination_t,
 ) -> i64 {
     ffi_boundary!("aeron_async_destination_get_registration_id", {
-        require_non_null!(async_destination, "async_destination");
-        Err(Error::not_supported("destinations are not supported yet"))
+        // SAFETY: forwarded contract.
+        unsafe { registration_id(async_destination) }
     })
 }

@@ -13,15 +13,18 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::ExclusivePublication;
+use crate::client::destination::{DestinationCommand, Destinations};
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
+use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
-use crate::ffi::client::{aeron_async_destination_t, aeron_t};
+use crate::ffi::c_str_arg;
+use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::publication::{
-    aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, destination_not_supported,
-    destination_poll_not_supported, message, offer_boundary, rust_supplier, with_iovecs,
+    aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, message, offer_boundary,
+    rust_supplier, with_iovecs,
 };
 use crate::util::error::Result;
 
@@ -37,6 +40,8 @@ pub(crate) struct ExclusivePublicationHandle {
     publication: UnsafeCell<ExclusivePublication>,
     constants: aeron_publication_constants_t,
     channel: CString,
+    /// The destination commands, usable from any thread (no writer state).
+    destinations: Destinations,
     client: Weak<ClientShared>,
 }
 
@@ -70,7 +75,8 @@ impl ExclusivePublicationHandle {
             publication_limit_counter_id: p.position_limit_counter_id(),
             channel_status_indicator_id: p.channel_status_indicator_id(),
         };
-        Self { publication: UnsafeCell::new(publication), constants, channel, client }
+        let destinations = publication.destinations();
+        Self { publication: UnsafeCell::new(publication), constants, channel, destinations, client }
     }
 }
 
@@ -430,10 +436,13 @@ pub unsafe extern "C" fn aeron_exclusive_publication_local_sockaddrs(
     })
 }
 
-/// Not supported yet (destinations need UDP): -1.
+/// As `aeron_publication_async_add_destination`, for an exclusive publication; poll with
+/// `aeron_exclusive_publication_async_destination_poll`. May be called from any thread,
+/// also while the publication's writer thread offers (it touches no writer state).
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
+/// `uri` NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_async_add_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -442,15 +451,20 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_add_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || h.destinations.send(DestinationCommand::Add(uri))) }
     })
 }
 
-/// Not supported yet (destinations need UDP): -1.
+/// As `aeron_publication_async_remove_destination`, for an exclusive publication.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// As `aeron_exclusive_publication_async_add_destination`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -459,15 +473,20 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || h.destinations.send(DestinationCommand::Remove(uri))) }
     })
 }
 
-/// Not supported yet (destinations need UDP): -1.
+/// As `aeron_publication_async_remove_destination_by_id`, for an exclusive publication.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination_by_id(
     r#async: *mut *mut aeron_async_destination_t,
@@ -476,20 +495,39 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination_by
     destination_registration_id: i64,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination_by_id", {
-        let _ = destination_registration_id;
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        let send = || h.destinations.send(DestinationCommand::RemoveById(destination_registration_id));
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, send) }
     })
 }
 
-/// Not supported yet: no destination command can be pending. -1.
+/// As `aeron_publication_async_destination_poll` (the same function).
 ///
 /// # Safety
-/// `async` NULL or valid.
+/// `async` NULL or pending, polled by one thread at a time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_async_destination_poll(
     r#async: *mut aeron_async_destination_t,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_destination_poll", {
-        destination_poll_not_supported(r#async)
+        // SAFETY: forwarded contract.
+        unsafe { poll_destination(r#async) }
     })
+}
+
+/// The client and exclusive publication of a destination function.
+///
+/// # Safety
+/// Both NULL or open.
+unsafe fn client_and_handle<'a>(
+    client: *mut aeron_t,
+    publication: *mut aeron_exclusive_publication_t,
+) -> Result<(&'a ClientHandle, &'a ExclusivePublicationHandle)> {
+    // SAFETY: forwarded contract.
+    let client = unsafe { client_ref(client) }?;
+    // SAFETY: forwarded contract.
+    Ok((client, unsafe { handle(publication) }?))
 }

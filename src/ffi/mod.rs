@@ -216,20 +216,19 @@ pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a
 
 // The client API of `aeronc.h`: one module per group of functions.
 //
-// Not supported yet: these functions exist with upstream's signatures, check their
-// arguments, and then fail with -1 (or NULL), `aeron_errcode()` = -AERON_ERROR_CODE_NOT_SUPPORTED
-// and an `aeron_errmsg()` saying "not supported yet", until the feature lands:
-// - destinations (multi-destination publications and subscriptions, UDP only):
-//   `aeron_publication_async_add_destination`, `aeron_publication_async_remove_destination`,
-//   `aeron_publication_async_remove_destination_by_id`, `aeron_publication_async_destination_poll`,
-//   the `aeron_exclusive_publication_async_*destination*` and
-//   `aeron_subscription_async_*destination*` equivalents, and
-//   `aeron_async_destination_get_registration_id`.
 // Differences from libaeron that stay: `aeron_image_constants` leaves `subscription` NULL
 // (an image does not know its C subscription handle; image handlers are given it);
 // closing a resource calls its `on_close_complete` on the closing thread before returning;
 // the default error handler prints without ending the process; `aeron_image_reject` waits
 // for the driver's answer (so a refusal is its -1) where libaeron only sends the command.
+// Destinations (`aeron_*_async_*destination*`): the commands name a publication by the
+// registration id of the driver's publication (`original_registration_id`, as Java's
+// blocking `Publication.addDestination` does) where libaeron sends the handle's own id,
+// which the driver does not know for a second handle of a shared publication;
+// `*_remove_destination_by_id` sends the destination id it is given (libaeron 1.47-1.48
+// writes the publication's id in that field); a closed publication or subscription is -1
+// (EPERM) at the call, where libaeron does not check; `aeron_async_destination_get_registration_id`
+// takes NULL (-1, EINVAL) where libaeron dereferences it.
 pub mod async_add;
 pub mod buffer_claim;
 pub mod client;

@@ -16,13 +16,14 @@ use std::sync::Weak;
 use crate::client::Publication;
 use crate::client::publication::PendingClaim;
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
+use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
-use crate::ffi::client::{aeron_async_destination_t, aeron_t};
+use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
-use crate::ffi::{FailureValue, boundary};
-use crate::util::error::{Error, Result};
+use crate::ffi::{FailureValue, boundary, c_str_arg};
+use crate::util::error::Result;
 
 /// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
 /// `aeron_publication_close`.
@@ -513,10 +514,18 @@ pub unsafe extern "C" fn aeron_publication_close(
     })
 }
 
-/// Not supported yet (multi-destination publications need UDP): -1.
+/// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+/// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+/// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
+/// registration id (`aeron_async_destination_get_registration_id`) is the destination's.
+/// Returns 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8
+/// (EINVAL), the publication or client closed (EPERM). The driver's refusal (e.g. a
+/// channel not in manual control mode) comes from the poll. `client` is the client the
+/// publication belongs to. May be called from any thread.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
+/// `uri` NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_async_add_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -525,15 +534,22 @@ pub unsafe extern "C" fn aeron_publication_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_add_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || h.publication.async_add_destination(uri)) }
     })
 }
 
-/// Not supported yet (multi-destination publications need UDP): -1.
+/// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+/// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+/// `aeron_publication_async_add_destination`.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// As `aeron_publication_async_add_destination`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_async_remove_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -542,15 +558,23 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || h.publication.async_remove_destination(uri)) }
     })
 }
 
-/// Not supported yet (multi-destination publications need UDP): -1.
+/// Removes the destination whose add had registration id `destination_registration_id`
+/// (see `aeron_async_destination_get_registration_id`); poll `*async` with
+/// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+/// `aeron_publication_async_add_destination`.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_async_remove_destination_by_id(
     r#async: *mut *mut aeron_async_destination_t,
@@ -559,40 +583,46 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination_by_id(
     destination_registration_id: i64,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination_by_id", {
-        let _ = destination_registration_id;
-        destination_not_supported(r#async, client, publication.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, h) = unsafe { client_and_handle(client, publication) }?;
+        let send = || h.publication.async_remove_destination_by_id(destination_registration_id);
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, send) }
     })
 }
 
-/// Not supported yet: no destination command can be pending. -1.
+/// Polls a destination command: 0 while the driver has not answered, 1 once it
+/// acknowledged, -1 for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer
+/// within the driver timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed.
+/// On 1 and -1 the async handle is freed: do not use it again. NULL, or the handle of an
+/// add, is -1 (EINVAL) and frees nothing. Any destination command's handle may be polled
+/// here (publication, exclusive publication or subscription), as in Aeron.
 ///
 /// # Safety
-/// `async` NULL or valid.
+/// `async` NULL or pending, polled by one thread at a time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_async_destination_poll(
     r#async: *mut aeron_async_destination_t,
 ) -> c_int {
-    ffi_boundary!("aeron_publication_async_destination_poll", { destination_poll_not_supported(r#async) })
+    ffi_boundary!("aeron_publication_async_destination_poll", {
+        // SAFETY: forwarded contract.
+        unsafe { poll_destination(r#async) }
+    })
 }
 
-/// The shared checks and answer of the destination functions until destinations land.
-pub(crate) fn destination_not_supported(
-    r#async: *mut *mut aeron_async_destination_t,
+/// The client and publication of a destination function.
+///
+/// # Safety
+/// Both NULL or open.
+unsafe fn client_and_handle<'a>(
     client: *mut aeron_t,
-    resource: *mut c_void,
-) -> Result<c_int> {
-    require_non_null!(r#async, "async");
-    require_non_null!(client, "client");
-    require_non_null!(resource, "publication or subscription");
-    Err(Error::not_supported(
-        "destinations are not supported yet: they need UDP channels, which this build's driver lacks",
-    ))
-}
-
-/// The answer of the destination polls until destinations land.
-pub(crate) fn destination_poll_not_supported(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
-    require_non_null!(r#async, "async");
-    Err(Error::not_supported("destinations are not supported yet"))
+    publication: *mut aeron_publication_t,
+) -> Result<(&'a ClientHandle, &'a PublicationHandle)> {
+    // SAFETY: forwarded contract.
+    let client = unsafe { client_ref(client) }?;
+    // SAFETY: forwarded contract.
+    Ok((client, unsafe { handle(publication) }?))
 }
 
 /// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as

@@ -17,9 +17,12 @@ use std::ffi::{CString, c_char, c_int, c_long, c_void};
 use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
+use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::counters::CountersReader;
-use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
+use crate::ffi::async_add::{poll_destination, start_destination};
+use crate::ffi::c_str_arg;
+use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
 use crate::ffi::header::{
@@ -30,7 +33,7 @@ use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
 use crate::ffi::local_addresses::{
     c_print_order, check_address_vec, has_wildcard_endpoint_port, write_addresses, write_parts,
 };
-use crate::ffi::publication::{aeron_iovec_t, destination_not_supported, destination_poll_not_supported};
+use crate::ffi::publication::aeron_iovec_t;
 use crate::uri::ChannelUri;
 use crate::uri::keys::ENDPOINT;
 use crate::util::error::{Error, Result};
@@ -92,6 +95,8 @@ pub(crate) struct SubscriptionHandle {
     poller: UnsafeCell<Option<Subscription>>,
     /// The client's counters, for the address queries from any thread; set with `poller`.
     counters: OnceLock<CountersReader>,
+    /// The destination commands, usable from any thread; set with `poller`.
+    destinations: OnceLock<Destinations>,
     client: Weak<ClientShared>,
 }
 
@@ -139,6 +144,7 @@ impl SubscriptionHandle {
             on_unavailable_image,
             poller: UnsafeCell::new(None),
             counters: OnceLock::new(),
+            destinations: OnceLock::new(),
             client,
         });
         let available = image_handler(&shell, on_available_image);
@@ -151,6 +157,7 @@ impl SubscriptionHandle {
     /// handed to the application, so no poller runs yet.
     pub(crate) fn complete(&self, subscription: Subscription) {
         let _ = self.counters.set(subscription.counters_reader());
+        let _ = self.destinations.set(subscription.destinations());
         // SAFETY: nobody else touches `poller` before the handle is handed out (the image
         // handlers never do), so this write is the only access.
         unsafe { *self.poller.get() = Some(subscription) };
@@ -612,10 +619,16 @@ pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
     })
 }
 
-/// Not supported yet (destinations need UDP): -1.
+/// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
+/// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+/// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns
+/// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL),
+/// the subscription or client closed (EPERM). The driver's refusal comes from the poll.
+/// May be called from any thread, also while another thread polls the subscription.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open;
+/// `uri` NULL or NUL-terminated.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_async_add_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -624,15 +637,22 @@ pub unsafe extern "C" fn aeron_subscription_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_add_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, subscription.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Add(uri))) }
     })
 }
 
-/// Not supported yet (destinations need UDP): -1.
+/// Removes destination `uri` from a multi-destination subscription; poll `*async` with
+/// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
+/// `aeron_subscription_async_add_destination`.
 ///
 /// # Safety
-/// Pointers NULL or valid.
+/// As `aeron_subscription_async_add_destination`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
     r#async: *mut *mut aeron_async_destination_t,
@@ -641,18 +661,46 @@ pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_remove_destination", {
-        require_non_null!(uri, "uri");
-        destination_not_supported(r#async, client, subscription.cast())
+        require_non_null!(r#async, "async");
+        // SAFETY: forwarded contract.
+        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
+        // SAFETY: NULL or NUL-terminated (contract).
+        let uri = unsafe { c_str_arg(uri, "uri") }?;
+        // SAFETY: async is non-NULL and writable (contract).
+        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Remove(uri))) }
     })
 }
 
-/// Not supported yet: no destination command can be pending. -1.
+/// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done,
+/// -1 error; the async handle is freed on 1 and -1.
 ///
 /// # Safety
-/// `async` NULL or valid.
+/// `async` NULL or pending, polled by one thread at a time.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_async_destination_poll(
     r#async: *mut aeron_async_destination_t,
 ) -> c_int {
-    ffi_boundary!("aeron_subscription_async_destination_poll", { destination_poll_not_supported(r#async) })
+    ffi_boundary!("aeron_subscription_async_destination_poll", {
+        // SAFETY: forwarded contract.
+        unsafe { poll_destination(r#async) }
+    })
+}
+
+/// The client and the subscription's destination commands.
+///
+/// # Safety
+/// Both NULL or open.
+unsafe fn client_and_destinations<'a>(
+    client: *mut aeron_t,
+    subscription: *mut aeron_subscription_t,
+) -> Result<(&'a ClientHandle, &'a Destinations)> {
+    // SAFETY: forwarded contract.
+    let client = unsafe { client_ref(client) }?;
+    // SAFETY: forwarded contract.
+    let h = unsafe { handle(subscription) }?;
+    let destinations = h
+        .destinations
+        .get()
+        .ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))?;
+    Ok((client, destinations))
 }
