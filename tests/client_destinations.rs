@@ -1,10 +1,10 @@
 //! Destinations from our client: multi-destination-cast publications and multi-destination
-//! subscriptions on a real Java media driver (aeron-all, `interop/java`; our driver does not
-//! do destinations yet), on loopback. Every message is checked (intact, in order, each
-//! once). The driver's answers to wrong commands are asserted exactly, as the reference for
-//! our driver. The client-side refusals (closed handles, a driver gone) run against our
-//! `aeronmd`. Without Java the Java tests skip with a message, unless
-//! `AERONRS_REQUIRE_INTEROP=1`, when they fail.
+//! subscriptions on a real Java media driver (aeron-all, `interop/java`) and on our
+//! `aeronmd`, on loopback. Every message is checked (intact, in order, each once). The Java
+//! driver's answers to wrong commands are asserted exactly, as the reference for ours. The
+//! client-side refusals (closed handles, a driver gone) run against our `aeronmd`. Without
+//! Java the Java tests skip with a message, unless `AERONRS_REQUIRE_INTEROP=1`, when they
+//! fail.
 mod client_support;
 
 use std::ops::Range;
@@ -34,6 +34,10 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 fn java_driver() -> Option<JavaDriver> {
     let liveness = format!("-Daeron.image.liveness.timeout={IMAGE_LIVENESS}");
     JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true", &liveness])
+}
+
+fn our_driver() -> RustDriver {
+    RustDriver::start(&[("AERON_IMAGE_LIVENESS_TIMEOUT", IMAGE_LIVENESS)])
 }
 
 fn free_port() -> u16 {
@@ -142,8 +146,18 @@ fn expect_code(result: Result<impl std::fmt::Debug, Error>, code: AeronErrorCode
 fn mdc_publication_sends_to_each_destination_added() {
     let _serial = serial();
     let Some(driver) = java_driver() else { return };
+    mdc_publication_sends_to_each_destination_added_on(driver.aeron_dir());
+}
+
+#[test]
+fn mdc_publication_sends_to_each_destination_added_on_aeronmd() {
+    let _serial = serial();
+    mdc_publication_sends_to_each_destination_added_on(our_driver().aeron_dir());
+}
+
+fn mdc_publication_sends_to_each_destination_added_on(aeron_dir: &std::path::Path) {
     let log = ErrorLog::default();
-    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let aeron = Aeron::connect(context(aeron_dir, &log)).expect("connect");
     let (dst1, dst2) = (unicast(free_port()), unicast(free_port()));
     let stream = 3001;
     let mut r1 = Reader::new("sub1", aeron.add_subscription(&dst1, stream).expect("sub1"));
@@ -186,8 +200,18 @@ fn mdc_publication_sends_to_each_destination_added() {
 fn mds_subscription_rebuilds_one_stream_from_each_destination() {
     let _serial = serial();
     let Some(driver) = java_driver() else { return };
+    mds_subscription_rebuilds_one_stream_from_each_destination_on(driver.aeron_dir());
+}
+
+#[test]
+fn mds_subscription_rebuilds_one_stream_from_each_destination_on_aeronmd() {
+    let _serial = serial();
+    mds_subscription_rebuilds_one_stream_from_each_destination_on(our_driver().aeron_dir());
+}
+
+fn mds_subscription_rebuilds_one_stream_from_each_destination_on(aeron_dir: &std::path::Path) {
     let log = ErrorLog::default();
-    let aeron = Aeron::connect(context(driver.aeron_dir(), &log)).expect("connect");
+    let aeron = Aeron::connect(context(aeron_dir, &log)).expect("connect");
     let (dst3, dst4) = (unicast(free_port()), unicast(free_port()));
     let stream = 3002;
     let mut reader = Reader::new("mds", aeron.add_subscription(MANUAL, stream).expect("MDS subscription"));
@@ -300,8 +324,18 @@ fn destination_errors_are_the_drivers_answers() {
 fn async_destination_commands_are_pending_until_the_driver_answers() {
     let _serial = serial();
     let Some(driver) = java_driver() else { return };
+    async_destination_commands_are_pending_until_the_driver_answers_on(driver.aeron_dir());
+}
+
+#[test]
+fn async_destination_commands_are_pending_until_the_driver_answers_on_aeronmd() {
+    let _serial = serial();
+    async_destination_commands_are_pending_until_the_driver_answers_on(our_driver().aeron_dir());
+}
+
+fn async_destination_commands_are_pending_until_the_driver_answers_on(aeron_dir: &std::path::Path) {
     let log = ErrorLog::default();
-    let mut ctx = context(driver.aeron_dir(), &log);
+    let mut ctx = context(aeron_dir, &log);
     ctx.set_use_conductor_agent_invoker(true);
     let aeron = Aeron::connect(ctx).expect("connect");
     let complete = |pending: &mut aeronrs::client::AsyncDestination| {

@@ -297,7 +297,7 @@ fn bad_channels_and_destination_commands_are_clear_errors() {
     let (_, unicast) = n.publish(&format!("aeron:udp?endpoint=127.0.0.1:{port}"));
     let id = n.client.add_destination(unicast, &format!("aeron:udp?endpoint=127.0.0.1:{}", free_port()));
     let (code, message) = error(&mut n, id);
-    assert_eq!(code, GENERIC_ERROR);
+    assert_eq!(code, INVALID_CHANNEL);
     assert!(message.contains("does not allow manual control"), "{message}");
     let (_, manual) = n.publish("aeron:udp?control-mode=manual");
     for (channel, text) in [

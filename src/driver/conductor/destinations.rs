@@ -56,8 +56,9 @@ fn check_destination_params(uri: &ChannelUri, channel: &str) -> Result<()> {
     Ok(())
 }
 
+/// INVALID_CHANNEL as Java's driver answers (Aeron C: EINVAL, a generic error).
 fn manual_control_refused(channel: &str) -> Error {
-    Error::invalid_argument(format!("channel does not allow manual control of destinations: {channel}"))
+    invalid_channel(format!("channel does not allow manual control of destinations: {channel}"))
 }
 
 impl Conductor {
