@@ -196,10 +196,10 @@ fn replayed_sender_answers_naks_like_the_c_driver() {
             retransmissions.iter().any(|r| r.number == a.number) && a.time_ns - time_ns < 1_000_000
         });
         let now = if answered_by_retransmission { answer.unwrap().time_ns } else { time_ns };
-        handler.process_timeouts(now, |_, _, _| unreachable!("no retransmit delay")).unwrap();
+        handler.process_timeouts(now, |_, _, _, _| unreachable!("no retransmit delay")).unwrap();
         let nak = Nak::new(SESSION_ID, STREAM_ID, gap.term_id, gap.term_offset, gap.length);
         let outcome = handler
-            .on_nak(&nak, TERM_LENGTH, 1408, &fc, now, |_, offset, length| {
+            .on_nak(&nak, None, TERM_LENGTH, 1408, &fc, now, |_, offset, length, _| {
                 resend_from_term(&term, offset as usize, length, 1408, |d| {
                     resent.push(d.to_vec());
                     Ok(d.len())

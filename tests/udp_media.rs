@@ -43,7 +43,7 @@ fn exchange(ip: &str, interceptors: Option<&IncomingInterceptors>) -> (Vec<i32>,
     let mut dropped = 0usize;
     let mut poll = |data: &mut Vec<i32>, control: &mut usize| {
         let outcome = poller
-            .poll(&mut buffer, |_, d, from| {
+            .poll(&mut buffer, |_, _, d, from| {
                 assert_eq!(from, sender_addr);
                 if d[6] == 1 { data.push(term_offset(d)) } else { *control += 1 }
             })
@@ -201,7 +201,7 @@ fn loopback_with_fixed_and_multi_gap_loss() {
         let mut polled = 0;
         for _ in 0..5000 {
             let outcome = poller
-                .poll(&mut buffer, |_, d, _| received.push((i32_le(&d[20..24]), term_offset(d))))
+                .poll(&mut buffer, |_, _, d, _| received.push((i32_le(&d[20..24]), term_offset(d))))
                 .unwrap();
             polled += outcome.messages;
             if polled == 1 {

@@ -283,7 +283,7 @@ fn tagged_flow_control_gates_connection_and_logs_a_malformed_tag_once() {
     let fc = MinMulticastFlowControl::tagged(42, 1, 1_000 * MS, None);
     let mut f = fixture_with(Box::new(fc));
     let status = Arc::clone(f.publication.status());
-    f.publication.send(MS).unwrap();
+    f.send(MS).unwrap();
     // 4 optional bytes: a live receiver, but not a member of group 42.
     f.status_message_of_length(40, None, 0, 32768, 0, 2 * MS);
     assert!(status.has_receivers.load(Ordering::Acquire));
@@ -308,7 +308,7 @@ fn tagged_flow_control_gates_connection_and_logs_a_malformed_tag_once() {
     // Untagged SMs keep the publication's receiver alive; the member goes silent for
     // more than the 1 s flow-control timeout and idle takes the group below its size.
     f.status_message_of_length(36, None, 0, 32768, 0, 1_000 * MS);
-    f.publication.send(1_005 * MS).unwrap();
+    f.send(1_005 * MS).unwrap();
     assert!(status.has_receivers.load(Ordering::Acquire));
     assert!(!status.has_required_receivers.load(Ordering::Acquire));
     assert!(f.conductor.next().is_none());

@@ -36,6 +36,9 @@ pub struct RoleConfig {
     pub loss_args: Option<String>,
     pub term_length: usize,
     pub connection_timeout_ms: u64,
+    /// Sender: ADD_DESTINATION of each (a manual multi-destination-cast publication).
+    /// Receiver: ADD_RCV_DESTINATION of each (a multi-destination subscription).
+    pub destinations: Vec<String>,
     /// Run the child inside this network namespace (`ip netns exec`, a host of
     /// `support/netns.rs`); `None`: in the test's own namespace.
     pub netns: Option<String>,
@@ -54,6 +57,7 @@ impl RoleConfig {
             loss_args: None,
             term_length: 16 << 20,
             connection_timeout_ms: 5000,
+            destinations: Vec::new(),
             netns: None,
         }
     }
@@ -67,7 +71,8 @@ impl RoleConfig {
             .env("AERONRS_LENGTH", self.length.to_string())
             .env("AERONRS_POLL_PAUSE_US", self.poll_pause_us.to_string())
             .env("AERONRS_TERM_LENGTH", self.term_length.to_string())
-            .env("AERONRS_CONNECTION_TIMEOUT_MS", self.connection_timeout_ms.to_string());
+            .env("AERONRS_CONNECTION_TIMEOUT_MS", self.connection_timeout_ms.to_string())
+            .env("AERONRS_DESTINATIONS", self.destinations.join(" "));
         if let Some(args) = &self.loss_args {
             cmd.env("AERONRS_LOSS_ARGS", args);
         }
@@ -91,6 +96,7 @@ impl RoleConfig {
             loss_args: std::env::var("AERONRS_LOSS_ARGS").ok(),
             term_length: var("AERONRS_TERM_LENGTH").parse().unwrap(),
             connection_timeout_ms: var("AERONRS_CONNECTION_TIMEOUT_MS").parse().unwrap(),
+            destinations: var("AERONRS_DESTINATIONS").split_whitespace().map(str::to_string).collect(),
             // The child is already wherever the parent put it.
             netns: None,
         }
@@ -213,14 +219,25 @@ fn run_sender(config: &RoleConfig) {
         &client.cnc.counters_values,
         ready.position_limit_counter_id,
     );
-    let deadline = Instant::now() + Duration::from_secs(30);
+    for destination in &config.destinations {
+        let id = client.add_destination(pub_id, destination);
+        let record = client.expect_correlated(id);
+        assert!(matches!(record.response(), Response::OperationSuccess(_)), "{:?}", record.response());
+    }
+    say("PUBLICATION");
+    let commands = stdin_lines();
+    let deadline = Instant::now() + Duration::from_secs(60);
     while !publication.is_connected() {
         assert!(Instant::now() < deadline, "sender never connected");
         keepalive.tick(&client);
+        if let Ok(line) = commands.try_recv() {
+            if line == "status" {
+                say("STATUS sent=0 connected=false");
+            }
+        }
         std::thread::sleep(Duration::from_millis(1));
     }
     say("READY");
-    let commands = stdin_lines();
     let (mut sent, mut back_pressured, mut not_connected) = (0u64, 0u64, 0u64);
     let mut stop = false;
     while !stop && (config.count == 0 || sent < config.count) {
@@ -290,6 +307,12 @@ fn run_receiver(config: &RoleConfig) {
     let sub_id = client.add_subscription(&config.channel, 1001);
     let mut keepalive = Keepalive::new(&mut client);
     client.expect_correlated(sub_id);
+    for destination in &config.destinations {
+        let id = client.add_rcv_destination(sub_id, destination);
+        let record = client.expect_correlated(id);
+        assert!(matches!(record.response(), Response::OperationSuccess(_)), "{:?}", record.response());
+    }
+    let commands = stdin_lines();
     say("READY");
     let deadline = Instant::now() + Duration::from_secs(60);
     let image = loop {
@@ -313,9 +336,32 @@ fn run_receiver(config: &RoleConfig) {
     let deadline = Instant::now() + Duration::from_secs(240);
     let mut next_expected: Option<u64> = None;
     let mut total = 0u64;
+    let receiver_counters = |c: &crate::raw_client::Cnc| {
+        format!(
+            "COUNTERS naks_sent={} invalid={} sm_sent={} overruns={} underruns={}",
+            c.system_counter(5),
+            c.system_counter(14),
+            c.system_counter(7),
+            c.system_counter(13),
+            c.system_counter(12)
+        )
+    };
+    let mut polls = 0u64;
+    // Commands meant for after the stream wait their turn.
+    let mut deferred = std::collections::VecDeque::new();
     loop {
         assert!(Instant::now() < deadline, "receiver timed out after {total} messages");
         keepalive.tick(&client);
+        polls += 1;
+        if polls % 64 == 0 {
+            while let Ok(line) = commands.try_recv() {
+                match line.as_str() {
+                    "status" => say(&format!("STATUS received={total}")),
+                    "counters" => say(&receiver_counters(&client.cnc)),
+                    _ => deferred.push_back(line),
+                }
+            }
+        }
         let fragments = image.poll(if config.poll_pause_us > 0 { 4 } else { 512 });
         for m in image.received.borrow_mut().drain(..) {
             let expected = *next_expected.get_or_insert_with(|| {
@@ -343,17 +389,14 @@ fn run_receiver(config: &RoleConfig) {
             std::thread::sleep(Duration::from_micros(config.poll_pause_us.max(100)));
         }
     }
-    let c = &client.cnc;
-    say(&format!(
-        "COUNTERS naks_sent={} invalid={} sm_sent={}",
-        c.system_counter(5),
-        c.system_counter(14),
-        c.system_counter(7)
-    ));
-    let commands = stdin_lines();
+    say(&receiver_counters(&client.cnc));
     loop {
         keepalive.tick(&client);
-        let line = match commands.recv_timeout(Duration::from_millis(100)) {
+        let next = match deferred.pop_front() {
+            Some(line) => Ok(line),
+            None => commands.recv_timeout(Duration::from_millis(100)),
+        };
+        let line = match next {
             Ok(line) => line,
             Err(mpsc::RecvTimeoutError::Timeout) => continue,
             Err(mpsc::RecvTimeoutError::Disconnected) => break,
@@ -363,6 +406,8 @@ fn run_receiver(config: &RoleConfig) {
                 client.expect("unavailable image", |r| matches!(r, Response::UnavailableImage(_)));
                 say("UNAVAILABLE");
             }
+            "status" => say(&format!("STATUS received={total}")),
+            "counters" => say(&receiver_counters(&client.cnc)),
             "exit" => break,
             _ => {}
         }

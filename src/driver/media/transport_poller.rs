@@ -34,6 +34,17 @@ pub trait TransportSet {
     fn transport(&self, index: usize) -> &UdpTransport;
 }
 
+/// A bare socket is a set of one.
+impl TransportSet for UdpTransport {
+    fn transport_count(&self) -> usize {
+        1
+    }
+
+    fn transport(&self, _index: usize) -> &UdpTransport {
+        self
+    }
+}
+
 /// What one poll did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PollOutcome {
