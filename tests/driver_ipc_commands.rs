@@ -222,20 +222,20 @@ fn errors_are_answered_and_the_driver_keeps_serving() {
         ("aeron:ipc?init-term-id=5", 1),
         ("aeron:ipc?sparse=perhaps", 1),
         ("aeron:ipc?novalue", 1),
-        ("aeron:udp?endpoint=224.0.1.1:40123", 8),
-        ("aeron:udp?endpoint=localhost:40123|control-mode=manual", 8),
+        ("aeron:udp?endpoint=224.0.1.2:40123", 11),
+        ("aeron:udp?endpoint=localhost:40123|control-mode=response", 8),
         ("aeron:udp?endpoint=bad:xx", 1),
     ] {
         let corr = client.add_publication(channel, STREAM, false);
         let (got, message) = client.expect_error(corr);
         assert_eq!(got, code, "{channel}: {message}");
     }
-    let corr = client.add_subscription("aeron:udp?endpoint=224.0.1.1:40123", STREAM);
+    let corr = client.add_subscription("aeron:udp?endpoint=224.0.1.2:40123", STREAM);
     let (code, message) = client.expect_error(corr);
-    assert_eq!(code, 8, "NOT_SUPPORTED");
-    assert!(message.contains("not supported yet"), "{message}");
-    let corr = client.add_subscription("aeron-spy:aeron:udp?endpoint=224.0.1.1:40123", STREAM);
-    assert_eq!(client.expect_error(corr).0, 8);
+    assert_eq!(code, 11, "GENERIC_ERROR, as Aeron C's EINVAL");
+    assert!(message.contains("multicast data address must be odd"), "{message}");
+    let corr = client.add_subscription("aeron-spy:aeron:udp?endpoint=224.0.1.2:40123", STREAM);
+    assert_eq!(client.expect_error(corr).0, 11);
     let corr = client.remove_counter(12345);
     assert_eq!(client.expect_error(corr).0, 5, "UNKNOWN_COUNTER");
 

@@ -166,19 +166,20 @@ fn check_aeron_stat(classpath: &str, dir: &Path) {
 /// A refused command reaches the Java client as an error, and Java's ErrorStat reads our
 /// distinct error log.
 fn check_error_stat(classpath: &str, dir: &Path) {
-    let channel = "aeron:udp?endpoint=224.0.1.1:40456";
+    // An even multicast group cannot have a control group.
+    let channel = "aeron:udp?endpoint=224.0.1.2:40456";
     let refused =
         java_command(classpath, dir, "aeronrs.interop.Interop", &["pub", channel, "1001", "1", "64"])
             .output()
             .unwrap();
-    assert!(!refused.status.success(), "a multicast publication is refused for now");
+    assert!(!refused.status.success(), "a publication on an even group is refused");
     let stderr = String::from_utf8_lossy(&refused.stderr);
-    assert!(stderr.contains("not supported yet"), "{stderr}");
+    assert!(stderr.contains("multicast data address must be odd"), "{stderr}");
     let stat = java_command(classpath, dir, "io.aeron.samples.ErrorStat", &[]).output().unwrap();
     assert!(stat.status.success());
     let text = String::from_utf8_lossy(&stat.stdout);
     assert!(text.contains("1 distinct errors observed."), "{text}");
-    assert!(text.contains("not supported yet"), "{text}");
+    assert!(text.contains("multicast data address must be odd"), "{text}");
 }
 
 fn exchange(classpath: &str, dir: &Path, channel: &str, count: u64, length: usize) {

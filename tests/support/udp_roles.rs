@@ -356,7 +356,7 @@ fn run_receiver(config: &RoleConfig) {
         if polls % 64 == 0 {
             while let Ok(line) = commands.try_recv() {
                 match line.as_str() {
-                    "status" => say(&format!("STATUS received={total}")),
+                    "status" => say(&format!("STATUS received={total} next={}", next_expected.unwrap_or(0))),
                     "counters" => say(&receiver_counters(&client.cnc)),
                     _ => deferred.push_back(line),
                 }
@@ -377,7 +377,9 @@ fn run_receiver(config: &RoleConfig) {
             next_expected = Some(expected + 1);
             total += 1;
         }
-        if config.count > 0 && total >= config.count {
+        // Done once message `count - 1` arrived: all of them for a receiver that joined
+        // at the start, the rest of them for one that joined later.
+        if config.count > 0 && next_expected.is_some_and(|next| next >= config.count) {
             say(&format!("DONE {total}"));
             break;
         }
@@ -406,7 +408,7 @@ fn run_receiver(config: &RoleConfig) {
                 client.expect("unavailable image", |r| matches!(r, Response::UnavailableImage(_)));
                 say("UNAVAILABLE");
             }
-            "status" => say(&format!("STATUS received={total}")),
+            "status" => say(&format!("STATUS received={total} next={}", next_expected.unwrap_or(0))),
             "counters" => say(&receiver_counters(&client.cnc)),
             "exit" => break,
             _ => {}
