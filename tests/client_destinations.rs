@@ -364,6 +364,8 @@ fn async_destination_commands_are_pending_until_the_driver_answers_on(aeron_dir:
     let mut remove = mdc.async_remove_destination_by_id(id).expect("send remove by id");
     assert!(remove.registration_id() > id);
     assert!(complete(&mut remove).expect("removed by id"));
+    let mut add = mdc.async_add_destination(&dst2).expect("send add");
+    assert!(complete(&mut add).expect("added"));
     let mut remove = mdc.async_remove_destination(&dst2).expect("send remove");
     assert!(complete(&mut remove).expect("removed by channel"));
 

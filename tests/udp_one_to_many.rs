@@ -37,9 +37,11 @@ fn node(tmp: &tempfile::TempDir, name: &str) -> Node {
     let dir = tmp.path().join(name);
     let mut ctx = context(&dir, ThreadingMode::Shared);
     // Half a term is how far a receiver may fall behind the fastest before max flow
-    // control leaves it behind (over-runs): room for the slower of two drivers sharing
-    // two cores with the test.
-    ctx.term_buffer_length = 4 << 20;
+    // control leaves it behind (over-runs, and NAKs beyond what can be resent): room for
+    // the slower of two drivers sharing two cores with the test. Sparse, so the logs cost
+    // only what is written.
+    ctx.term_buffer_length = 16 << 20;
+    ctx.term_buffer_sparse_file = true;
     let driver = MediaDriver::launch(ctx).unwrap();
     Node { client: RawClient::connect(&dir), _driver: driver }
 }
@@ -168,7 +170,7 @@ fn group() -> String {
 fn multicast_reaches_every_receiving_driver() {
     let tmp = tempfile::tempdir().unwrap();
     let (mut a, mut b, mut sender) = (node(&tmp, "a"), node(&tmp, "b"), node(&tmp, "pub"));
-    let channel = format!("aeron:udp?endpoint={}|interface=127.0.0.1|ttl=1", group());
+    let channel = format!("aeron:udp?endpoint={}|interface=127.0.0.1|ttl=1|so-rcvbuf=2m", group());
     let (sub_a, sub_b) = (a.subscribe(&channel), b.subscribe(&channel));
     let (publication, _) = sender.publish(&channel);
     let mut image_a = a.image(sub_a);
@@ -314,15 +316,36 @@ fn bad_channels_and_destination_commands_are_clear_errors() {
     assert_eq!(error(&mut n, id).0, UNKNOWN_PUBLICATION);
     let id = n.client.remove_destination_by_id(4242, 1);
     assert_eq!(error(&mut n, id).0, UNKNOWN_PUBLICATION);
-    // Removing a destination that was never added is not an error (Aeron C answers success).
+    // Removing a destination that was never added is an error (Aeron's drivers answer
+    // success; the caller here hears that it named the wrong one).
     let id = n.client.remove_destination(manual, "aeron:udp?endpoint=127.0.0.1:5999");
+    let (code, message) = error(&mut n, id);
+    assert_eq!(code, GENERIC_ERROR);
+    assert!(message.contains("unknown destination"), "{message}");
+    let id = n.client.remove_destination_by_id(manual, 123_456);
+    assert!(error(&mut n, id).1.contains("unknown destination registration_id=123456"));
+    let id = n.client.add_destination(manual, "aeron:udp?endpoint=127.0.0.1:5999");
     n.succeeds(id);
+    let remove = n.client.remove_destination(manual, "aeron:udp?endpoint=127.0.0.1:5999");
+    n.succeeds(remove);
+    let again = n.client.remove_destination_by_id(manual, id);
+    assert!(error(&mut n, again).1.contains("unknown destination"), "removed already");
     // Receive destinations only for manual subscriptions.
     let plain = n.subscribe(&format!("aeron:udp?endpoint=127.0.0.1:{}", free_port()));
     let id = n.client.add_rcv_destination(plain, &format!("aeron:udp?endpoint=127.0.0.1:{}", free_port()));
     assert_eq!(error(&mut n, id).0, INVALID_CHANNEL);
     let id = n.client.add_rcv_destination(9999, &format!("aeron:udp?endpoint=127.0.0.1:{}", free_port()));
     assert_eq!(error(&mut n, id).0, UNKNOWN_SUBSCRIPTION);
+    let mds = n.subscribe("aeron:udp?control-mode=manual");
+    let id = n.client.remove_rcv_destination(mds, &format!("aeron:udp?endpoint=127.0.0.1:{}", free_port()));
+    assert!(error(&mut n, id).1.contains("unknown destination"));
+    // A shared endpoint keeps the buffers it was opened with.
+    let shared = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    n.subscribe(&format!("{shared}|so-rcvbuf=256k"));
+    let id = n.client.add_subscription(&format!("{shared}|so-rcvbuf=512k"), STREAM);
+    let (code, message) = error(&mut n, id);
+    assert_eq!(code, INVALID_CHANNEL);
+    assert!(message.contains("so-rcvbuf=524288 does not match existing value of 262144"), "{message}");
     // The driver still serves a good command.
     let sub = n.subscribe(&format!("aeron:udp?endpoint={}|interface=127.0.0.1", group()));
     assert!(sub > 0);

@@ -12,8 +12,11 @@
 //!
 //! A destination channel must not set what only the endpoint may (`mtu`, `rcv-wnd`,
 //! `so-rcvbuf`, `so-sndbuf`, `response-correlation-id`) nor `control-mode=response`, and
-//! a send destination needs a UDP `endpoint` with a port. Each failure is an ON_ERROR with
-//! Aeron's code; REMOVE_DESTINATION_BY_ID answers failures with ON_ERROR as Java's driver
+//! a send destination needs a UDP `endpoint` with a port. Removing a destination the
+//! channel does not have is an error here, where Aeron's drivers answer success: the
+//! conductor knows every destination, and a caller that named the wrong one should hear
+//! of it. Each failure is an ON_ERROR with Aeron's code (Java's where Aeron C answers a
+//! bare errno); REMOVE_DESTINATION_BY_ID answers failures with ON_ERROR as Java's driver
 //! does (Aeron C's stays silent, leaving the client to time out).
 #![forbid(unsafe_code)]
 
@@ -28,7 +31,7 @@ use crate::driver::conductor::receive_endpoints::ReceiveDestinationRecord;
 use crate::driver::conductor::subscriptions::SubscriptionLink;
 use crate::driver::media::receive_destination::ReceiveDestination;
 use crate::driver::media::socket_address::{format_source_identity, resolve_host_and_port};
-use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
+use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode, same_address};
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::{CHANNEL_STATUS_ACTIVE, allocate_local_sockaddr};
 use crate::uri::keys::{
@@ -62,15 +65,15 @@ fn manual_control_refused(channel: &str) -> Error {
 }
 
 impl Conductor {
-    /// The send endpoint of network publication `registration_id`, which must allow
-    /// manual destinations.
+    /// The send endpoint of network publication `registration_id` (its id and index),
+    /// which must allow manual destinations.
     fn manual_send_endpoint(
         &self,
         client_id: i64,
         registration_id: i64,
         what: &str,
         shown: &str,
-    ) -> Result<i64> {
+    ) -> Result<(i64, usize)> {
         let publication =
             self.network_publications.iter().find(|p| p.registration_id() == registration_id).ok_or_else(
                 || {
@@ -81,14 +84,13 @@ impl Conductor {
                 },
             )?;
         let endpoint_id = publication.identity.endpoint_id;
-        let endpoint = self
+        let index = self
             .send_endpoint_index(endpoint_id)
-            .map(|i| &self.send_endpoints[i])
             .ok_or_else(|| Error::illegal_state(format!("send endpoint {endpoint_id} is gone")))?;
-        if !endpoint.is_manual() {
+        if !self.send_endpoints[index].is_manual() {
             return Err(manual_control_refused(shown));
         }
-        Ok(endpoint_id)
+        Ok((endpoint_id, index))
     }
 
     /// The address of a send destination's `endpoint`.
@@ -118,9 +120,10 @@ impl Conductor {
 
     pub(crate) fn on_add_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
         let channel = m.channel_str()?;
-        let endpoint_id =
+        let (endpoint_id, index) =
             self.manual_send_endpoint(m.correlated.client_id, m.registration_id, "add destination", channel)?;
         let address = Self::send_destination_address(channel)?;
+        self.send_endpoints[index].manual_destinations.push((m.correlated.correlation_id, address));
         self.sender_proxy.send(SenderCommand::AddDestination {
             endpoint_id,
             address,
@@ -132,13 +135,18 @@ impl Conductor {
 
     pub(crate) fn on_remove_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
         let channel = m.channel_str()?;
-        let endpoint_id = self.manual_send_endpoint(
+        let (endpoint_id, index) = self.manual_send_endpoint(
             m.correlated.client_id,
             m.registration_id,
             "remove destination",
             channel,
         )?;
         let address = Self::send_destination_address(channel)?;
+        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        let Some(i) = destinations.iter().position(|(_, a)| same_address(a, &address)) else {
+            return Err(Error::invalid_argument(format!("unknown destination: {channel}")));
+        };
+        destinations.remove(i);
         self.sender_proxy.send(SenderCommand::RemoveDestination { endpoint_id, address });
         self.proxy.on_operation_succeeded(m.correlated.correlation_id);
         Ok(())
@@ -146,12 +154,20 @@ impl Conductor {
 
     pub(crate) fn on_remove_destination_by_id(&mut self, m: &DestinationByIdMessage) -> Result<()> {
         let shown = m.resource_registration_id.to_string();
-        let endpoint_id = self.manual_send_endpoint(
+        let (endpoint_id, index) = self.manual_send_endpoint(
             m.correlated.client_id,
             m.resource_registration_id,
             "remove destination",
             &shown,
         )?;
+        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        let Some(i) = destinations.iter().position(|(id, _)| *id == m.destination_registration_id) else {
+            return Err(Error::invalid_argument(format!(
+                "unknown destination registration_id={}",
+                m.destination_registration_id
+            )));
+        };
+        destinations.remove(i);
         self.sender_proxy.send(SenderCommand::RemoveDestinationById {
             endpoint_id,
             registration_id: m.destination_registration_id,
@@ -215,6 +231,7 @@ impl Conductor {
             id: destination_id,
             canonical_form: destination.canonical_form().to_string(),
             local_sockaddr,
+            removing: false,
         });
         self.receiver_proxy.send(ReceiverCommand::AddDestination {
             endpoint_id: entry.id,
@@ -294,7 +311,14 @@ impl Conductor {
         }
         let (_, endpoint) = self.mds_subscription(m.correlated.client_id, m.registration_id)?;
         let udp = UdpChannel::parse_destination(channel)?;
-        let endpoint_id = self.receive_endpoints[endpoint].id;
+        let entry = &mut self.receive_endpoints[endpoint];
+        let record =
+            entry.destinations.iter_mut().find(|d| !d.removing && d.canonical_form == udp.canonical_form);
+        let Some(record) = record else {
+            return Err(Error::invalid_argument(format!("unknown destination: {channel}")));
+        };
+        record.removing = true;
+        let endpoint_id = entry.id;
         // The receiver closes it and answers; its counter is freed then.
         self.receiver_proxy
             .send(ReceiverCommand::RemoveDestination { endpoint_id, canonical_form: udp.canonical_form });

@@ -43,6 +43,8 @@ pub struct ReceiveDestinationRecord {
     pub id: i64,
     pub canonical_form: String,
     pub local_sockaddr: Position,
+    /// REMOVE_RCV_DESTINATION went to the receiver; freed when it answers.
+    pub removing: bool,
 }
 
 #[derive(Debug)]
@@ -52,6 +54,8 @@ pub struct ReceiveEndpointEntry {
     pub channel: UdpChannel,
     pub status: Position,
     pub destinations: Vec<ReceiveDestinationRecord>,
+    /// The socket buffer sizes its sockets were opened with (0 = OS default).
+    pub buffers: SocketBuffers,
     pub stream_refs: Vec<StreamRef>,
     pub image_ref_count: i32,
     pub closing: bool,
@@ -110,7 +114,20 @@ impl Conductor {
             )));
         }
         if let Some(index) = self.find_existing_receive_endpoint(channel)? {
-            self.receive_endpoints[index].unused_since_ns = None;
+            let endpoint = &mut self.receive_endpoints[index];
+            endpoint.unused_since_ns = None;
+            // A second subscription may not ask the shared sockets for other buffers.
+            for (key, requested, existing) in [
+                ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.buffers.so_rcvbuf),
+                ("so-sndbuf", channel.socket_sndbuf_length, endpoint.buffers.so_sndbuf),
+            ] {
+                if requested != 0 && requested != existing {
+                    return Err(invalid_channel(format!(
+                        "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
+                        endpoint.channel.original_uri, channel.original_uri
+                    )));
+                }
+            }
             return Ok(index);
         }
         let buffers = SocketBuffers {
@@ -152,6 +169,7 @@ impl Conductor {
                         id: destination.id(),
                         canonical_form: destination.canonical_form().to_string(),
                         local_sockaddr,
+                        removing: false,
                     });
                 }
                 Err(e) => {
@@ -168,6 +186,7 @@ impl Conductor {
             channel: channel.clone(),
             status,
             destinations,
+            buffers,
             stream_refs: Vec::new(),
             image_ref_count: 0,
             closing: false,

@@ -38,6 +38,8 @@ pub struct SendEndpointEntry {
     pub local_sockaddr: Position,
     /// `mdc-num-dest` of a multi-destination endpoint.
     pub num_destinations: Option<Position>,
+    /// Destinations added by command (manual control), as (registration id, address).
+    pub manual_destinations: Vec<(i64, std::net::SocketAddr)>,
     pub socket_sndbuf_length: usize,
     pub socket_rcvbuf_length: usize,
     /// The sender was told to drop it; it is not shared any more.
@@ -146,6 +148,7 @@ impl Conductor {
             status,
             local_sockaddr,
             num_destinations,
+            manual_destinations: Vec::new(),
             socket_sndbuf_length,
             socket_rcvbuf_length,
             closing: false,
