@@ -374,6 +374,31 @@ mod tests {
     }
 
     #[test]
+    fn multicast_answers_a_range_once_however_many_receivers_ask() {
+        let fc = UnicastFlowControl::max_multicast();
+        let mut h = RetransmitHandler::new(0, 10 * MS as u64, true, 16);
+        let mut sent = Sent(Vec::new());
+        // Three receivers of the group NAK the same loss within the linger: one resend.
+        assert_eq!(
+            h.on_nak(&nak(2048, 1024), None, TERM, 1408, &fc, 0, sent.record()).unwrap(),
+            NakOutcome::Resent(1024)
+        );
+        for t in [1, 2 * MS, 9 * MS] {
+            assert_eq!(
+                h.on_nak(&nak(2048, 1024), None, TERM, 1408, &fc, t, sent.record()).unwrap(),
+                NakOutcome::Duplicate
+            );
+        }
+        assert_eq!(sent.0.len(), 1);
+        // After the linger a receiver still missing it is answered again.
+        h.process_timeouts(10 * MS + 1, sent.record()).unwrap();
+        assert_eq!(
+            h.on_nak(&nak(2048, 1024), None, TERM, 1408, &fc, 11 * MS, sent.record()).unwrap(),
+            NakOutcome::Resent(1024)
+        );
+    }
+
+    #[test]
     fn delayed_retransmit_resends_after_the_delay_then_lingers() {
         let fc = UnicastFlowControl::unicast();
         let mut h = RetransmitHandler::new(MS as u64, 10 * MS as u64, true, 16);

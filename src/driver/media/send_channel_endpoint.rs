@@ -278,3 +278,98 @@ pub fn dispatch_control_frame(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, Instant};
+
+    fn settings(default_multicast_ttl: u8) -> SendEndpointSettings {
+        SendEndpointSettings {
+            buffers: SocketBuffers::default(),
+            connect: true,
+            default_multicast_ttl,
+            num_destinations: None,
+        }
+    }
+
+    fn receive(socket: &std::net::UdpSocket) -> Option<Vec<u8>> {
+        let mut buffer = [0u8; 64];
+        socket.set_read_timeout(Some(Duration::from_millis(200))).unwrap();
+        socket.recv(&mut buffer).ok().map(|n| buffer[..n].to_vec())
+    }
+
+    #[test]
+    fn multicast_ttl_is_the_channels_else_the_drivers() {
+        let port = std::net::UdpSocket::bind("0.0.0.0:0").unwrap().local_addr().unwrap().port();
+        let channel = |extra: &str| {
+            UdpChannel::parse(&format!("aeron:udp?endpoint=239.255.78.1:{port}|interface=127.0.0.1{extra}"))
+                .unwrap()
+        };
+        let by_driver = SendChannelEndpoint::open(1, &channel(""), settings(5)).unwrap();
+        assert_eq!(by_driver.transport().multicast_ttl().unwrap(), 5);
+        assert!(!by_driver.is_unicast());
+        let by_channel = SendChannelEndpoint::open(2, &channel("|ttl=9"), settings(5)).unwrap();
+        assert_eq!(by_channel.transport().multicast_ttl().unwrap(), 9);
+        // Bound to the control group's port on the wildcard address, as Aeron reports it.
+        assert_eq!(by_channel.local_addr(), SocketAddr::from(([0, 0, 0, 0], port)));
+    }
+
+    #[test]
+    fn manual_mdc_sends_to_every_destination_and_a_resend_to_one() {
+        let a = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let b = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let channel = UdpChannel::parse("aeron:udp?control-mode=manual|interface=127.0.0.1").unwrap();
+        let mut endpoint = SendChannelEndpoint::open(1, &channel, settings(0)).unwrap();
+        assert!(!endpoint.is_unicast());
+        let tracker = endpoint.destination_tracker_mut().unwrap();
+        tracker.add_manual(a.local_addr().unwrap(), 10, 0);
+        tracker.add_manual(b.local_addr().unwrap(), 11, 0);
+        assert_eq!(endpoint.destination_additions(), 2);
+        assert_eq!(endpoint.send(b"to all").unwrap(), 6);
+        assert_eq!((receive(&a).unwrap(), receive(&b).unwrap()), (b"to all".to_vec(), b"to all".to_vec()));
+        assert_eq!(endpoint.send_to(b"to a", Some(a.local_addr().unwrap())).unwrap(), 4);
+        assert_eq!(receive(&a).unwrap(), b"to a");
+        let deadline = Instant::now() + Duration::from_millis(300);
+        while Instant::now() < deadline {
+            assert_eq!(receive(&b), None, "a resend for a alone reached b");
+        }
+    }
+
+    #[test]
+    fn dynamic_mdc_learns_receivers_from_status_messages() {
+        use crate::concurrent::AtomicBuffer;
+        use crate::concurrent::counters::CountersManager;
+        use crate::protocol::status_message::StatusMessage;
+        let values = AtomicBuffer::alloc(64 * 128);
+        let mut manager = CountersManager::new(AtomicBuffer::alloc(64 * 512), values, 0).unwrap();
+        let counters = SystemCounters::allocate(&mut manager, 0).unwrap();
+        let channel = UdpChannel::parse("aeron:udp?control=127.0.0.1:0|control-mode=dynamic").unwrap();
+        let mut endpoint = SendChannelEndpoint::open(1, &channel, settings(0)).unwrap();
+        let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        let sm = StatusMessage::setup_elicitation(0, 0, 77, None);
+        let mut frame = [0u8; 44];
+        let length = sm.encode(&mut frame).unwrap();
+        let source = receiver.local_addr().unwrap();
+        dispatch_control_frame(&mut endpoint, &frame[..length], source, &mut [], &counters, 0).unwrap();
+        let tracker = endpoint.destination_tracker().unwrap();
+        assert_eq!(tracker.len(), 1);
+        assert_eq!(
+            (tracker.destinations()[0].address, tracker.destinations()[0].receiver_id),
+            (source, Some(77))
+        );
+        assert_eq!(counters.value(SystemCounterId::StatusMessagesReceived), 1);
+        endpoint.send(b"data").unwrap();
+        assert_eq!(receive(&receiver).unwrap(), b"data");
+        // Silent for the destination timeout: dropped.
+        assert_eq!(
+            endpoint
+                .remove_inactive_destinations(super::super::destination_tracker::DESTINATION_TIMEOUT_NS + 1),
+            1
+        );
+        // A truncated SM is an invalid packet, not a destination.
+        dispatch_control_frame(&mut endpoint, &frame[..20], source, &mut [], &counters, 0).unwrap();
+        assert_eq!(counters.value(SystemCounterId::InvalidPackets), 1);
+        assert!(endpoint.destination_tracker().unwrap().is_empty());
+    }
+}
