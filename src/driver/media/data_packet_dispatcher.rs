@@ -13,6 +13,8 @@
 //! sessions, and nothing is allocated per packet.
 #![forbid(unsafe_code)]
 
+use std::net::IpAddr;
+
 use crate::driver::publication_image::PublicationImage;
 
 /// A session of a subscribed stream, by state.
@@ -26,6 +28,8 @@ pub enum SessionState {
 pub struct SessionEntry {
     pub session_id: i32,
     pub state: SessionState,
+    /// The host whose SETUP is making (or made) the image, for the per-source limit.
+    pub source_ip: Option<IpAddr>,
 }
 
 /// Interest in one stream id: all sessions, or only some.
@@ -53,7 +57,15 @@ impl StreamInterest {
     pub fn set_state(&mut self, session_id: i32, state: SessionState) {
         match self.session(session_id) {
             Some(entry) => entry.state = state,
-            None => self.sessions.push(SessionEntry { session_id, state }),
+            None => self.sessions.push(SessionEntry { session_id, state, source_ip: None }),
+        }
+    }
+
+    /// A SETUP from `source_ip` is having its image built.
+    pub fn set_building(&mut self, session_id: i32, source_ip: IpAddr) {
+        self.set_state(session_id, SessionState::InitInProgress);
+        if let Some(entry) = self.session(session_id) {
+            entry.source_ip = Some(source_ip);
         }
     }
 
@@ -82,6 +94,19 @@ impl DataPacketDispatcher {
 
     pub fn has_subscriptions(&self) -> bool {
         !self.streams.is_empty()
+    }
+
+    /// Images this endpoint has or is building, in all and from `source_ip`.
+    pub fn image_load(&self, source_ip: IpAddr) -> (usize, usize) {
+        let mut all = self.detached.len();
+        let mut from_source = 0;
+        for entry in self.streams.iter().flat_map(|s| &s.sessions) {
+            if matches!(entry.state, SessionState::Active(_) | SessionState::InitInProgress) {
+                all += 1;
+                from_source += usize::from(entry.source_ip == Some(source_ip));
+            }
+        }
+        (all, from_source)
     }
 
     /// Subscription to every session of `stream_id` (or only `session_id`).

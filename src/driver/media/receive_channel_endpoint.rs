@@ -66,6 +66,9 @@ pub struct ReceiveEndpointSettings {
     pub stream_session_limit: usize,
     /// `AERON_SOCKET_MULTICAST_TTL`.
     pub default_multicast_ttl: u8,
+    /// `AERONRS_MAX_IMAGES_PER_ENDPOINT` / `AERONRS_MAX_IMAGES_PER_SOURCE`.
+    pub max_images: usize,
+    pub max_images_per_source: usize,
 }
 
 pub struct ReceiveChannelEndpoint {
@@ -75,6 +78,10 @@ pub struct ReceiveChannelEndpoint {
     receiver_id: i64,
     group_tag: Option<i64>,
     stream_session_limit: usize,
+    max_images: usize,
+    max_images_per_source: usize,
+    /// A SETUP was refused for a limit: the error log has heard of it.
+    reported_image_limit: bool,
     /// When destinations with a `control` address next announce themselves.
     next_control_announcement_ns: i64,
 }
@@ -109,6 +116,9 @@ impl ReceiveChannelEndpoint {
             receiver_id: settings.receiver_id,
             group_tag: settings.group_tag,
             stream_session_limit: settings.stream_session_limit,
+            max_images: settings.max_images,
+            max_images_per_source: settings.max_images_per_source,
+            reported_image_limit: false,
             next_control_announcement_ns: 0,
         })
     }
@@ -250,17 +260,11 @@ impl ReceiveChannelEndpoint {
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let session_id = setup.session_id();
-        let limit = self.stream_session_limit;
         let endpoint_id = self.id;
         let d = &self.destinations.0[destination];
         let ttl_asymmetry = d.is_multicast() && i32::from(d.multicast_ttl()) < setup.ttl();
         let Some(stream) = self.dispatcher.stream(setup.stream_id()) else { return Ok(()) };
-        if stream.image_count() >= limit {
-            return Err(Error::invalid_argument(format!(
-                "exceeded session limit, stream-id={}",
-                setup.stream_id()
-            )));
-        }
+        let at_session_limit = stream.image_count() >= self.stream_session_limit;
         let create = match stream.session(session_id) {
             Some(entry) => match &mut entry.state {
                 SessionState::Active(image) => {
@@ -277,8 +281,23 @@ impl ReceiveChannelEndpoint {
             },
             None => stream.wants_session(session_id),
         };
-        if create {
-            stream.set_state(session_id, SessionState::InitInProgress);
+        if !create {
+            return Ok(());
+        }
+        if let Some(limit) = self.image_limit_reached(at_session_limit, source) {
+            // Refused, as invalid input: counted each time, reported once per endpoint.
+            ctx.counters.increment(SystemCounterId::InvalidPackets);
+            if !self.reported_image_limit {
+                self.reported_image_limit = true;
+                ctx.to_conductor.send(ConductorCommand::Error(Error::invalid_argument(format!(
+                    "receive endpoint {endpoint_id}: SETUP for stream-id={} session-id={session_id} from {source} refused: {limit} (further refusals are counted as invalid packets)",
+                    setup.stream_id()
+                ))));
+            }
+            return Ok(());
+        }
+        if let Some(stream) = self.dispatcher.stream(setup.stream_id()) {
+            stream.set_building(session_id, source.ip());
             ctx.to_conductor.send(ConductorCommand::CreateImage(CreateImageRequest {
                 endpoint_id,
                 session_id,
@@ -295,6 +314,27 @@ impl ReceiveChannelEndpoint {
             }));
         }
         Ok(())
+    }
+
+    /// Which limit a new image from `source` would exceed, if any: the stream's session
+    /// limit (`AERON_DRIVER_STREAM_SESSION_LIMIT`), or the endpoint's or one source's share
+    /// of images (`AERONRS_MAX_IMAGES_PER_ENDPOINT`, `AERONRS_MAX_IMAGES_PER_SOURCE`).
+    fn image_limit_reached(&self, at_session_limit: bool, source: SocketAddr) -> Option<String> {
+        if at_session_limit {
+            return Some(format!("stream session limit of {} reached", self.stream_session_limit));
+        }
+        let (all, from_source) = self.dispatcher.image_load(source.ip());
+        if all >= self.max_images {
+            Some(format!("endpoint image limit of {} reached", self.max_images))
+        } else if from_source >= self.max_images_per_source {
+            Some(format!(
+                "per-source image limit of {} reached for {}",
+                self.max_images_per_source,
+                source.ip()
+            ))
+        } else {
+            None
+        }
     }
 
     fn on_rttm(

@@ -54,6 +54,8 @@ impl ReceiverHarness {
             group_tag: None,
             stream_session_limit: 16,
             default_multicast_ttl: 0,
+            max_images: 16,
+            max_images_per_source: 16,
         };
         let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings)?;
         endpoint.dispatcher().add_subscription(STREAM_ID, None);
