@@ -25,6 +25,7 @@ use crate::driver::flow_control::receiver_window::check_mtu_within_window;
 use crate::driver::image_status::ImageStatus;
 use crate::driver::loss::{FeedbackDelay, LossDetector};
 use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::udp_channel::UdpControlMode;
 use crate::driver::position_counters::{Position, allocate_stream_counter, free_counter};
 use crate::driver::publication_image::{FrameSource, PublicationImage, PublicationImageConfig};
 use crate::logbuffer::LogBuffers;
@@ -190,9 +191,13 @@ impl Conductor {
         let path = image_log_path(&self.ctx.aeron_dir, correlation_id);
         let allocation = if params.common.is_sparse { Allocation::Sparse } else { Allocation::PreTouch };
         let log_buffers = LogBuffers::create(&path, term_length, self.ctx.file_page_size, allocation)?;
-        let is_multicast_channel = self
-            .receive_endpoint_index(request.endpoint_id)
-            .is_some_and(|i| self.receive_endpoints[i].channel.is_multicast);
+        let endpoint_channel =
+            self.receive_endpoint_index(request.endpoint_id).map(|i| &self.receive_endpoints[i].channel);
+        let is_multicast_channel = endpoint_channel.is_some_and(|c| c.is_multicast);
+        // A multi-destination subscription hears its senders through several sockets (and
+        // may have multicast destinations): Aeron's rules, no pinning.
+        let is_multi_destination_channel =
+            endpoint_channel.is_some_and(|c| c.control_mode == UdpControlMode::Manual);
         let treat_as_multicast = params.treat_as_multicast(request.flags, is_multicast_channel);
         init_image_metadata(
             &log_buffers,
@@ -245,7 +250,10 @@ impl Conductor {
                 source: FrameSource {
                     destination_id: request.destination_id,
                     control_address: request.control_address,
+                    address: request.source_address,
                 },
+                pinned_source: (!is_multicast_channel && !is_multi_destination_channel)
+                    .then_some(request.source_address),
                 initial_position,
                 sm_timeout_ns,
                 liveness_timeout_ns,

@@ -173,7 +173,11 @@ impl ReceiveChannelEndpoint {
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let Some(d) = self.destinations.0.get(destination) else { return Ok(()) };
-        let from = FrameSource { destination_id: d.id(), control_address: d.control_address_for(source) };
+        let from = FrameSource {
+            destination_id: d.id(),
+            control_address: d.control_address_for(source),
+            address: source,
+        };
         let Ok(header) = FrameHeader::parse(datagram) else {
             ctx.counters.increment(SystemCounterId::InvalidPackets);
             return Ok(());
