@@ -39,6 +39,9 @@ pub struct RoleConfig {
     /// Sender: ADD_DESTINATION of each (a manual multi-destination-cast publication).
     /// Receiver: ADD_RCV_DESTINATION of each (a multi-destination subscription).
     pub destinations: Vec<String>,
+    /// Sender: after `READY`, wait for `go` on stdin before offering (e.g. until every
+    /// receiver of a dynamic MDC publication has been discovered).
+    pub hold: bool,
     /// Run the child inside this network namespace (`ip netns exec`, a host of
     /// `support/netns.rs`); `None`: in the test's own namespace.
     pub netns: Option<String>,
@@ -58,6 +61,7 @@ impl RoleConfig {
             term_length: 16 << 20,
             connection_timeout_ms: 5000,
             destinations: Vec::new(),
+            hold: false,
             netns: None,
         }
     }
@@ -72,7 +76,8 @@ impl RoleConfig {
             .env("AERONRS_POLL_PAUSE_US", self.poll_pause_us.to_string())
             .env("AERONRS_TERM_LENGTH", self.term_length.to_string())
             .env("AERONRS_CONNECTION_TIMEOUT_MS", self.connection_timeout_ms.to_string())
-            .env("AERONRS_DESTINATIONS", self.destinations.join(" "));
+            .env("AERONRS_DESTINATIONS", self.destinations.join(" "))
+            .env("AERONRS_HOLD", if self.hold { "1" } else { "0" });
         if let Some(args) = &self.loss_args {
             cmd.env("AERONRS_LOSS_ARGS", args);
         }
@@ -97,6 +102,7 @@ impl RoleConfig {
             term_length: var("AERONRS_TERM_LENGTH").parse().unwrap(),
             connection_timeout_ms: var("AERONRS_CONNECTION_TIMEOUT_MS").parse().unwrap(),
             destinations: var("AERONRS_DESTINATIONS").split_whitespace().map(str::to_string).collect(),
+            hold: var("AERONRS_HOLD") == "1",
             // The child is already wherever the parent put it.
             netns: None,
         }
@@ -204,8 +210,8 @@ fn stdin_lines() -> mpsc::Receiver<String> {
     rx
 }
 
-/// Sender: publishes `count` messages (forever with count 0) as fast as allowed, counting
-/// back pressure; then waits for `close` (remove the publication: end of stream) and
+/// Sender: publishes `count` messages (forever with count 0) as fast as allowed (with `hold`,
+/// from the `go` command on), counting back pressure; then waits for `close` (remove the publication: end of stream) and
 /// `exit`. Prints `READY`, `SENT <n> bpe=<back-pressured offers> nc=<not connected>`.
 fn run_sender(config: &RoleConfig) {
     let mut driver = MediaDriver::launch(config.driver_context()).unwrap();
@@ -238,6 +244,17 @@ fn run_sender(config: &RoleConfig) {
         std::thread::sleep(Duration::from_millis(1));
     }
     say("READY");
+    while config.hold {
+        keepalive.tick(&client);
+        match commands.recv_timeout(Duration::from_millis(100)) {
+            Ok(line) if line == "go" => break,
+            Ok(line) if line == "status" => {
+                say(&format!("STATUS sent=0 connected={}", publication.is_connected()))
+            }
+            Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("stdin closed before go"),
+        }
+    }
     let (mut sent, mut back_pressured, mut not_connected) = (0u64, 0u64, 0u64);
     let mut stop = false;
     while !stop && (config.count == 0 || sent < config.count) {
