@@ -35,7 +35,7 @@ use aeronrs::concurrent::counters::type_ids::{
 use aeronrs::driver::ThreadingMode;
 use netns::{Host, NetOptions, SimNetwork};
 use raw_client::Cnc;
-use udp_roles::{Proc, RoleConfig};
+use udp_roles::{Proc, RoleConfig, field};
 
 /// The test the children of our side run as.
 const ENTRY: &str = "child_role";
@@ -88,20 +88,18 @@ impl Lab {
         self.tmp.path().join(format!("h{i}-{what}-{n}"))
     }
 
-    /// Starts Java's media driver on host `i`.
-    fn java_host(&self, i: usize) -> JavaHost {
-        let dir = self.dir(i, "java");
-        let cmd =
-            java_procs::interop_command(Some(self.host(i).name()), &self.classpath, &dir, &[], &["driver"]);
-        let driver = Proc::spawn_command(format!("java driver in host {i}"), cmd);
-        driver.expect("READY", JVM);
-        JavaHost {
-            index: i,
-            netns: self.host(i).name().to_string(),
-            classpath: self.classpath.clone(),
-            dir,
-            _driver: driver,
-        }
+    /// Starts Java's media driver on each of `hosts`, all JVMs at once.
+    fn java_hosts<const N: usize>(&self, hosts: [usize; N]) -> [JavaHost; N] {
+        let java = hosts.map(|i| {
+            let dir = self.dir(i, "java");
+            let host = self.host(i).name();
+            let cmd = java_procs::interop_command(Some(host), &self.classpath, &dir, &[], &["driver"]);
+            let driver = Proc::spawn_command(format!("java driver in host {i}"), cmd);
+            let (netns, classpath) = (host.to_string(), self.classpath.clone());
+            JavaHost { index: i, netns, classpath, dir, driver }
+        });
+        ready(java.iter().map(|j| &j.driver));
+        java
     }
 
     /// Our receiver role on host `i` (its own driver), subscribed to `channel`: waits for its
@@ -148,7 +146,7 @@ struct JavaHost {
     classpath: String,
     dir: PathBuf,
     /// Killed on drop (and by the network's teardown).
-    _driver: Proc,
+    driver: Proc,
 }
 
 impl JavaHost {
@@ -157,12 +155,10 @@ impl JavaHost {
         Proc::spawn_command(format!("java {what} in host {}", self.index), cmd)
     }
 
-    /// `Interop sub`: waits for its `READY` (subscription registered).
+    /// `Interop sub`, starting: it prints `READY` once subscribed (see [`ready`]).
     fn subscriber(&self, channel: &str, length: usize) -> Proc {
         let (count, length) = (COUNT.to_string(), length.to_string());
-        let sub = self.interop("sub", &[], &["sub", channel, STREAM, &count, &length]);
-        sub.expect("READY", JVM);
-        sub
+        self.interop("sub", &[], &["sub", channel, STREAM, &count, &length])
     }
 
     /// `Interop pub` of `COUNT` messages, adding `destinations`; with `hold`, it offers from
@@ -179,6 +175,34 @@ impl JavaHost {
 
     fn cnc(&self) -> Cnc {
         Cnc::map(&self.dir)
+    }
+
+    /// Java's driver saw nothing of ours it could not take: no invalid packet, no error.
+    fn assert_clean(&self) {
+        let cnc = self.cnc();
+        // Aeron system counters: 14 invalid packets, 15 errors.
+        let (invalid, errors) = (cnc.system_counter(14), cnc.system_counter(15));
+        assert_eq!((invalid, errors), (0, 0), "java driver in host {}: {:?}", self.index, cnc.errors());
+        let seen: Vec<String> = [
+            (5, "naks_sent"),
+            (6, "naks_received"),
+            (11, "retransmits"),
+            (12, "underruns"),
+            (13, "overruns"),
+            (21, "ttl_asymmetry"),
+            (23, "loss_gap_fills"),
+        ]
+        .iter()
+        .map(|&(id, name)| format!("{name}={}", cnc.system_counter(id)))
+        .collect();
+        eprintln!("java driver in host {}: {}", self.index, seen.join(" "));
+    }
+}
+
+/// Waits for each JVM's `READY` (started together: they warm up in parallel).
+fn ready<'a>(procs: impl IntoIterator<Item = &'a Proc>) {
+    for p in procs {
+        p.expect("READY", JVM);
     }
 }
 
@@ -243,6 +267,7 @@ fn ours_received_all(receiver: &mut Proc, source: IpAddr) {
     receiver.expect("FIRST 0", TRANSFER);
     receiver.expect(&format!("DONE {COUNT}"), TRANSFER);
     let counters = receiver.expect("COUNTERS", SHORT);
+    assert_eq!(field(&counters, "invalid"), 0, "{}: {counters}", receiver.name);
     receiver.tell("exit");
     receiver.expect("EXITED", SHORT);
     receiver.wait_success(SHORT);
@@ -293,7 +318,7 @@ fn ipv4_multicast_from_a_java_host_to_two_of_ours_and_from_ours_to_two_java_host
     let Some((_serial, lab)) = lab(4) else { return };
     let start = Instant::now();
     let subnet = format!("{}/24", lab.net.ipv4_subnet());
-    let (java0, java1) = (lab.java_host(0), lab.java_host(1));
+    let [java0, java1] = lab.java_hosts([0, 1]);
 
     // Java publisher (interface by subnet) → our subscribers on hosts 2 (interface by address)
     // and 3 (by subnet).
@@ -318,6 +343,7 @@ fn ipv4_multicast_from_a_java_host_to_two_of_ours_and_from_ours_to_two_java_host
         java0.subscriber(&format!("aeron:udp?endpoint={group}|interface={}", ipv4(lab.host(0))), 64),
         java1.subscriber(&format!("aeron:udp?endpoint={group}|interface={subnet}"), 64),
     ];
+    ready(&subscribers);
     let channel = format!("aeron:udp?endpoint={group}|interface={}", ipv4(lab.host(2)));
     let (mut sender, _) = lab.our_sender(2, &channel, 64, &[], false);
     sender.expect("READY", TRANSFER);
@@ -326,6 +352,9 @@ fn ipv4_multicast_from_a_java_host_to_two_of_ours_and_from_ours_to_two_java_host
     }
     our_sender_done(&mut sender);
     eprintln!("java ↔ ours, IPv4 multicast: {:.1?}", start.elapsed());
+    for java in [&java0, &java1] {
+        java.assert_clean();
+    }
 }
 
 #[test]
@@ -333,7 +362,7 @@ fn ipv6_multicast_from_our_host_to_two_java_hosts_and_back() {
     let Some((_serial, lab)) = lab(4) else { return };
     let start = Instant::now();
     let prefix = format!("[{}]/64", lab.net.ipv6_subnet());
-    let (java0, java1) = (lab.java_host(0), lab.java_host(1));
+    let [java0, java1] = lab.java_hosts([0, 1]);
 
     // Ours on host 2 (interface by address) → Java on hosts 0 (by address) and 1 (by prefix),
     // on a global-scope group.
@@ -342,6 +371,7 @@ fn ipv6_multicast_from_our_host_to_two_java_hosts_and_back() {
         java0.subscriber(&format!("aeron:udp?endpoint={group}|interface={}", ipv6(lab.host(0))), 137),
         java1.subscriber(&format!("aeron:udp?endpoint={group}|interface={prefix}"), 137),
     ];
+    ready(&subscribers);
     let channel = format!("aeron:udp?endpoint={group}|interface={}", ipv6(lab.host(2)));
     let (mut sender, _) = lab.our_sender(2, &channel, 137, &[], false);
     sender.expect("READY", TRANSFER);
@@ -364,6 +394,9 @@ fn ipv6_multicast_from_our_host_to_two_java_hosts_and_back() {
     }
     java_publisher_done(&mut publisher);
     eprintln!("java ↔ ours, IPv6 multicast: {:.1?}", start.elapsed());
+    for java in [&java0, &java1] {
+        java.assert_clean();
+    }
 }
 
 // ---- multi-destination-cast -----------------------------------------------------------------
@@ -372,7 +405,7 @@ fn ipv6_multicast_from_our_host_to_two_java_hosts_and_back() {
 fn mdc_dynamic_and_manual_from_our_host_to_two_java_hosts() {
     let Some((_serial, lab)) = lab(3) else { return };
     let start = Instant::now();
-    let java = [lab.java_host(1), lab.java_host(2)];
+    let java = lab.java_hosts([1, 2]);
 
     // Dynamic: the Java receivers name our publication's control address; it learns them
     // from their status messages. It holds its first message until both are known, so each
@@ -388,6 +421,7 @@ fn mdc_dynamic_and_manual_from_our_host_to_two_java_hosts() {
             j.subscriber(&channel, 64)
         })
         .collect();
+    ready(&subscribers);
     let channel = format!("aeron:udp?control={control}|control-mode=dynamic");
     let (mut sender, dir) = lab.our_sender(0, &channel, 64, &[], true);
     sender.expect("READY", TRANSFER);
@@ -407,6 +441,7 @@ fn mdc_dynamic_and_manual_from_our_host_to_two_java_hosts() {
         .zip(&endpoints)
         .map(|(j, e)| j.subscriber(&format!("aeron:udp?endpoint={e}"), 200))
         .collect();
+    ready(&subscribers);
     let destinations: Vec<String> = endpoints.iter().map(|e| format!("aeron:udp?endpoint={e}")).collect();
     let (mut sender, _) = lab.our_sender(0, "aeron:udp?control-mode=manual", 200, &destinations, false);
     sender.expect("READY", TRANSFER);
@@ -415,13 +450,16 @@ fn mdc_dynamic_and_manual_from_our_host_to_two_java_hosts() {
     }
     our_sender_done(&mut sender);
     eprintln!("ours → java, dynamic and manual MDC: {:.1?}", start.elapsed());
+    for j in &java {
+        j.assert_clean();
+    }
 }
 
 #[test]
 fn mdc_dynamic_and_manual_from_a_java_host_to_two_of_ours() {
     let Some((_serial, lab)) = lab(3) else { return };
     let start = Instant::now();
-    let java = lab.java_host(0);
+    let [java] = lab.java_hosts([0]);
 
     // Dynamic, held until the Java driver knows both of our receivers.
     let control = format!("{}:40480", ipv4(lab.host(0)));
@@ -462,6 +500,7 @@ fn mdc_dynamic_and_manual_from_a_java_host_to_two_of_ours() {
     }
     java_publisher_done(&mut publisher);
     eprintln!("java → ours, dynamic and manual MDC: {:.1?}", start.elapsed());
+    java.assert_clean();
 }
 
 // ---- min and tagged flow control --------------------------------------------------------------
@@ -477,8 +516,8 @@ const OUR_RCV: [usize; 2] = [4, 5];
 fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     let Some((_serial, lab)) = lab(6) else { return };
     let start = Instant::now();
-    let java_pub = lab.java_host(JAVA_PUB);
-    let java_rcv = JAVA_RCV.map(|i| lab.java_host(i));
+    let [java_pub, java_rcv0, java_rcv1] = lab.java_hosts([JAVA_PUB, JAVA_RCV[0], JAVA_RCV[1]]);
+    let java_rcv = [java_rcv0, java_rcv1];
     let on = |group: &str, i: usize, extra: &str| {
         format!("aeron:udp?endpoint={group}|interface={}{extra}", ipv4(lab.host(i)))
     };
@@ -490,6 +529,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
         java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64),
         java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 64),
     ];
+    ready(&java_subs);
     let mut ours = [
         lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 64),
         lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 64),
@@ -515,6 +555,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
         java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 200),
         java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 200),
     ];
+    ready(&java_subs);
     let mut untagged = lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 200);
     let (mut sender, dir) = lab.our_sender(OUR_PUB, &channel, 200, &[], false);
     let cnc = Cnc::map(&dir);
@@ -539,6 +580,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     let group = "239.193.8.5:40494";
     let channel = on(group, JAVA_PUB, &format!("|fc=tagged,g:{TAG}/2"));
     let mut java_untagged = java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 64);
+    ready([&java_untagged]);
     let mut ours = [
         lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 64),
         lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 64),
@@ -550,7 +592,9 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     let status = publisher.expect("STATUS", SHORT);
     assert!(status.starts_with("STATUS connected=false "), "one of two tagged receivers: {status}");
     let mut java_tagged = java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64);
+    ready([&java_tagged]);
     publisher.expect("READY", TRANSFER);
+    assert_eq!(counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel), Some(2));
     for s in [&mut java_untagged, &mut java_tagged] {
         java_received_all(s, lab.host(JAVA_PUB).ipv4().into());
     }
@@ -559,4 +603,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     }
     java_publisher_done(&mut publisher);
     eprintln!("fc=min and tagged, both publishers: {:.1?}", start.elapsed());
+    for java in [&java_pub, &java_rcv[0], &java_rcv[1]] {
+        java.assert_clean();
+    }
 }

@@ -244,15 +244,17 @@ fn run_sender(config: &RoleConfig) {
         std::thread::sleep(Duration::from_millis(1));
     }
     say("READY");
-    while config.hold {
-        keepalive.tick(&client);
-        match commands.recv_timeout(Duration::from_millis(100)) {
-            Ok(line) if line == "go" => break,
-            Ok(line) if line == "status" => {
-                say(&format!("STATUS sent=0 connected={}", publication.is_connected()))
+    if config.hold {
+        loop {
+            keepalive.tick(&client);
+            match commands.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) if line == "go" => break,
+                Ok(line) if line == "status" => {
+                    say(&format!("STATUS sent=0 connected={}", publication.is_connected()))
+                }
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => panic!("stdin closed before go"),
             }
-            Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
-            Err(mpsc::RecvTimeoutError::Disconnected) => panic!("stdin closed before go"),
         }
     }
     let (mut sent, mut back_pressured, mut not_connected) = (0u64, 0u64, 0u64);
