@@ -10,6 +10,14 @@
 //! The test reads the counters of either kind of driver straight from its `cnc.dat` (the
 //! file system is shared; only the network is per host).
 //!
+//! Every receiver must see the stream from message 0, so every publisher (ours or Java's)
+//! holds its first message until `go`, which the test sends once every receiver has its
+//! image: an image made later (a receiver that missed the first SETUP, or a dynamic MDC
+//! receiver the publication learned of after its last SETUP) starts where the stream is
+//! then, as Aeron intends. Each host has one interface, so `interface=` by address and by
+//! subnet/prefix are shown to be accepted and to work on both sides, not to pick the right
+//! one of several.
+//!
 //! Needs root and `ip netns` (skips loudly without, fails with `AERONRS_REQUIRE_NETNS=1`)
 //! and `java` + `mvn` (skips without, fails with `AERONRS_REQUIRE_INTEROP=1`).
 
@@ -26,7 +34,6 @@ mod udp_roles;
 
 use std::net::IpAddr;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use aeronrs::concurrent::counters::type_ids::{
@@ -45,9 +52,19 @@ const STREAM: &str = "1001";
 const COUNT: u64 = 100_000;
 /// A JVM starting (two cores, maybe other JVMs starting too).
 const JVM: Duration = Duration::from_secs(60);
-/// A transfer of `COUNT` messages, or a connection being made.
-const TRANSFER: Duration = Duration::from_secs(60);
+/// A transfer of `COUNT` messages (seconds when the machine is not overloaded; a receiver
+/// that max flow control leaves behind catches up through NAKs, slowly when starved of CPU),
+/// or a connection being made. `Interop sub` gives up after 120 s of its own.
+const TRANSFER: Duration = Duration::from_secs(120);
 const SHORT: Duration = Duration::from_secs(20);
+/// On every publication: terms of 64 MiB, twice the longest stream here (100,000 frames of
+/// 256 B). Aeron gives up on a receiver more than half a term behind the sender (the sender
+/// resends only from half a term and a maximum message back, and the receiver takes even
+/// heartbeats from further ahead as over-runs, so its image times out); the default max
+/// flow control of multicast and MDC, and tagged flow control for untagged receivers, let a
+/// receiver starved of CPU fall that far behind the fastest. With the whole stream in half a
+/// term, such a receiver catches up through NAKs instead.
+const TERM: &str = "|term-length=64m";
 /// The group tag of the tagged flow-control test.
 const TAG: u64 = 7;
 
@@ -60,12 +77,28 @@ fn child_role() {
     udp_roles::run_role_from_env();
 }
 
+// ---- hosts, drivers and clients -------------------------------------------------------------
+
 /// The hosts of one test, the Java classpath and the directories of every driver.
 struct Lab {
     net: SimNetwork,
     classpath: String,
     tmp: tempfile::TempDir,
-    dirs: AtomicU32,
+    dirs: std::sync::Mutex<Vec<PathBuf>>,
+}
+
+impl Drop for Lab {
+    /// A failed test shows the counters of every driver it started (killed by now; their
+    /// `cnc.dat` stays until the temp dir goes).
+    fn drop(&mut self) {
+        if !std::thread::panicking() {
+            return;
+        }
+        let dirs = self.dirs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for dir in dirs.iter().filter(|d| d.join("cnc.dat").exists()) {
+            eprintln!("---- counters of the driver in {}:\n{}", dir.display(), counters(&Cnc::map(dir)));
+        }
+    }
 }
 
 /// `None`: skipped (by the harness's or `interop_classpath`'s rules).
@@ -74,7 +107,7 @@ fn lab(hosts: usize) -> Option<(std::sync::MutexGuard<'static, ()>, Lab)> {
     let net = SimNetwork::new(hosts, NetOptions::default())?;
     let classpath = java_procs::interop_classpath()?;
     let tmp = tempfile::tempdir().unwrap();
-    Some((serial, Lab { net, classpath, tmp, dirs: AtomicU32::new(0) }))
+    Some((serial, Lab { net, classpath, tmp, dirs: Default::default() }))
 }
 
 impl Lab {
@@ -84,8 +117,10 @@ impl Lab {
 
     /// A fresh directory for a driver on host `i`.
     fn dir(&self, i: usize, what: &str) -> PathBuf {
-        let n = self.dirs.fetch_add(1, Ordering::Relaxed);
-        self.tmp.path().join(format!("h{i}-{what}-{n}"))
+        let mut dirs = self.dirs.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let dir = self.tmp.path().join(format!("h{i}-{what}-{}", dirs.len()));
+        dirs.push(dir.clone());
+        dir
     }
 
     /// Starts Java's media driver on each of `hosts`, all JVMs at once.
@@ -98,25 +133,24 @@ impl Lab {
             let (netns, classpath) = (host.to_string(), self.classpath.clone());
             JavaHost { index: i, netns, classpath, dir, driver }
         });
-        ready(java.iter().map(|j| &j.driver));
+        for j in &java {
+            j.driver.expect("READY", JVM);
+        }
         java
     }
 
-    /// Our receiver role on host `i` (its own driver), subscribed to `channel`: waits for its
-    /// `READY` (subscription registered).
-    fn our_receiver(&self, i: usize, channel: &str, length: usize) -> Proc {
+    /// Our receiver role on host `i` (its own driver) subscribing to `channel`.
+    fn our_receiver(&self, i: usize, channel: &str, length: usize) -> Receiver {
         let mut config =
             RoleConfig::new("receiver", &self.dir(i, "rcv"), ThreadingMode::SharedNetwork, channel);
         config.count = COUNT;
         config.length = length;
         config.netns = Some(self.host(i).name().to_string());
-        let receiver = Proc::spawn(ENTRY, &config);
-        receiver.expect("READY", SHORT);
-        receiver
+        Receiver { proc: Proc::spawn(ENTRY, &config), java: false }
     }
 
-    /// Our sender role on host `i` publishing `COUNT` messages on `channel` (ADD_DESTINATION of
-    /// each of `destinations`; with `hold`, from `go` on). Returns once the publication exists,
+    /// Our sender role on host `i` publishing `COUNT` messages on `channel` from `go` on
+    /// (ADD_DESTINATION of each of `destinations` first). Returns once the publication exists,
     /// with the driver's directory.
     fn our_sender(
         &self,
@@ -124,18 +158,17 @@ impl Lab {
         channel: &str,
         length: usize,
         destinations: &[String],
-        hold: bool,
-    ) -> (Proc, PathBuf) {
+    ) -> (Publisher, PathBuf) {
         let dir = self.dir(i, "snd");
         let mut config = RoleConfig::new("sender", &dir, ThreadingMode::SharedNetwork, channel);
         config.count = COUNT;
         config.length = length;
         config.destinations = destinations.to_vec();
-        config.hold = hold;
+        config.hold = true;
         config.netns = Some(self.host(i).name().to_string());
         let sender = Proc::spawn(ENTRY, &config);
         sender.expect("PUBLICATION", SHORT);
-        (sender, dir)
+        (Publisher::new(sender, false), dir)
     }
 }
 
@@ -155,22 +188,21 @@ impl JavaHost {
         Proc::spawn_command(format!("java {what} in host {}", self.index), cmd)
     }
 
-    /// `Interop sub`, starting: it prints `READY` once subscribed (see [`ready`]).
-    fn subscriber(&self, channel: &str, length: usize) -> Proc {
+    /// `Interop sub` of `COUNT` messages on `channel`.
+    fn subscriber(&self, channel: &str, length: usize) -> Receiver {
         let (count, length) = (COUNT.to_string(), length.to_string());
-        self.interop("sub", &[], &["sub", channel, STREAM, &count, &length])
+        Receiver { proc: self.interop("sub", &[], &["sub", channel, STREAM, &count, &length]), java: true }
     }
 
-    /// `Interop pub` of `COUNT` messages, adding `destinations`; with `hold`, it offers from
-    /// `go` on. Returns once the publication exists (`PUBLICATION`).
-    fn publisher(&self, channel: &str, length: usize, destinations: &[String], hold: bool) -> Proc {
+    /// `Interop pub` of `COUNT` messages from `go` on, adding `destinations` first. Returns
+    /// once the publication exists.
+    fn publisher(&self, channel: &str, length: usize, destinations: &[String]) -> Publisher {
         let (count, length) = (COUNT.to_string(), length.to_string());
         let mut args = vec!["pub", channel, STREAM, &count, &length];
         args.extend(destinations.iter().map(String::as_str));
-        let options: &[&str] = if hold { &["-Dinterop.hold=true"] } else { &[] };
-        let publisher = self.interop("pub", options, &args);
+        let publisher = self.interop("pub", &["-Dinterop.hold=true"], &args);
         publisher.expect("PUBLICATION", JVM);
-        publisher
+        Publisher::new(publisher, true)
     }
 
     fn cnc(&self) -> Cnc {
@@ -199,12 +231,100 @@ impl JavaHost {
     }
 }
 
-/// Waits for each JVM's `READY` (started together: they warm up in parallel).
-fn ready<'a>(procs: impl IntoIterator<Item = &'a Proc>) {
-    for p in procs {
-        p.expect("READY", JVM);
+/// A subscriber of either side: prints `READY` once subscribed, `IMAGE source=...` when its
+/// image is available, `DONE n` after `COUNT` checked messages (ours also `FIRST i`).
+struct Receiver {
+    proc: Proc,
+    java: bool,
+}
+
+/// A publisher of either side, holding its first message until `go`: prints `PUBLICATION`
+/// (already seen), `READY` when connected, answers `status` with `STATUS ... connected=...`.
+struct Publisher {
+    proc: Proc,
+    java: bool,
+    connected: bool,
+}
+
+impl Publisher {
+    fn new(proc: Proc, java: bool) -> Self {
+        Self { proc, java, connected: false }
+    }
+
+    /// Waits for `READY`: connected, by its flow control's rules.
+    fn await_connected(&mut self) {
+        if !self.connected {
+            self.proc.expect("READY", TRANSFER);
+            self.connected = true;
+        }
     }
 }
+
+/// Waits until every receiver is subscribed (JVMs started together warm up in parallel).
+fn ready<'a>(receivers: impl IntoIterator<Item = &'a Receiver>) {
+    for r in receivers {
+        r.proc.expect("READY", JVM);
+    }
+}
+
+/// The whole stream from `source` (the publisher host's address): waits for the publisher to
+/// connect and for every receiver's image, lets the publisher go, and checks that each
+/// receiver got every message from message 0 on; then every process exits cleanly.
+fn stream(mut publisher: Publisher, receivers: Vec<Receiver>, source: IpAddr) {
+    publisher.await_connected();
+    let mut images = Vec::new();
+    for r in &receivers {
+        let image = r.proc.expect("IMAGE", TRANSFER);
+        assert_eq!(image_source(&image), source, "{}: {image}", r.proc.name);
+        images.push(image);
+    }
+    publisher.proc.tell("go");
+    for (mut r, image) in receivers.into_iter().zip(images) {
+        let name = r.proc.name.clone();
+        if r.java {
+            // `Interop sub` checks each message from message 0 on and exits 0 only then.
+            r.proc.expect(&format!("DONE {COUNT}"), TRANSFER);
+            r.proc.wait_success(SHORT);
+            eprintln!("{name}: {image}");
+        } else {
+            assert_eq!(r.proc.expect("FIRST", TRANSFER), "FIRST 0", "{name}");
+            r.proc.expect(&format!("DONE {COUNT}"), TRANSFER);
+            let counters = r.proc.expect("COUNTERS", SHORT);
+            assert_eq!(field(&counters, "invalid"), 0, "{name}: {counters}");
+            r.proc.tell("exit");
+            r.proc.expect("EXITED", SHORT);
+            r.proc.wait_success(SHORT);
+            eprintln!("{name}: {image}, {counters}");
+        }
+    }
+    let name = publisher.proc.name.clone();
+    if publisher.java {
+        let done = publisher.proc.expect("DONE", TRANSFER);
+        assert!(done.starts_with(&format!("DONE {COUNT} ")), "{name}: {done}");
+        publisher.proc.wait_success(SHORT);
+    } else {
+        let sent = publisher.proc.expect("SENT", TRANSFER);
+        assert!(sent.starts_with(&format!("SENT {COUNT} ")), "{name}: {sent}");
+        publisher.proc.tell("counters");
+        let counters = publisher.proc.expect("COUNTERS", SHORT);
+        publisher.proc.tell("exit");
+        publisher.proc.expect("EXITED", SHORT);
+        publisher.proc.wait_success(SHORT);
+        eprintln!("{name}: {sent}, {counters}");
+    }
+}
+
+/// The address of an `IMAGE source=<address>:<port> ...` line. Ours writes an IPv6 address as
+/// `[fd61::3]:port`, Java (`InetAddress.getHostAddress`) as `fd61:0:0:0:0:0:0:3:port`.
+fn image_source(line: &str) -> IpAddr {
+    let identity =
+        line.split_whitespace().find_map(|w| w.strip_prefix("source=")).unwrap_or_else(|| panic!("{line}"));
+    let (address, _port) = identity.rsplit_once(':').unwrap_or_else(|| panic!("{line}"));
+    let address = address.trim_start_matches('[').trim_end_matches(']');
+    address.parse().unwrap_or_else(|e| panic!("{line}: {e}"))
+}
+
+// ---- counters -------------------------------------------------------------------------------
 
 /// The value of the allocated counter of `type_id` whose label names `channel`, if any (a
 /// word of the label: Java ends channel-endpoint labels with a space, ours does not).
@@ -219,7 +339,7 @@ fn counter(cnc: &Cnc, type_id: i32, channel: &str) -> Option<i64> {
         .map(|id| cnc.counter_value(id))
 }
 
-/// Every allocated counter: what a failed wait shows.
+/// Every allocated counter: what a failure shows.
 fn counters(cnc: &Cnc) -> String {
     let records = (cnc.counters_metadata.capacity() / 512) as i32;
     let allocated = (0..records).filter(|&id| cnc.counter_state(id) == 1);
@@ -249,60 +369,6 @@ fn wait_for_counter(cnc: &Cnc, type_id: i32, channel: &str, expected: i64) {
     }
 }
 
-/// The address of an `IMAGE source=<address>:<port> ...` line. Ours writes an IPv6 address as
-/// `[fd61::3]:port`, Java (`InetAddress.getHostAddress`) as `fd61:0:0:0:0:0:0:3:port`.
-fn image_source(line: &str) -> IpAddr {
-    let identity =
-        line.split_whitespace().find_map(|w| w.strip_prefix("source=")).unwrap_or_else(|| panic!("{line}"));
-    let (address, _port) = identity.rsplit_once(':').unwrap_or_else(|| panic!("{line}"));
-    let address = address.trim_start_matches('[').trim_end_matches(']');
-    address.parse().unwrap_or_else(|e| panic!("{line}: {e}"))
-}
-
-/// Our receiver got every message from the first on, from `source` (the publisher host's
-/// address, as in its image's source identity); then it exits.
-fn ours_received_all(receiver: &mut Proc, source: IpAddr) {
-    let image = receiver.expect("IMAGE", TRANSFER);
-    assert_eq!(image_source(&image), source, "{}: {image}", receiver.name);
-    receiver.expect("FIRST 0", TRANSFER);
-    receiver.expect(&format!("DONE {COUNT}"), TRANSFER);
-    let counters = receiver.expect("COUNTERS", SHORT);
-    assert_eq!(field(&counters, "invalid"), 0, "{}: {counters}", receiver.name);
-    receiver.tell("exit");
-    receiver.expect("EXITED", SHORT);
-    receiver.wait_success(SHORT);
-    eprintln!("{}: {image}, {counters}", receiver.name);
-}
-
-/// A Java subscriber got every message (it checks each from message 0 on and exits 0 only
-/// then) from `source`.
-fn java_received_all(subscriber: &mut Proc, source: IpAddr) {
-    let image = subscriber.expect("IMAGE", TRANSFER);
-    assert_eq!(image_source(&image), source, "{}: {image}", subscriber.name);
-    subscriber.expect(&format!("DONE {COUNT}"), TRANSFER);
-    subscriber.wait_success(SHORT);
-    eprintln!("{}: {image}", subscriber.name);
-}
-
-/// Our sender sent every message; then it exits (after its receivers are done).
-fn our_sender_done(sender: &mut Proc) {
-    let sent = sender.expect("SENT", TRANSFER);
-    assert!(sent.starts_with(&format!("SENT {COUNT} ")), "{}: {sent}", sender.name);
-    sender.tell("counters");
-    let counters = sender.expect("COUNTERS", SHORT);
-    sender.tell("exit");
-    sender.expect("EXITED", SHORT);
-    sender.wait_success(SHORT);
-    eprintln!("{}: {sent}, {counters}", sender.name);
-}
-
-/// A Java publisher offered every message and exited 0.
-fn java_publisher_done(publisher: &mut Proc) {
-    let done = publisher.expect("DONE", TRANSFER);
-    assert!(done.starts_with(&format!("DONE {COUNT} ")), "{}: {done}", publisher.name);
-    publisher.wait_success(SHORT);
-}
-
 fn ipv4(host: &Host) -> String {
     host.ipv4().to_string()
 }
@@ -323,34 +389,27 @@ fn ipv4_multicast_from_a_java_host_to_two_of_ours_and_from_ours_to_two_java_host
     // Java publisher (interface by subnet) → our subscribers on hosts 2 (interface by address)
     // and 3 (by subnet).
     let group = "239.193.7.1:40456";
-    let mut ours = [
+    let receivers = vec![
         lab.our_receiver(2, &format!("aeron:udp?endpoint={group}|interface={}", ipv4(lab.host(2))), 200),
         lab.our_receiver(3, &format!("aeron:udp?endpoint={group}|interface={subnet}"), 200),
     ];
-    let mut publisher =
-        java0.publisher(&format!("aeron:udp?endpoint={group}|interface={subnet}"), 200, &[], false);
-    publisher.expect("READY", TRANSFER);
-    for receiver in &mut ours {
-        ours_received_all(receiver, lab.host(0).ipv4().into());
-    }
-    java_publisher_done(&mut publisher);
+    ready(&receivers);
+    let publisher =
+        java0.publisher(&format!("aeron:udp?endpoint={group}|interface={subnet}{TERM}"), 200, &[]);
+    stream(publisher, receivers, lab.host(0).ipv4().into());
     eprintln!("java → ours: {:.1?}", start.elapsed());
 
     // Our publisher on host 2 (interface by address) → Java subscribers on hosts 0 (interface
     // by address) and 1 (by subnet).
     let group = "239.193.7.3:40458";
-    let mut subscribers = [
+    let receivers = vec![
         java0.subscriber(&format!("aeron:udp?endpoint={group}|interface={}", ipv4(lab.host(0))), 64),
         java1.subscriber(&format!("aeron:udp?endpoint={group}|interface={subnet}"), 64),
     ];
-    ready(&subscribers);
-    let channel = format!("aeron:udp?endpoint={group}|interface={}", ipv4(lab.host(2)));
-    let (mut sender, _) = lab.our_sender(2, &channel, 64, &[], false);
-    sender.expect("READY", TRANSFER);
-    for subscriber in &mut subscribers {
-        java_received_all(subscriber, lab.host(2).ipv4().into());
-    }
-    our_sender_done(&mut sender);
+    ready(&receivers);
+    let channel = format!("aeron:udp?endpoint={group}|interface={}{TERM}", ipv4(lab.host(2)));
+    let (publisher, _) = lab.our_sender(2, &channel, 64, &[]);
+    stream(publisher, receivers, lab.host(2).ipv4().into());
     eprintln!("java ↔ ours, IPv4 multicast: {:.1?}", start.elapsed());
     for java in [&java0, &java1] {
         java.assert_clean();
@@ -367,32 +426,26 @@ fn ipv6_multicast_from_our_host_to_two_java_hosts_and_back() {
     // Ours on host 2 (interface by address) → Java on hosts 0 (by address) and 1 (by prefix),
     // on a global-scope group.
     let group = "[ff0e::a:e:1]:40460";
-    let mut subscribers = [
+    let receivers = vec![
         java0.subscriber(&format!("aeron:udp?endpoint={group}|interface={}", ipv6(lab.host(0))), 137),
         java1.subscriber(&format!("aeron:udp?endpoint={group}|interface={prefix}"), 137),
     ];
-    ready(&subscribers);
-    let channel = format!("aeron:udp?endpoint={group}|interface={}", ipv6(lab.host(2)));
-    let (mut sender, _) = lab.our_sender(2, &channel, 137, &[], false);
-    sender.expect("READY", TRANSFER);
-    for subscriber in &mut subscribers {
-        java_received_all(subscriber, lab.host(2).ipv6().into());
-    }
-    our_sender_done(&mut sender);
+    ready(&receivers);
+    let channel = format!("aeron:udp?endpoint={group}|interface={}{TERM}", ipv6(lab.host(2)));
+    let (publisher, _) = lab.our_sender(2, &channel, 137, &[]);
+    stream(publisher, receivers, lab.host(2).ipv6().into());
+    eprintln!("ours → java: {:.1?}", start.elapsed());
 
     // Java on host 1 (by prefix) → ours on hosts 2 (by prefix) and 3 (by address).
     let group = "[ff0e::a:e:3]:40462";
-    let mut ours = [
+    let receivers = vec![
         lab.our_receiver(2, &format!("aeron:udp?endpoint={group}|interface={prefix}"), 137),
         lab.our_receiver(3, &format!("aeron:udp?endpoint={group}|interface={}", ipv6(lab.host(3))), 137),
     ];
-    let mut publisher =
-        java1.publisher(&format!("aeron:udp?endpoint={group}|interface={prefix}"), 137, &[], false);
-    publisher.expect("READY", TRANSFER);
-    for receiver in &mut ours {
-        ours_received_all(receiver, lab.host(1).ipv6().into());
-    }
-    java_publisher_done(&mut publisher);
+    ready(&receivers);
+    let publisher =
+        java1.publisher(&format!("aeron:udp?endpoint={group}|interface={prefix}{TERM}"), 137, &[]);
+    stream(publisher, receivers, lab.host(1).ipv6().into());
     eprintln!("java ↔ ours, IPv6 multicast: {:.1?}", start.elapsed());
     for java in [&java0, &java1] {
         java.assert_clean();
@@ -408,47 +461,29 @@ fn mdc_dynamic_and_manual_from_our_host_to_two_java_hosts() {
     let java = lab.java_hosts([1, 2]);
 
     // Dynamic: the Java receivers name our publication's control address; it learns them
-    // from their status messages. It holds its first message until both are known, so each
-    // gets the stream from message 0.
+    // from their status messages.
     let control = format!("{}:40470", ipv4(lab.host(0)));
-    let mut subscribers: Vec<Proc> = java
+    let receivers: Vec<Receiver> = java
         .iter()
         .map(|j| {
-            let channel = format!(
-                "aeron:udp?endpoint={}:40471|control={control}|control-mode=dynamic",
-                ipv4(lab.host(j.index))
-            );
-            j.subscriber(&channel, 64)
+            let endpoint = format!("{}:40471", ipv4(lab.host(j.index)));
+            j.subscriber(&format!("aeron:udp?endpoint={endpoint}|control={control}|control-mode=dynamic"), 64)
         })
         .collect();
-    ready(&subscribers);
-    let channel = format!("aeron:udp?control={control}|control-mode=dynamic");
-    let (mut sender, dir) = lab.our_sender(0, &channel, 64, &[], true);
-    sender.expect("READY", TRANSFER);
-    let cnc = Cnc::map(&dir);
-    wait_for_counter(&cnc, CHANNEL_NUM_DESTINATIONS_TYPE_ID, &channel, 2);
-    sender.tell("go");
-    for subscriber in &mut subscribers {
-        java_received_all(subscriber, lab.host(0).ipv4().into());
-    }
-    our_sender_done(&mut sender);
+    ready(&receivers);
+    let channel = format!("aeron:udp?control={control}|control-mode=dynamic{TERM}");
+    let (publisher, dir) = lab.our_sender(0, &channel, 64, &[]);
+    wait_for_counter(&Cnc::map(&dir), CHANNEL_NUM_DESTINATIONS_TYPE_ID, &channel, 2);
+    stream(publisher, receivers, lab.host(0).ipv4().into());
     eprintln!("ours → java, dynamic MDC: {:.1?}", start.elapsed());
 
     // Manual: our publication has both Java hosts as destinations from the start.
-    let endpoints: Vec<String> = java.iter().map(|j| format!("{}:40473", ipv4(lab.host(j.index)))).collect();
-    let mut subscribers: Vec<Proc> = java
-        .iter()
-        .zip(&endpoints)
-        .map(|(j, e)| j.subscriber(&format!("aeron:udp?endpoint={e}"), 200))
-        .collect();
-    ready(&subscribers);
-    let destinations: Vec<String> = endpoints.iter().map(|e| format!("aeron:udp?endpoint={e}")).collect();
-    let (mut sender, _) = lab.our_sender(0, "aeron:udp?control-mode=manual", 200, &destinations, false);
-    sender.expect("READY", TRANSFER);
-    for subscriber in &mut subscribers {
-        java_received_all(subscriber, lab.host(0).ipv4().into());
-    }
-    our_sender_done(&mut sender);
+    let endpoints: Vec<String> =
+        java.iter().map(|j| format!("aeron:udp?endpoint={}:40473", ipv4(lab.host(j.index)))).collect();
+    let receivers: Vec<Receiver> = java.iter().zip(&endpoints).map(|(j, e)| j.subscriber(e, 200)).collect();
+    ready(&receivers);
+    let (publisher, _) = lab.our_sender(0, &format!("aeron:udp?control-mode=manual{TERM}"), 200, &endpoints);
+    stream(publisher, receivers, lab.host(0).ipv4().into());
     eprintln!("ours → java, dynamic and manual MDC: {:.1?}", start.elapsed());
     for j in &java {
         j.assert_clean();
@@ -461,44 +496,34 @@ fn mdc_dynamic_and_manual_from_a_java_host_to_two_of_ours() {
     let start = Instant::now();
     let [java] = lab.java_hosts([0]);
 
-    // Dynamic, held until the Java driver knows both of our receivers.
+    // Dynamic: the Java driver learns our receivers from their status messages.
     let control = format!("{}:40480", ipv4(lab.host(0)));
-    let mut ours: Vec<Proc> = [1, 2]
+    let receivers: Vec<Receiver> = [1, 2]
         .iter()
         .map(|&i| {
-            let channel = format!(
-                "aeron:udp?endpoint={}:40481|control={control}|control-mode=dynamic",
-                ipv4(lab.host(i))
-            );
-            lab.our_receiver(i, &channel, 200)
+            let endpoint = format!("{}:40481", ipv4(lab.host(i)));
+            lab.our_receiver(
+                i,
+                &format!("aeron:udp?endpoint={endpoint}|control={control}|control-mode=dynamic"),
+                200,
+            )
         })
         .collect();
-    let channel = format!("aeron:udp?control={control}|control-mode=dynamic");
-    let mut publisher = java.publisher(&channel, 200, &[], true);
-    publisher.expect("READY", TRANSFER);
-    let cnc = java.cnc();
-    wait_for_counter(&cnc, CHANNEL_NUM_DESTINATIONS_TYPE_ID, &channel, 2);
-    publisher.tell("go");
-    for receiver in &mut ours {
-        ours_received_all(receiver, lab.host(0).ipv4().into());
-    }
-    java_publisher_done(&mut publisher);
+    ready(&receivers);
+    let channel = format!("aeron:udp?control={control}|control-mode=dynamic{TERM}");
+    let publisher = java.publisher(&channel, 200, &[]);
+    wait_for_counter(&java.cnc(), CHANNEL_NUM_DESTINATIONS_TYPE_ID, &channel, 2);
+    stream(publisher, receivers, lab.host(0).ipv4().into());
     eprintln!("java → ours, dynamic MDC: {:.1?}", start.elapsed());
 
     // Manual: `Interop pub` adds both of our hosts as destinations before it connects.
-    let endpoints: Vec<String> = [1, 2].iter().map(|&i| format!("{}:40483", ipv4(lab.host(i)))).collect();
-    let mut ours: Vec<Proc> = [1, 2]
-        .iter()
-        .zip(&endpoints)
-        .map(|(&i, e)| lab.our_receiver(i, &format!("aeron:udp?endpoint={e}"), 64))
-        .collect();
-    let destinations: Vec<String> = endpoints.iter().map(|e| format!("aeron:udp?endpoint={e}")).collect();
-    let mut publisher = java.publisher("aeron:udp?control-mode=manual", 64, &destinations, false);
-    publisher.expect("READY", TRANSFER);
-    for receiver in &mut ours {
-        ours_received_all(receiver, lab.host(0).ipv4().into());
-    }
-    java_publisher_done(&mut publisher);
+    let endpoints: Vec<String> =
+        [1, 2].iter().map(|&i| format!("aeron:udp?endpoint={}:40483", ipv4(lab.host(i)))).collect();
+    let receivers: Vec<Receiver> =
+        [1, 2].iter().zip(&endpoints).map(|(&i, e)| lab.our_receiver(i, e, 64)).collect();
+    ready(&receivers);
+    let publisher = java.publisher(&format!("aeron:udp?control-mode=manual{TERM}"), 64, &endpoints);
+    stream(publisher, receivers, lab.host(0).ipv4().into());
     eprintln!("java → ours, dynamic and manual MDC: {:.1?}", start.elapsed());
     java.assert_clean();
 }
@@ -522,86 +547,71 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
         format!("aeron:udp?endpoint={group}|interface={}{extra}", ipv4(lab.host(i)))
     };
     let tagged = format!("|gtag={TAG}");
+    let fc_receivers =
+        |cnc: &Cnc, channel: &str| counter(cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, channel);
 
     // min, our publisher: four receivers, one tagged on each side (min ignores tags).
     let group = "239.193.8.1:40490";
-    let mut java_subs = [
+    let receivers = vec![
         java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64),
         java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 64),
-    ];
-    ready(&java_subs);
-    let mut ours = [
         lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 64),
         lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 64),
     ];
-    let channel = on(group, OUR_PUB, "|fc=min");
-    let (mut sender, dir) = lab.our_sender(OUR_PUB, &channel, 64, &[], false);
-    sender.expect("READY", TRANSFER);
-    for s in &mut java_subs {
-        java_received_all(s, lab.host(OUR_PUB).ipv4().into());
-    }
-    for r in &mut ours {
-        ours_received_all(r, lab.host(OUR_PUB).ipv4().into());
-    }
-    let receivers = counter(&Cnc::map(&dir), FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel);
-    our_sender_done(&mut sender);
-    eprintln!("fc=min, ours → 2 java + 2 ours: {:.1?}, fc-receivers {receivers:?}", start.elapsed());
+    ready(&receivers);
+    let channel = on(group, OUR_PUB, &format!("|fc=min{TERM}"));
+    let (publisher, dir) = lab.our_sender(OUR_PUB, &channel, 64, &[]);
+    // min tracks every receiver, tagged or not, ours and Java's.
+    wait_for_counter(&Cnc::map(&dir), FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel, 4);
+    stream(publisher, receivers, lab.host(OUR_PUB).ipv4().into());
+    eprintln!("fc=min, ours → 2 java + 2 ours: {:.1?}", start.elapsed());
 
     // tagged g:TAG/2, our publisher: an untagged receiver on each side and the Java tagged
     // one first; the publication connects only once our tagged receiver is there too.
     let group = "239.193.8.3:40492";
-    let channel = on(group, OUR_PUB, &format!("|fc=tagged,g:{TAG}/2"));
-    let mut java_subs = [
+    let channel = on(group, OUR_PUB, &format!("|fc=tagged,g:{TAG}/2{TERM}"));
+    let mut receivers = vec![
         java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 200),
         java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 200),
+        lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 200),
     ];
-    ready(&java_subs);
-    let mut untagged = lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 200);
-    let (mut sender, dir) = lab.our_sender(OUR_PUB, &channel, 200, &[], false);
+    ready(&receivers);
+    let (mut publisher, dir) = lab.our_sender(OUR_PUB, &channel, 200, &[]);
     let cnc = Cnc::map(&dir);
     wait_for_counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel, 1);
-    sender.tell("status");
-    let status = sender.expect("STATUS", SHORT);
+    publisher.proc.tell("status");
+    let status = publisher.proc.expect("STATUS", SHORT);
     assert_eq!(status, "STATUS sent=0 connected=false", "one of two tagged receivers");
-    let mut second = lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 200);
-    sender.expect("READY", TRANSFER);
-    assert_eq!(counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel), Some(2));
-    for s in &mut java_subs {
-        java_received_all(s, lab.host(OUR_PUB).ipv4().into());
-    }
-    for r in [&mut untagged, &mut second] {
-        ours_received_all(r, lab.host(OUR_PUB).ipv4().into());
-    }
-    our_sender_done(&mut sender);
+    let second = lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 200);
+    ready([&second]);
+    receivers.push(second);
+    publisher.await_connected();
+    assert_eq!(fc_receivers(&cnc, &channel), Some(2), "connected with both tagged receivers");
+    stream(publisher, receivers, lab.host(OUR_PUB).ipv4().into());
     eprintln!("fc=tagged, ours → 2 java + 2 ours: {:.1?}", start.elapsed());
 
-    // tagged g:TAG/2, Java publisher: untagged receivers on each side and our tagged one
+    // tagged g:TAG/2, Java publisher: an untagged receiver on each side and our tagged one
     // first; connected only once the Java tagged receiver is there too.
     let group = "239.193.8.5:40494";
-    let channel = on(group, JAVA_PUB, &format!("|fc=tagged,g:{TAG}/2"));
-    let mut java_untagged = java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 64);
-    ready([&java_untagged]);
-    let mut ours = [
+    let channel = on(group, JAVA_PUB, &format!("|fc=tagged,g:{TAG}/2{TERM}"));
+    let mut receivers = vec![
+        java_rcv[1].subscriber(&on(group, JAVA_RCV[1], ""), 64),
         lab.our_receiver(OUR_RCV[1], &on(group, OUR_RCV[1], ""), 64),
         lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 64),
     ];
-    let mut publisher = java_pub.publisher(&channel, 64, &[], false);
+    ready(&receivers);
+    let mut publisher = java_pub.publisher(&channel, 64, &[]);
     let cnc = java_pub.cnc();
     wait_for_counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel, 1);
-    publisher.tell("status");
-    let status = publisher.expect("STATUS", SHORT);
+    publisher.proc.tell("status");
+    let status = publisher.proc.expect("STATUS", SHORT);
     assert!(status.starts_with("STATUS connected=false "), "one of two tagged receivers: {status}");
-    let mut java_tagged = java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64);
-    ready([&java_tagged]);
-    publisher.expect("READY", TRANSFER);
-    assert_eq!(counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel), Some(2));
-    for s in [&mut java_untagged, &mut java_tagged] {
-        java_received_all(s, lab.host(JAVA_PUB).ipv4().into());
-    }
-    for r in &mut ours {
-        ours_received_all(r, lab.host(JAVA_PUB).ipv4().into());
-    }
-    java_publisher_done(&mut publisher);
+    let second = java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64);
+    ready([&second]);
+    receivers.push(second);
+    publisher.await_connected();
+    assert_eq!(fc_receivers(&cnc, &channel), Some(2), "connected with both tagged receivers");
+    stream(publisher, receivers, lab.host(JAVA_PUB).ipv4().into());
     eprintln!("fc=min and tagged, both publishers: {:.1?}", start.elapsed());
     for java in [&java_pub, &java_rcv[0], &java_rcv[1]] {
         java.assert_clean();

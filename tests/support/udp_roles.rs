@@ -483,9 +483,11 @@ impl Proc {
         Proc { name, child, lines }
     }
 
-    /// Waits for a line starting with `prefix` and returns it.
+    /// Waits for a line starting with `prefix` and returns it; the panic for a timeout shows
+    /// the last lines passed over while waiting.
     pub fn expect(&self, prefix: &str, timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
+        let mut skipped = std::collections::VecDeque::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -493,8 +495,16 @@ impl Proc {
                 Ok(line) if line.contains(prefix) => {
                     return line[line.find(prefix).unwrap_or(0)..].to_string();
                 }
-                Ok(_) => {}
-                Err(_) => panic!("{}: no line starting with {prefix:?} within {timeout:?}", self.name),
+                Ok(line) => {
+                    if skipped.len() == 20 {
+                        skipped.pop_front();
+                    }
+                    skipped.push_back(line);
+                }
+                Err(_) => panic!(
+                    "{}: no line starting with {prefix:?} within {timeout:?}; lines passed over: {skipped:?}",
+                    self.name
+                ),
             }
         }
     }

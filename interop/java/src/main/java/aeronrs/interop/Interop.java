@@ -36,7 +36,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * pub also prints "PUBLICATION session=S" once the publication and its destinations are added,
  * answers a stdin line "status" at any time with "STATUS connected=true|false position=P",
  * and with -Dinterop.hold=true waits after READY for a stdin line "go" before it offers.
- * sub also prints "IMAGE source=ADDRESS session=S" for each image that becomes available.
+ * sub also prints "IMAGE source=ADDRESS session=S joinPosition=P" for each image that becomes
+ * available and "UNAVAILABLE source=ADDRESS session=S position=P" for each that goes.
  */
 public final class Interop
 {
@@ -243,8 +244,10 @@ public final class Interop
             Subscription sub = aeron.addSubscription(
                 channel,
                 streamId,
-                image -> say("IMAGE source=" + image.sourceIdentity() + " session=" + image.sessionId()),
-                null))
+                image -> say("IMAGE source=" + image.sourceIdentity() + " session=" + image.sessionId() +
+                    " joinPosition=" + image.joinPosition()),
+                image -> say("UNAVAILABLE source=" + image.sourceIdentity() + " session=" + image.sessionId() +
+                    " position=" + image.position())))
         {
             say("READY");
             final long deadline = System.nanoTime() + 120_000_000_000L;
@@ -252,7 +255,13 @@ public final class Interop
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new IllegalStateException("received " + received[0] + " of " + count + " within 120 s");
+                    final StringBuilder images = new StringBuilder();
+                    sub.forEachImage(image -> images.append(" [session=").append(image.sessionId())
+                        .append(" position=").append(image.position())
+                        .append(" closed=").append(image.isClosed())
+                        .append(" eos=").append(image.isEndOfStream()).append(']'));
+                    throw new IllegalStateException(
+                        "received " + received[0] + " of " + count + " within 120 s; images:" + images);
                 }
                 idle.idle(sub.poll(assembler, 256));
             }
