@@ -276,6 +276,9 @@ fn stream(mut publisher: Publisher, receivers: Vec<Receiver>, source: IpAddr) {
     for r in &receivers {
         let image = r.proc.expect("IMAGE", TRANSFER);
         assert_eq!(image_source(&image), source, "{}: {image}", r.proc.name);
+        if r.java {
+            assert!(image.ends_with(" joinPosition=0"), "{}: {image}", r.proc.name);
+        }
         images.push(image);
     }
     publisher.proc.tell("go");
