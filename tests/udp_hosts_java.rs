@@ -50,20 +50,24 @@ const ENTRY: &str = "child_role";
 const STREAM: &str = "1001";
 /// Messages per transfer.
 const COUNT: u64 = 100_000;
-/// A JVM starting (two cores, maybe other JVMs starting too).
-const JVM: Duration = Duration::from_secs(60);
+/// A JVM starting (two cores, maybe other JVMs starting too). This and the bounds below are
+/// far above what a run takes (a JVM is up in about a second, a transfer takes seconds): they
+/// only bound a failing run, and a machine shared with other jobs can be many times slower.
+const JVM: Duration = Duration::from_secs(90);
 /// A transfer of `COUNT` messages (seconds when the machine is not overloaded; a receiver
 /// that max flow control leaves behind catches up through NAKs, slowly when starved of CPU),
 /// or a connection being made. `Interop sub` gives up after 120 s of its own.
 const TRANSFER: Duration = Duration::from_secs(120);
-const SHORT: Duration = Duration::from_secs(20);
+/// A driver starting or a process exiting.
+const SHORT: Duration = Duration::from_secs(60);
 /// On every publication: terms of 64 MiB, twice the longest stream here (100,000 frames of
 /// 256 B). Aeron gives up on a receiver more than half a term behind the sender (the sender
 /// resends only from half a term and a maximum message back, and the receiver takes even
 /// heartbeats from further ahead as over-runs, so its image times out); the default max
 /// flow control of multicast and MDC, and tagged flow control for untagged receivers, let a
 /// receiver starved of CPU fall that far behind the fastest. With the whole stream in half a
-/// term, such a receiver catches up through NAKs instead.
+/// term, such a receiver catches up through NAKs instead. Every driver here makes its logs
+/// sparse files: pre-touching 3 x 64 MiB per log would cost more than the traffic.
 const TERM: &str = "|term-length=64m";
 /// The group tag of the tagged flow-control test.
 const TAG: u64 = 7;
@@ -128,7 +132,8 @@ impl Lab {
         let java = hosts.map(|i| {
             let dir = self.dir(i, "java");
             let host = self.host(i).name();
-            let cmd = java_procs::interop_command(Some(host), &self.classpath, &dir, &[], &["driver"]);
+            let options = ["-Daeron.term.buffer.sparse.file=true"];
+            let cmd = java_procs::interop_command(Some(host), &self.classpath, &dir, &options, &["driver"]);
             let driver = Proc::spawn_command(format!("java driver in host {i}"), cmd);
             let (netns, classpath) = (host.to_string(), self.classpath.clone());
             JavaHost { index: i, netns, classpath, dir, driver }
@@ -145,6 +150,7 @@ impl Lab {
             RoleConfig::new("receiver", &self.dir(i, "rcv"), ThreadingMode::SharedNetwork, channel);
         config.count = COUNT;
         config.length = length;
+        config.sparse_logs = true;
         config.netns = Some(self.host(i).name().to_string());
         Receiver { proc: Proc::spawn(ENTRY, &config), java: false }
     }
@@ -165,6 +171,7 @@ impl Lab {
         config.length = length;
         config.destinations = destinations.to_vec();
         config.hold = true;
+        config.sparse_logs = true;
         config.netns = Some(self.host(i).name().to_string());
         let sender = Proc::spawn(ENTRY, &config);
         sender.expect("PUBLICATION", SHORT);
@@ -223,6 +230,7 @@ impl JavaHost {
             (13, "overruns"),
             (21, "ttl_asymmetry"),
             (23, "loss_gap_fills"),
+            (26, "conductor_max_cycle_ns"),
         ]
         .iter()
         .map(|&(id, name)| format!("{name}={}", cnc.system_counter(id)))
@@ -588,6 +596,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     let second = lab.our_receiver(OUR_RCV[0], &on(group, OUR_RCV[0], &tagged), 200);
     ready([&second]);
     receivers.push(second);
+    wait_for_counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel, 2);
     publisher.await_connected();
     assert_eq!(fc_receivers(&cnc, &channel), Some(2), "connected with both tagged receivers");
     stream(publisher, receivers, lab.host(OUR_PUB).ipv4().into());
@@ -612,6 +621,7 @@ fn min_and_tagged_flow_control_over_java_and_our_receivers_on_multicast() {
     let second = java_rcv[0].subscriber(&on(group, JAVA_RCV[0], &tagged), 64);
     ready([&second]);
     receivers.push(second);
+    wait_for_counter(&cnc, FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, &channel, 2);
     publisher.await_connected();
     assert_eq!(fc_receivers(&cnc, &channel), Some(2), "connected with both tagged receivers");
     stream(publisher, receivers, lab.host(JAVA_PUB).ipv4().into());

@@ -42,6 +42,9 @@ pub struct RoleConfig {
     /// Sender: after `READY`, wait for `go` on stdin before offering (e.g. until every
     /// receiver of a dynamic MDC publication has been discovered).
     pub hold: bool,
+    /// The driver's logs are sparse files (`term_buffer_sparse_file`), not pre-touched: for
+    /// long terms, where touching every page costs more than the test's traffic.
+    pub sparse_logs: bool,
     /// Run the child inside this network namespace (`ip netns exec`, a host of
     /// `support/netns.rs`); `None`: in the test's own namespace.
     pub netns: Option<String>,
@@ -62,6 +65,7 @@ impl RoleConfig {
             connection_timeout_ms: 5000,
             destinations: Vec::new(),
             hold: false,
+            sparse_logs: false,
             netns: None,
         }
     }
@@ -77,7 +81,8 @@ impl RoleConfig {
             .env("AERONRS_TERM_LENGTH", self.term_length.to_string())
             .env("AERONRS_CONNECTION_TIMEOUT_MS", self.connection_timeout_ms.to_string())
             .env("AERONRS_DESTINATIONS", self.destinations.join(" "))
-            .env("AERONRS_HOLD", if self.hold { "1" } else { "0" });
+            .env("AERONRS_HOLD", if self.hold { "1" } else { "0" })
+            .env("AERONRS_SPARSE_LOGS", if self.sparse_logs { "1" } else { "0" });
         if let Some(args) = &self.loss_args {
             cmd.env("AERONRS_LOSS_ARGS", args);
         }
@@ -103,6 +108,7 @@ impl RoleConfig {
             connection_timeout_ms: var("AERONRS_CONNECTION_TIMEOUT_MS").parse().unwrap(),
             destinations: var("AERONRS_DESTINATIONS").split_whitespace().map(str::to_string).collect(),
             hold: var("AERONRS_HOLD") == "1",
+            sparse_logs: var("AERONRS_SPARSE_LOGS") == "1",
             // The child is already wherever the parent put it.
             netns: None,
         }
@@ -121,6 +127,7 @@ impl RoleConfig {
             sender_idle_strategy: sleep.clone(),
             receiver_idle_strategy: sleep,
             term_buffer_length: self.term_length,
+            term_buffer_sparse_file: self.sparse_logs,
             timer_interval_ns: 100_000_000,
             publication_connection_timeout_ns: self.connection_timeout_ms * 1_000_000,
             image_liveness_timeout_ns: 2 * self.connection_timeout_ms * 1_000_000,

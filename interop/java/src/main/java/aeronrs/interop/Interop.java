@@ -181,12 +181,12 @@ public final class Interop
             });
             commands.setDaemon(true);
             commands.start();
-            final long deadline = System.nanoTime() + 60_000_000_000L;
+            final long deadline = System.nanoTime() + 180_000_000_000L;
             while (!pub.isConnected())
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new IllegalStateException("publication not connected within 60 s");
+                    throw new IllegalStateException("publication not connected within 180 s");
                 }
                 idle.idle();
             }
