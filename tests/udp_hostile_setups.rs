@@ -127,3 +127,35 @@ fn forged_setups_from_random_sessions_are_bounded_and_forgotten() {
         std::thread::sleep(Duration::from_millis(10));
     }
 }
+
+#[test]
+fn forged_data_from_another_socket_leaves_the_stream_whole() {
+    use aeronrs::logbuffer::descriptor as log;
+    use aeronrs::protocol::data::DataHeader;
+    let mut pair = udp_pair::pair(ThreadingMode::Shared);
+    let port = free_port();
+    let channel = format!("aeron:udp?endpoint=127.0.0.1:{port}");
+    let (publication, mut image, _) = udp_pair::connect(&mut pair, &channel, 1001);
+    // The session and term of the real stream, as the image's log has them.
+    let header = log::default_frame_header(image.log.metadata());
+    let session_id = i32::from_le_bytes(header[12..16].try_into().unwrap());
+    let initial_term_id = log::initial_term_id(image.log.metadata());
+    let forger = UdpSocket::bind("127.0.0.3:0").unwrap();
+    let mut frame = vec![0u8; 160];
+    for k in 0..200 {
+        // Data ahead of the stream (within the window), and end-of-stream heartbeats.
+        let offset = 4096 + k * 160;
+        DataHeader::data(session_id, 1001, initial_term_id, offset, 100)
+            .encode_frame(&[0xEE; 100], &mut frame)
+            .unwrap();
+        forger.send_to(&frame, ("127.0.0.1", port)).unwrap();
+        let mut heartbeat = [0u8; 32];
+        DataHeader::heartbeat(session_id, 1001, initial_term_id, offset, true)
+            .encode(&mut heartbeat)
+            .unwrap();
+        forger.send_to(&heartbeat, ("127.0.0.1", port)).unwrap();
+    }
+    wait_until("forgeries counted", || pair.subscriber.cnc.system_counter(INVALID_PACKETS) >= 400);
+    exchange(&publication, &mut image, 50_000, 100);
+    assert!(!image.is_end_of_stream(), "a forged end of stream ended nothing");
+}

@@ -256,7 +256,10 @@ fn a_unicast_image_takes_frames_only_from_its_sender() {
     let outcome = f.image.insert_packet(INITIAL_TERM_ID, 16384, &datagram, false, &forged, MS).unwrap();
     assert_eq!(outcome, InsertOutcome::Dropped);
     let hb = heartbeat(32768, true);
-    assert_eq!(f.image.insert_packet(INITIAL_TERM_ID, 32768, &hb, true, &forged, MS).unwrap(), InsertOutcome::Dropped);
+    assert_eq!(
+        f.image.insert_packet(INITIAL_TERM_ID, 32768, &hb, true, &forged, MS).unwrap(),
+        InsertOutcome::Dropped
+    );
     assert_eq!(f.counters.value(SystemCounterId::InvalidPackets), 2);
     assert_eq!(f.hwm(), 0, "the high-water mark did not move");
     assert_eq!(f.log.term(0).get_i32(16384), 0, "nothing written");
