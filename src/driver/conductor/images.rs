@@ -84,17 +84,21 @@ impl Conductor {
                 endpoint_id: request.endpoint_id,
                 session_id: request.session_id,
                 stream_id: request.stream_id,
+                refusal: None,
             });
             return;
         }
         if let Err(e) = self.create_image(&request, correlation_id) {
-            self.log_error(
-                &e.context(format_args!("stream_id={} session_id={}", request.stream_id, request.session_id)),
-            );
+            let e =
+                e.context(format_args!("stream_id={} session_id={}", request.stream_id, request.session_id));
+            self.log_error(&e);
+            // The sender hears why its receiver has no image for it (an ERR frame), and
+            // its next SETUP tries again.
             self.receiver_proxy.send(ReceiverCommand::RemoveInitInProgress {
                 endpoint_id: request.endpoint_id,
                 session_id: request.session_id,
                 stream_id: request.stream_id,
+                refusal: Some((Self::error_code_of(&e) as i32, e.to_string().into_bytes())),
             });
         }
     }
@@ -187,7 +191,7 @@ impl Conductor {
         };
         let term_length = request.term_length as usize;
         let log_length = log::compute_log_length(term_length, self.ctx.file_page_size);
-        self.check_storage(log_length)?;
+        self.check_storage_in(IMAGES_DIR, log_length)?;
         let path = image_log_path(&self.ctx.aeron_dir, correlation_id);
         let allocation = if params.common.is_sparse { Allocation::Sparse } else { Allocation::PreTouch };
         let log_buffers = LogBuffers::create(&path, term_length, self.ctx.file_page_size, allocation)?;

@@ -15,7 +15,7 @@
 
 use std::net::IpAddr;
 
-use crate::driver::publication_image::PublicationImage;
+use crate::driver::publication_image::{FrameSource, PublicationImage};
 
 /// A session of a subscribed stream, by state.
 pub enum SessionState {
@@ -28,8 +28,9 @@ pub enum SessionState {
 pub struct SessionEntry {
     pub session_id: i32,
     pub state: SessionState,
-    /// The host whose SETUP is making (or made) the image, for the per-source limit.
-    pub source_ip: Option<IpAddr>,
+    /// Where the SETUP that is making (or made) the image came from: the per-source limit
+    /// counts by its address, and a failed image is explained there.
+    pub origin: Option<FrameSource>,
 }
 
 /// Interest in one stream id: all sessions, or only some.
@@ -57,15 +58,15 @@ impl StreamInterest {
     pub fn set_state(&mut self, session_id: i32, state: SessionState) {
         match self.session(session_id) {
             Some(entry) => entry.state = state,
-            None => self.sessions.push(SessionEntry { session_id, state, source_ip: None }),
+            None => self.sessions.push(SessionEntry { session_id, state, origin: None }),
         }
     }
 
-    /// A SETUP from `source_ip` is having its image built.
-    pub fn set_building(&mut self, session_id: i32, source_ip: IpAddr) {
+    /// A SETUP from `origin` is having its image built.
+    pub fn set_building(&mut self, session_id: i32, origin: FrameSource) {
         self.set_state(session_id, SessionState::InitInProgress);
         if let Some(entry) = self.session(session_id) {
-            entry.source_ip = Some(source_ip);
+            entry.origin = Some(origin);
         }
     }
 
@@ -103,7 +104,7 @@ impl DataPacketDispatcher {
         for entry in self.streams.iter().flat_map(|s| &s.sessions) {
             if matches!(entry.state, SessionState::Active(_) | SessionState::InitInProgress) {
                 all += 1;
-                from_source += usize::from(entry.source_ip == Some(source_ip));
+                from_source += usize::from(entry.origin.is_some_and(|o| o.address.ip() == source_ip));
             }
         }
         (all, from_source)

@@ -27,6 +27,7 @@ use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::agent_proxy::{ConductorCommand, CreateImageRequest, Proxy};
 use crate::driver::publication_image::{DestinationTransports, FrameSource, PublicationImage};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::protocol::error_frame::{ErrorFrame, MAX_ERROR_FRAME_LENGTH};
 use crate::protocol::header::{
     EOS_FLAG, FrameHeader, HDR_TYPE_DATA, HDR_TYPE_PAD, HDR_TYPE_RTTM, HDR_TYPE_SETUP,
 };
@@ -301,7 +302,7 @@ impl ReceiveChannelEndpoint {
             return Ok(());
         }
         if let Some(stream) = self.dispatcher.stream(setup.stream_id()) {
-            stream.set_building(session_id, source.ip());
+            stream.set_building(session_id, *from);
             ctx.to_conductor.send(ConductorCommand::CreateImage(CreateImageRequest {
                 endpoint_id,
                 session_id,
@@ -416,6 +417,39 @@ impl ReceiveChannelEndpoint {
             }
         }
         sent
+    }
+
+    /// The conductor could not build the image `session_id` of `stream_id` asked for: the
+    /// session may try again, and with a `refusal` its sender is told why by an ERR frame
+    /// (an Aeron error code and text) where its SETUP came from.
+    pub fn on_image_not_built(
+        &mut self,
+        session_id: i32,
+        stream_id: i32,
+        refusal: Option<(i32, Vec<u8>)>,
+        ctx: &ReceiveContext<'_>,
+    ) {
+        let origin = self
+            .dispatcher
+            .stream(stream_id)
+            .and_then(|s| s.session(session_id))
+            .filter(|e| matches!(e.state, SessionState::InitInProgress))
+            .and_then(|e| e.origin);
+        self.dispatcher.remove_state(session_id, stream_id, |s| matches!(s, SessionState::InitInProgress));
+        let (Some(origin), Some((code, reason))) = (origin, refusal) else { return };
+        let Some(transport) = self.destinations.transport_for(origin.destination_id) else { return };
+        let frame = ErrorFrame::new(session_id, stream_id, self.receiver_id, self.group_tag, code, &reason);
+        let mut buffer = [0u8; MAX_ERROR_FRAME_LENGTH];
+        let mut send = || -> Result<(usize, usize)> {
+            let length = frame.encode(&mut buffer)?;
+            Ok((length, transport.send_to(&buffer[..length], origin.control_address)?))
+        };
+        let sent = send();
+        match sent {
+            Ok((length, n)) if n == length => ctx.counters.increment(SystemCounterId::ErrorFramesSent),
+            Ok(_) => ctx.counters.increment(SystemCounterId::ShortSends),
+            Err(e) => ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver ERR frame"))),
+        }
     }
 
     /// Hands a built image to the dispatcher.
