@@ -215,16 +215,24 @@ fn errors_are_answered_and_the_driver_keeps_serving() {
     let driver = MediaDriver::launch(test_context(&dir)).unwrap();
     let mut client = RawClient::connect(&dir);
 
+    // The codes Aeron C's driver answers with (vectors §12 for the first, fifth and last
+    // three): a bad parameter value is GENERIC_ERROR (11); a malformed URI or a UDP
+    // channel with nothing to address INVALID_CHANNEL (1); a name that does not resolve
+    // UNKNOWN_HOST (9).
     for (channel, code) in [
-        ("aeron:ipc?term-length=1000", 1),
-        ("aeron:ipc?term-length=2g", 1),
-        ("aeron:ipc?mtu=100", 1),
-        ("aeron:ipc?init-term-id=5", 1),
-        ("aeron:ipc?sparse=perhaps", 1),
+        ("aeron:ipc?term-length=1000", 11),
+        ("aeron:ipc?term-length=2g", 11),
+        ("aeron:ipc?mtu=100", 11),
+        ("aeron:ipc?init-term-id=5", 11),
+        ("aeron:ipc?sparse=perhaps", 11),
         ("aeron:ipc?novalue", 1),
+        ("aeron:udp?mtu=1408", 1),
         ("aeron:udp?endpoint=224.0.1.2:40123", 11),
         ("aeron:udp?endpoint=localhost:40123|control-mode=response", 8),
-        ("aeron:udp?endpoint=bad:xx", 1),
+        ("aeron:udp?endpoint=bad:xx", 11),
+        ("aeron:udp?endpoint=127.0.0.1:20121|mtu=1000", 11),
+        ("aeron:udp?endpoint=127.0.0.1:20121|term-length=1000", 11),
+        ("aeron:udp?endpoint=no-such-host.invalid:20121", 9),
     ] {
         let corr = client.add_publication(channel, STREAM, false);
         let (got, message) = client.expect_error(corr);
@@ -289,11 +297,15 @@ fn explicit_session_and_position_parameters() {
     assert_eq!(m.get_i32(284), 16384, "pub-wnd");
     assert_eq!(m.get_i64(464), 0, "linger");
 
-    // Same session on an exclusive publication clashes; a shared ADD must agree.
+    // Same session on an exclusive publication clashes; a shared ADD must agree. Both are
+    // parameter errors, GENERIC_ERROR (11) as Aeron C answers them.
     let clash = client.add_publication("aeron:ipc?session-id=77", STREAM, true);
-    assert_eq!(client.expect_error(clash).0, 1);
+    let (code, message) = client.expect_error(clash);
+    assert_eq!(code, 11, "{message}");
     let mismatch = client.add_publication("aeron:ipc?term-length=128k", STREAM, false);
-    assert_eq!(client.expect_error(mismatch).0, 1);
+    let (code, message) = client.expect_error(mismatch);
+    assert_eq!(code, 11, "{message}");
+    assert!(message.contains("existing publication has different"), "{message}");
 
     // A subscriber joining later starts at the producer position.
     let sub = client.add_subscription("aeron:ipc?session-id=77", STREAM);

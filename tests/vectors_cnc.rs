@@ -17,6 +17,9 @@ use aeronrs::concurrent::counters::descriptor::{
 use aeronrs::concurrent::counters::system_counters::{SYSTEM_COUNTERS, semantic_version_compose};
 use aeronrs::concurrent::counters::{CounterRecord, CountersManager, CountersReader};
 use aeronrs::concurrent::error_log;
+use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
+use aeronrs::util::idle_strategy::IdleStrategy;
+use std::time::Duration;
 
 const CNC_LENGTH: usize = 8_392_704;
 
@@ -496,6 +499,46 @@ fn system_counter_label(id: usize) -> String {
         26 | 28 | 30 => format!("{base}: SHARED"),
         27 | 29 | 31 => format!("{base}: threshold=1000000000ns SHARED"),
         _ => base.to_string(),
+    }
+}
+
+/// Our driver's system counter labels equal a 1.48 C driver's, in SHARED and DEDICATED mode,
+/// but for the version text of 15 and 34 (`version=1.48.0 commit=aeronrs-<v>` here).
+#[test]
+fn our_running_driver_labels_its_system_counters_as_aeron_c_does() {
+    let Some(real) = map_vector("cnc-fresh.dat.gz") else { return };
+    let real_reader = real.cnc.counters_reader().unwrap();
+    for (mode, name) in [(ThreadingMode::Shared, "SHARED"), (ThreadingMode::Dedicated, "DEDICATED")] {
+        let tmp = tempfile::tempdir().unwrap();
+        let sleep = IdleStrategy::Sleep(Duration::from_millis(1));
+        let mut driver = MediaDriver::launch(DriverContext {
+            aeron_dir: tmp.path().join("aeron"),
+            threading_mode: mode,
+            shared_idle_strategy: sleep.clone(),
+            conductor_idle_strategy: sleep.clone(),
+            sender_idle_strategy: sleep.clone(),
+            receiver_idle_strategy: sleep,
+            ..DriverContext::default()
+        })
+        .unwrap();
+        let cnc = CncFile::map_existing(&driver.aeron_dir().join("cnc.dat")).unwrap();
+        let ours = cnc.counters_reader().unwrap();
+        for id in 0..SYSTEM_COUNTERS.len() as i32 {
+            let theirs = real_reader.counter_label(id).unwrap().replace(": SHARED", &format!(": {name}"));
+            let theirs = theirs.replace("ns SHARED", &format!("ns {name}"));
+            let label = ours.counter_label(id).unwrap();
+            if id == 15 || id == 34 {
+                let base = theirs.split(": version=").next().unwrap();
+                assert!(
+                    label.starts_with(&format!("{base}: version=1.48.0 commit=aeronrs-")),
+                    "{id}: {label}"
+                );
+            } else {
+                assert_eq!(label, theirs, "label of system counter {id} in {name} mode");
+            }
+        }
+        drop(cnc);
+        driver.close().unwrap();
     }
 }
 

@@ -2,7 +2,10 @@
 //! environment variables, `-Dname=value` / `-D name=value` defines (`aeron.dir=/x` sets
 //! `AERON_DIR`), and properties files (path or `file://`) as further arguments. SIGINT,
 //! SIGTERM or an accepted TERMINATE_DRIVER shut it down cleanly (heartbeat -1, directory
-//! deleted when `AERON_DIR_DELETE_ON_SHUTDOWN` is set).
+//! deleted when `AERON_DIR_DELETE_ON_SHUTDOWN` is set). The exit status is Aeron's: 0 after
+//! TERMINATE_DRIVER, 2 (the signal's number) after SIGINT, 1 on an error. Aeron's aeronmd
+//! does not catch SIGTERM; ours shuts down cleanly on it and exits 0, as a service manager
+//! stopping it expects.
 #![forbid(unsafe_code)]
 
 use std::process::ExitCode;
@@ -56,9 +59,10 @@ fn apply_arguments(args: &[String]) -> Result<bool> {
     Ok(true)
 }
 
-fn run(args: &[String]) -> Result<()> {
+/// Runs the driver until it is told to stop; the exit status to return (see the file note).
+fn run(args: &[String]) -> Result<u8> {
     if !apply_arguments(args)? {
-        return Ok(());
+        return Ok(0);
     }
     sys::install_shutdown_signal_handlers()?;
     let terminated = Arc::new(AtomicBool::new(false));
@@ -78,7 +82,8 @@ fn run(args: &[String]) -> Result<()> {
         }
     }
     println!("Shutting down driver...");
-    driver.close()
+    driver.close()?;
+    Ok(if sys::shutdown_signal() == Some(libc::SIGINT) { libc::SIGINT as u8 } else { 0 })
 }
 
 fn main() -> ExitCode {
@@ -88,7 +93,7 @@ fn main() -> ExitCode {
         return ExitCode::SUCCESS;
     }
     match run(&args) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(status) => ExitCode::from(status),
         Err(e) => {
             eprintln!("ERROR: {e}");
             ExitCode::FAILURE

@@ -28,6 +28,16 @@ pub enum ThreadingMode {
 }
 
 impl ThreadingMode {
+    /// The mode's name as Aeron spells it (in settings and in counter labels).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Dedicated => "DEDICATED",
+            Self::SharedNetwork => "SHARED_NETWORK",
+            Self::Shared => "SHARED",
+            Self::Invoker => "INVOKER",
+        }
+    }
+
     pub fn parse(value: &str) -> Result<Self> {
         match value.trim().to_ascii_uppercase().as_str() {
             "DEDICATED" => Ok(Self::Dedicated),

@@ -27,8 +27,8 @@ use crate::driver::media::loss_injection::IncomingInterceptors;
 use crate::driver::receiver::Receiver;
 use crate::driver::sender::Sender;
 use crate::driver::system_counters::{
-    AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH, SystemCounterId, SystemCounters,
-    semantic_version_compose,
+    AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH, DriverLabelDetails, SystemCounterId,
+    SystemCounters, semantic_version_compose,
 };
 use crate::util::agent::{Agent, AgentInvoker, AgentRunner, CompositeAgent, ErrorHandler};
 use crate::util::bits::align;
@@ -108,6 +108,16 @@ impl MediaDriver {
             (ctx.counters_free_to_reuse_timeout_ns / 1_000_000) as i64,
         )?;
         let system = SystemCounters::allocate(&mut counters, now_ms)?;
+        system.append_driver_details(
+            &counters,
+            &DriverLabelDetails {
+                resolver_name: ctx.network.resolver_name.as_deref().unwrap_or(""),
+                threading_mode: ctx.threading_mode,
+                conductor_threshold_ns: ctx.conductor_cycle_threshold_ns,
+                sender_threshold_ns: ctx.agents.sender_cycle_threshold_ns,
+                receiver_threshold_ns: ctx.agents.receiver_cycle_threshold_ns,
+            },
+        )?;
         system.set(
             SystemCounterId::AeronVersion,
             semantic_version_compose(AERON_VERSION_MAJOR, AERON_VERSION_MINOR, AERON_VERSION_PATCH),

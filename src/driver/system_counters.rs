@@ -7,6 +7,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::counters::system_counters::{SYSTEM_COUNTER_COUNT, SYSTEM_COUNTERS};
 pub use crate::concurrent::counters::system_counters::{SystemCounterId, semantic_version_compose};
 use crate::concurrent::counters::type_ids::SYSTEM_COUNTER_TYPE_ID;
+use crate::driver::context::ThreadingMode;
 use crate::driver::position_counters::{Position, free_counter};
 use crate::util::error::Result;
 
@@ -30,6 +31,36 @@ pub fn system_counter_label(id: SystemCounterId) -> String {
     }
 }
 
+/// What a running driver adds to some system counter labels, as Aeron's conductor does once
+/// it starts: the resolver name on `Resolution changes`, the threading mode on the six
+/// duty-cycle counters and each agent's threshold on its exceeded-count counter.
+#[derive(Debug, Clone, Copy)]
+pub struct DriverLabelDetails<'a> {
+    pub resolver_name: &'a str,
+    pub threading_mode: ThreadingMode,
+    pub conductor_threshold_ns: u64,
+    pub sender_threshold_ns: u64,
+    pub receiver_threshold_ns: u64,
+}
+
+impl DriverLabelDetails<'_> {
+    /// The suffix counter `id` takes, if any.
+    pub fn suffix(&self, id: SystemCounterId) -> Option<String> {
+        let mode = self.threading_mode.as_str();
+        let threshold = |ns: u64| Some(format!(": threshold={ns}ns {mode}"));
+        match id {
+            SystemCounterId::ResolutionChanges => Some(format!(": driverName={}", self.resolver_name)),
+            SystemCounterId::ConductorMaxCycleTime
+            | SystemCounterId::SenderMaxCycleTime
+            | SystemCounterId::ReceiverMaxCycleTime => Some(format!(": {mode}")),
+            SystemCounterId::ConductorCycleTimeThresholdExceeded => threshold(self.conductor_threshold_ns),
+            SystemCounterId::SenderCycleTimeThresholdExceeded => threshold(self.sender_threshold_ns),
+            SystemCounterId::ReceiverCycleTimeThresholdExceeded => threshold(self.receiver_threshold_ns),
+            _ => None,
+        }
+    }
+}
+
 /// The allocated system counters: increments and stores by [`SystemCounterId`].
 #[derive(Debug, Clone)]
 pub struct SystemCounters {
@@ -49,6 +80,21 @@ impl SystemCounters {
             counters.push(Position::new(manager.reader().values_buffer(), counter_id));
         }
         Ok(Self { counters })
+    }
+
+    /// Appends the running driver's details to the labels that carry them (see
+    /// [`DriverLabelDetails`]); a label already at the maximum length is cut, as Aeron's is.
+    pub fn append_driver_details(
+        &self,
+        manager: &CountersManager,
+        details: &DriverLabelDetails,
+    ) -> Result<()> {
+        for descriptor in &SYSTEM_COUNTERS {
+            if let Some(suffix) = details.suffix(descriptor.id) {
+                manager.append_to_label(self.counter_id(descriptor.id), &suffix)?;
+            }
+        }
+        Ok(())
     }
 
     /// The counter's value slot, for code that bumps it without the whole set.
@@ -105,6 +151,42 @@ mod tests {
             system_counter_label(SystemCounterId::AeronVersion)
                 .starts_with("Aeron software: version=1.48.0 commit=")
         );
+    }
+
+    #[test]
+    fn driver_details_suffix_the_labels_aeron_c_suffixes() {
+        let values = AtomicBuffer::alloc(64 * 128);
+        let metadata = AtomicBuffer::alloc(64 * 512);
+        let mut manager = CountersManager::new(metadata, values.clone(), 1000).unwrap();
+        let counters = SystemCounters::allocate(&mut manager, 1).unwrap();
+        let details = DriverLabelDetails {
+            resolver_name: "",
+            threading_mode: ThreadingMode::Shared,
+            conductor_threshold_ns: 1_000_000_000,
+            sender_threshold_ns: 2_000,
+            receiver_threshold_ns: 3,
+        };
+        counters.append_driver_details(&manager, &details).unwrap();
+        let label = |id: i32| manager.reader().counter_label(id).unwrap();
+        // The exact labels of a 1.48 C driver's fresh cnc.dat (vectors README §3).
+        assert_eq!(label(25), "Resolution changes: driverName=");
+        assert_eq!(label(26), "Conductor max cycle time doing its work in ns: SHARED");
+        assert_eq!(label(27), "Conductor work cycle exceeded threshold count: threshold=1000000000ns SHARED");
+        assert_eq!(label(28), "Sender max cycle time doing its work in ns: SHARED");
+        assert_eq!(label(29), "Sender work cycle exceeded threshold count: threshold=2000ns SHARED");
+        assert_eq!(label(31), "Receiver work cycle exceeded threshold count: threshold=3ns SHARED");
+        assert_eq!(label(32), "NameResolver max time in ns", "no suffix on the resolver counters");
+        assert_eq!(label(24), "Client liveness timeouts");
+
+        let named = DriverLabelDetails {
+            resolver_name: "node-a",
+            threading_mode: ThreadingMode::Dedicated,
+            ..details
+        };
+        assert_eq!(named.suffix(SystemCounterId::ResolutionChanges).unwrap(), ": driverName=node-a");
+        assert_eq!(named.suffix(SystemCounterId::ReceiverMaxCycleTime).unwrap(), ": DEDICATED");
+        assert_eq!(ThreadingMode::SharedNetwork.as_str(), "SHARED_NETWORK");
+        assert_eq!(ThreadingMode::Invoker.as_str(), "INVOKER");
     }
 
     #[test]

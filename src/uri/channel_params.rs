@@ -183,10 +183,9 @@ impl ChannelUri {
             (None, None, None) => return Ok(None),
             (Some(i), Some(t), Some(o)) => (i, t, o),
             _ => {
-                return Err(Error::aeron(
-                    AeronErrorCode::InvalidChannel,
-                    format!("{INITIAL_TERM_ID}, {TERM_ID} and {TERM_OFFSET} must be given together"),
-                ));
+                return Err(Error::invalid_argument(format!(
+                    "{INITIAL_TERM_ID}, {TERM_ID} and {TERM_OFFSET} must be given together"
+                )));
             }
         };
         // Aeron: term ids wrap, so the term count is a wrapping difference.

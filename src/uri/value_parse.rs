@@ -2,16 +2,17 @@
 //! suffixes, durations with time-unit suffixes, booleans, and integers as the C driver
 //! reads them (`strtol` base 0: decimal, `0x` hex, leading-`0` octal).
 //!
-//! Every error is INVALID_CHANNEL and names the parameter and the offending value.
+//! Every error is `EINVAL` (GENERIC_ERROR once the driver answers with it, as Aeron C's
+//! `could not parse` errors are) and names the parameter and the offending value.
 #![forbid(unsafe_code)]
 
 use std::fmt::Display;
 
-use crate::util::error::{AeronErrorCode, Error, Result};
+use crate::util::error::{Error, Result};
 
-/// The INVALID_CHANNEL error for parameter `key` with value `value`.
+/// The error for parameter `key` with value `value`.
 pub fn invalid(key: &str, value: &str, why: impl Display) -> Error {
-    Error::aeron(AeronErrorCode::InvalidChannel, format!("invalid {key}={value}: {why}"))
+    Error::invalid_argument(format!("invalid {key}={value}: {why}"))
 }
 
 /// Size in bytes: decimal digits with an optional `k`/`m`/`g` suffix (×1024, ×1024², ×1024³,
@@ -111,7 +112,7 @@ mod tests {
         assert_eq!(parse_size("term-length", "1g"), Ok(1 << 30));
         for bad in ["", "k", "-1", "1.5k", "12kb", " 1", "0x10"] {
             let err = parse_size("so-sndbuf", bad).unwrap_err();
-            assert_eq!(err.aeron_code(), Some(AeronErrorCode::InvalidChannel), "{bad}");
+            assert_eq!((err.code(), err.aeron_code()), (libc::EINVAL, None), "{bad}");
             assert!(err.message().starts_with(&format!("invalid so-sndbuf={bad}:")), "{err}");
         }
         assert!(parse_size("x", "18446744073709551615k").is_err());

@@ -85,12 +85,18 @@ fn write_zeros(file: &std::fs::File, length: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-static SHUTDOWN_SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// The number of the first shutdown signal that arrived, 0 while none has.
+static SHUTDOWN_SIGNAL: std::sync::atomic::AtomicI32 = std::sync::atomic::AtomicI32::new(0);
 
-extern "C" fn on_shutdown_signal(_signal: libc::c_int) {
-    // Only an atomic store: async-signal-safe. Release pairs with the Acquire in
-    // `shutdown_signalled`.
-    SHUTDOWN_SIGNALLED.store(true, std::sync::atomic::Ordering::Release);
+extern "C" fn on_shutdown_signal(signal: libc::c_int) {
+    // Only an atomic compare-and-swap: async-signal-safe. Release pairs with the Acquire in
+    // `shutdown_signal`; the first signal wins so the exit status names what stopped us.
+    let _ = SHUTDOWN_SIGNAL.compare_exchange(
+        0,
+        signal,
+        std::sync::atomic::Ordering::Release,
+        std::sync::atomic::Ordering::Relaxed,
+    );
 }
 
 /// Makes SIGINT and SIGTERM set a flag (read with [`shutdown_signalled`]) instead of killing
@@ -99,7 +105,7 @@ pub fn install_shutdown_signal_handlers() -> crate::util::error::Result<()> {
     let handler = on_shutdown_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
     for signal in [libc::SIGINT, libc::SIGTERM] {
         // SAFETY: the handler is an `extern "C"` function that only performs an atomic
-        // store, which is async-signal-safe; `signal` is passed a valid signal number.
+        // compare-and-swap, which is async-signal-safe; `signal` is a valid signal number.
         let previous = unsafe { libc::signal(signal, handler) };
         if previous == libc::SIG_ERR {
             return Err(crate::util::error::Error::io(
@@ -113,7 +119,15 @@ pub fn install_shutdown_signal_handlers() -> crate::util::error::Result<()> {
 
 /// Whether SIGINT or SIGTERM arrived since [`install_shutdown_signal_handlers`].
 pub fn shutdown_signalled() -> bool {
-    SHUTDOWN_SIGNALLED.load(std::sync::atomic::Ordering::Acquire)
+    shutdown_signal().is_some()
+}
+
+/// The first of SIGINT or SIGTERM that arrived since [`install_shutdown_signal_handlers`].
+pub fn shutdown_signal() -> Option<i32> {
+    match SHUTDOWN_SIGNAL.load(std::sync::atomic::Ordering::Acquire) {
+        0 => None,
+        signal => Some(signal),
+    }
 }
 
 /// One address of a network interface, as `getifaddrs` lists it.

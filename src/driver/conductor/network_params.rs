@@ -4,7 +4,7 @@
 //! timeouts.
 #![forbid(unsafe_code)]
 
-use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
+use crate::driver::conductor::params::{SubscriptionParams, invalid_param};
 use crate::driver::congestion::{CongestionControlKind, congestion_control_for_channel};
 use crate::driver::context::DriverContext;
 use crate::driver::media::udp_channel::UdpChannel;
@@ -31,7 +31,7 @@ impl NetworkSubscriptionParams {
     pub fn parse(ctx: &DriverContext, channel: &UdpChannel) -> Result<Self> {
         let uri = &channel.uri;
         let common = SubscriptionParams::parse(ctx, |key| uri.get(key))?;
-        let invalid = |e: crate::util::error::Error| invalid_channel(e.message().to_string());
+        let invalid = |e: crate::util::error::Error| invalid_param(e.message().to_string());
         let congestion_control =
             congestion_control_for_channel(&ctx.congestion_control_supplier, uri.get(CONGESTION_CONTROL))
                 .map_err(invalid)?;

@@ -22,7 +22,7 @@ use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, pu
 use crate::driver::conductor::network_publication::{
     NetworkPublicationCounters, NetworkPublicationEntry, NetworkPublicationIdentity,
 };
-use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel};
+use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_param};
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::flow_control::{FlowControlDefaults, flow_control_for_channel};
 use crate::driver::loss::RetransmitHandler;
@@ -138,7 +138,7 @@ impl Conductor {
             }
         }
         if session_id_in_use && (exclusive || existing.is_none()) {
-            return Err(invalid_channel(format!(
+            return Err(invalid_param(format!(
                 "specified session-id is already in exclusive use for channel={} stream-id={stream_id}",
                 udp.original_uri
             )));
@@ -146,7 +146,7 @@ impl Conductor {
         if let Some(index) = existing {
             let p = &self.network_publications[index];
             if p.params.spies_simulate_connection != params.spies_simulate_connection {
-                return Err(invalid_channel(format!(
+                return Err(invalid_param(format!(
                     "existing publication has different spies simulate connection: requested={}",
                     params.spies_simulate_connection
                 )));
@@ -386,7 +386,7 @@ impl Conductor {
 /// A second ADD on a shared publication must not contradict it (`spec/channel-uri.md` §2).
 fn confirm_network_match(params: &PublicationParams, existing: &NetworkPublicationEntry) -> Result<()> {
     let clash = |name: &str, existing: i64, requested: i64| {
-        invalid_channel(format!(
+        invalid_param(format!(
             "existing publication has different '{name}': existing={existing} requested={requested}"
         ))
     };

@@ -1,7 +1,9 @@
 //! Publication and subscription parameters taken from a channel URI for IPC
 //! (`spec/channel-uri.md` §3): defaults from the driver context, each given parameter
-//! validated. Any bad value is INVALID_CHANNEL, as Java's driver reports it
-//! (`InvalidChannelException`); the message names the parameter.
+//! validated. A bad value is GENERIC_ERROR (an `EINVAL` failure), as Aeron C's driver
+//! reports every parameter error; INVALID_CHANNEL is kept for what C calls an invalid
+//! channel (URI syntax, the wrong media, a UDP channel with nothing to address, the
+//! destination rules). The message names the parameter.
 //!
 //! The URI itself is parsed by `crate::uri`; these functions only see a look-up of its
 //! parameters, so they work for any channel type.
@@ -15,9 +17,15 @@ const FRAME_ALIGNMENT: u64 = 32;
 /// Aeron: `FRAME_MAX_MESSAGE_LENGTH`.
 const MAX_MESSAGE_LENGTH: u64 = 16 * 1024 * 1024;
 
-/// A channel parameter error (INVALID_CHANNEL).
+/// A channel that is invalid as a whole (INVALID_CHANNEL).
 pub fn invalid_channel(message: impl Into<String>) -> Error {
     Error::aeron(AeronErrorCode::InvalidChannel, message)
+}
+
+/// A parameter value or combination the driver refuses (`EINVAL`, so GENERIC_ERROR on the
+/// wire, as from Aeron C's driver).
+pub fn invalid_param(message: impl Into<String>) -> Error {
+    Error::invalid_argument(message)
 }
 
 /// What an explicit `session-id=tag:<n>` refers to: an existing publication's identity.
@@ -79,13 +87,13 @@ fn parse_i64_value(name: &str, value: &str) -> Result<i64> {
     } else {
         digits.parse::<i64>()
     };
-    let magnitude = parsed.map_err(|_| invalid_channel(format!("could not parse {name}={value} in URI")))?;
+    let magnitude = parsed.map_err(|_| invalid_param(format!("could not parse {name}={value} in URI")))?;
     Ok(if negative { -magnitude } else { magnitude })
 }
 
 fn parse_i32_value(name: &str, value: &str) -> Result<i32> {
     let v = parse_i64_value(name, value)?;
-    i32::try_from(v).map_err(|_| invalid_channel(format!("{name}={value} does not fit in int32")))
+    i32::try_from(v).map_err(|_| invalid_param(format!("{name}={value} does not fit in int32")))
 }
 
 fn bool_param(name: &str, value: Option<&str>, default: bool) -> Result<bool> {
@@ -93,18 +101,18 @@ fn bool_param(name: &str, value: Option<&str>, default: bool) -> Result<bool> {
         None => Ok(default),
         Some("true") => Ok(true),
         Some("false") => Ok(false),
-        Some(v) => Err(invalid_channel(format!("{name}={v} is not true or false"))),
+        Some(v) => Err(invalid_param(format!("{name}={v} is not true or false"))),
     }
 }
 
 fn size_param(name: &str, value: &str) -> Result<u64> {
-    parse_size(name, value).map_err(|e| invalid_channel(e.message().to_string()))
+    parse_size(name, value).map_err(|e| invalid_param(e.message().to_string()))
 }
 
 fn duration_param(name: &str, value: Option<&str>, default: u64) -> Result<u64> {
     match value {
         None => Ok(default),
-        Some(v) => parse_duration_ns(name, v).map_err(|e| invalid_channel(e.message().to_string())),
+        Some(v) => parse_duration_ns(name, v).map_err(|e| invalid_param(e.message().to_string())),
     }
 }
 
@@ -172,7 +180,7 @@ impl PublicationParams {
         if let Some(v) = get("stream-id") {
             let configured = parse_i32_value("stream-id", v)?;
             if configured != stream_id {
-                return Err(invalid_channel(format!(
+                return Err(invalid_param(format!(
                     "stream-id={configured} does not match provided streamId={stream_id}"
                 )));
             }
@@ -187,7 +195,7 @@ impl PublicationParams {
             if let Some(tag) = v.strip_prefix("tag:") {
                 let tag = parse_i64_value("session-id", tag)?;
                 let found = find_tagged(tag)
-                    .ok_or_else(|| invalid_channel(format!("session-id={v} must reference a publication")))?;
+                    .ok_or_else(|| invalid_param(format!("session-id={v} must reference a publication")))?;
                 p.session_id = Some(found.session_id);
                 p.mtu_length = found.mtu_length;
                 p.term_length = found.term_length;
@@ -200,10 +208,10 @@ impl PublicationParams {
         if let Some(v) = get("term-length") {
             let length = size_param("term-length", v)?;
             let length =
-                usize::try_from(length).map_err(|_| invalid_channel(format!("term-length={v} too large")))?;
-            check_term_length("term-length", length).map_err(|e| invalid_channel(e.message().to_string()))?;
+                usize::try_from(length).map_err(|_| invalid_param(format!("term-length={v} too large")))?;
+            check_term_length("term-length", length).map_err(|e| invalid_param(e.message().to_string()))?;
             if tagged && length != p.term_length {
-                return Err(invalid_channel(format!("term-length={v} does not match session-id tag value")));
+                return Err(invalid_param(format!("term-length={v} does not match session-id tag value")));
             }
             p.term_length = length;
             p.has_term_length = true;
@@ -211,23 +219,23 @@ impl PublicationParams {
         if let Some(v) = get("max-resend") {
             let resend = size_param("max-resend", v)?;
             if !(1..=256).contains(&resend) {
-                return Err(invalid_channel(format!("invalid max-resend={resend}, must be > 0 and <= 256")));
+                return Err(invalid_param(format!("invalid max-resend={resend}, must be > 0 and <= 256")));
             }
             p.max_resend = resend as u32;
         }
         if let Some(v) = get("mtu") {
             let mtu = size_param("mtu", v)?;
-            let mtu = usize::try_from(mtu).map_err(|_| invalid_channel(format!("mtu={v} too large")))?;
-            check_mtu("mtu", mtu).map_err(|e| invalid_channel(e.message().to_string()))?;
+            let mtu = usize::try_from(mtu).map_err(|_| invalid_param(format!("mtu={v} too large")))?;
+            check_mtu("mtu", mtu).map_err(|e| invalid_param(e.message().to_string()))?;
             if tagged && mtu != p.mtu_length {
-                return Err(invalid_channel(format!("mtu={v} does not match session-id tag value")));
+                return Err(invalid_param(format!("mtu={v} does not match session-id tag value")));
             }
             p.mtu_length = mtu;
             p.has_mtu_length = true;
         }
         let max_message = (p.term_length as u64 / 8).min(MAX_MESSAGE_LENGTH);
         if p.mtu_length as u64 > max_message {
-            return Err(invalid_channel(format!(
+            return Err(invalid_param(format!(
                 "MTU greater than max message length for term length: mtu={} maxMessageLength={max_message} \
                  termLength={}",
                 p.mtu_length, p.term_length
@@ -237,13 +245,13 @@ impl PublicationParams {
         if let Some(v) = get("pub-wnd") {
             let window = size_param("pub-wnd", v)?;
             if window < p.mtu_length as u64 {
-                return Err(invalid_channel(format!(
+                return Err(invalid_param(format!(
                     "pub-wnd={window} cannot be less than the mtu={}",
                     p.mtu_length
                 )));
             }
             if window > (p.term_length as u64 >> 1) {
-                return Err(invalid_channel(format!(
+                return Err(invalid_param(format!(
                     "pub-wnd={window} must not exceed half the term-length={}",
                     p.term_length
                 )));
@@ -283,7 +291,7 @@ fn start_position<'a>(
         return Ok(None);
     }
     let (Some(initial), Some(term_id), Some(offset)) = (initial, term_id, offset) else {
-        return Err(invalid_channel(
+        return Err(invalid_param(
             "params: init-term-id term-id term-offset must be used as a complete set",
         ));
     };
@@ -291,15 +299,15 @@ fn start_position<'a>(
     let term_id = parse_i32_value("term-id", term_id)?;
     let term_offset = parse_i64_value("term-offset", offset)?;
     if term_id.wrapping_sub(initial_term_id) < 0 {
-        return Err(invalid_channel(format!(
+        return Err(invalid_param(format!(
             "difference greater than 2^31 - 1: init-term-id={initial_term_id} when term-id={term_id}"
         )));
     }
     if term_offset < 0 || term_offset as u64 > term_length as u64 {
-        return Err(invalid_channel(format!("term-offset={term_offset} > term-length={term_length}")));
+        return Err(invalid_param(format!("term-offset={term_offset} > term-length={term_length}")));
     }
     if term_offset as u64 % FRAME_ALIGNMENT != 0 {
-        return Err(invalid_channel(format!(
+        return Err(invalid_param(format!(
             "term-offset={term_offset} must be a multiple of FRAME_ALIGNMENT"
         )));
     }
@@ -375,7 +383,7 @@ mod tests {
     }
 
     #[test]
-    fn bad_values_are_invalid_channel() {
+    fn bad_values_are_invalid_param() {
         for pairs in [
             vec![("term-length", "1000")],
             vec![("term-length", "2g")],
@@ -392,7 +400,8 @@ mod tests {
             vec![("linger", "soon")],
         ] {
             let err = publication(&pairs).unwrap_err();
-            assert_eq!(err.aeron_code(), Some(AeronErrorCode::InvalidChannel), "{pairs:?}: {err}");
+            assert_eq!((err.code(), err.aeron_code()), (libc::EINVAL, None), "{pairs:?}: {err}");
+            assert_eq!(crate::driver::conductor::Conductor::error_code_of(&err), AeronErrorCode::GenericError, "{pairs:?}");
         }
     }
 

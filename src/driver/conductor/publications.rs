@@ -8,7 +8,7 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::clients::PublicationLink;
 use crate::driver::conductor::ipc_publication::{IpcPublication, IpcPublicationConfig, PublicationState};
 use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, publication_log_path};
-use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel};
+use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel, invalid_param};
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::position_counters::{allocate_publisher_limit, allocate_publisher_position, free_counter};
 use crate::logbuffer::descriptor as log;
@@ -80,7 +80,7 @@ impl Conductor {
             }
         }
         if session_id_in_use && (exclusive || existing.is_none()) {
-            return Err(invalid_channel(format!(
+            return Err(invalid_param(format!(
                 "specified session-id is already in exclusive use for channel={channel} stream-id={stream_id}"
             )));
         }
@@ -275,7 +275,7 @@ fn check_usable_space(
 /// A second ADD on a shared publication must not contradict it (`spec/channel-uri.md` §2).
 fn confirm_match(params: &PublicationParams, existing: &IpcPublication) -> Result<()> {
     let clash = |name: &str, existing: i64, requested: i64| {
-        invalid_channel(format!(
+        invalid_param(format!(
             "existing publication has different '{name}': existing={existing} requested={requested}"
         ))
     };

@@ -15,7 +15,7 @@ use crate::concurrent::counters::type_ids::{
 use crate::driver::agent_proxy::ReceiverCommand;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
-use crate::driver::conductor::params::invalid_channel;
+use crate::driver::conductor::params::invalid_param;
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
@@ -108,7 +108,7 @@ impl Conductor {
             usize::try_from(self.os_buffer_lengths.default_so_rcvbuf).unwrap_or(0)
         };
         if effective_rcvbuf != 0 && params.initial_window_length > effective_rcvbuf {
-            return Err(invalid_channel(format!(
+            return Err(invalid_param(format!(
                 "initial window greater than SO_RCVBUF, increase so-rcvbuf or reduce rcv-wnd: window={} so-rcvbuf={effective_rcvbuf} channel={}",
                 params.initial_window_length, channel.original_uri
             )));
@@ -122,7 +122,7 @@ impl Conductor {
                 ("so-sndbuf", channel.socket_sndbuf_length, endpoint.buffers.so_sndbuf),
             ] {
                 if requested != 0 && requested != existing {
-                    return Err(invalid_channel(format!(
+                    return Err(invalid_param(format!(
                         "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
                         endpoint.channel.original_uri, channel.original_uri
                     )));

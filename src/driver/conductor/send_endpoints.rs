@@ -14,7 +14,7 @@ use crate::concurrent::counters::type_ids::{
 };
 use crate::driver::agent_proxy::SenderCommand;
 use crate::driver::conductor::Conductor;
-use crate::driver::conductor::params::{PublicationParams, invalid_channel};
+use crate::driver::conductor::params::{PublicationParams, invalid_param};
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, SendEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
@@ -110,7 +110,7 @@ impl Conductor {
                 ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.socket_rcvbuf_length),
             ] {
                 if requested != 0 && requested != existing {
-                    return Err(invalid_channel(format!(
+                    return Err(invalid_param(format!(
                         "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
                         endpoint.channel.original_uri, channel.original_uri
                     )));
@@ -221,7 +221,7 @@ impl Conductor {
             usize::try_from(self.os_buffer_lengths.default_so_sndbuf).unwrap_or(0)
         };
         if sndbuf != 0 && params.mtu_length > sndbuf {
-            return Err(invalid_channel(format!(
+            return Err(invalid_param(format!(
                 "MTU greater than SO_SNDBUF: mtu={} so-sndbuf={sndbuf}",
                 params.mtu_length
             )));

@@ -13,7 +13,7 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV6, ToSocketAddrs};
 
-use crate::util::error::{Error, Result};
+use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// A `host[:port]` text split into its parts, brackets removed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -87,15 +87,16 @@ pub fn resolve_host(key: &str, value: &str, host: &str, ipv6: bool) -> Result<Ip
     } else if let Ok(ip) = host.parse::<Ipv4Addr>() {
         return Ok(ip.into());
     }
+    // A name that does not resolve is UNKNOWN_HOST, as Aeron C's lookup reports it.
+    let unknown = |why: std::fmt::Arguments<'_>| {
+        Error::aeron(AeronErrorCode::UnknownHost, format!("{key}={value}: unable to resolve host=({host}): {why}"))
+    };
     let found = (host, 0u16)
         .to_socket_addrs()
-        .map_err(|e| invalid(key, value, format_args!("unable to resolve host=({host}): {e}")))?
+        .map_err(|e| unknown(format_args!("{e}")))?
         .map(|a| a.ip())
         .find(|ip| ip.is_ipv6() == ipv6);
-    found.ok_or_else(|| {
-        let family = if ipv6 { "IPv6" } else { "IPv4" };
-        invalid(key, value, format_args!("unable to resolve host=({host}): no {family} address"))
-    })
+    found.ok_or_else(|| unknown(format_args!("no {} address", if ipv6 { "IPv6" } else { "IPv4" })))
 }
 
 /// The numeric scope id of an IPv6 `%scope`: a number or an interface name.

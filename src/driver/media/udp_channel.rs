@@ -80,8 +80,10 @@ pub struct UdpChannel {
     pub receiver_window_length: Option<usize>,
 }
 
+/// `error` with the channel named; its code stays (INVALID_CHANNEL from the URI syntax,
+/// UNKNOWN_HOST from a failed lookup, `EINVAL` from a bad value), as Aeron C's are.
 fn invalid_channel(uri: &str, error: &Error) -> Error {
-    Error::aeron(AeronErrorCode::InvalidChannel, format!("{} channel={uri}", error.message()))
+    Error::with_code(error.code(), format!("{} channel={uri}", error.message()))
 }
 
 /// The multicast control address: the data group with its last address byte + 1 (wrapping

@@ -146,9 +146,15 @@ fn refusals_say_why() {
     assert!(e.message().contains("response"), "{e}");
     let e = refused("aeron:udp?mtu=1408");
     assert_eq!(e.aeron_code(), Some(AeronErrorCode::InvalidChannel));
+    // As Aeron C's driver: a bad port is EINVAL (GENERIC_ERROR on the wire, vectors §12),
+    // a name that does not resolve UNKNOWN_HOST.
     let e = refused("aeron:udp?endpoint=bad:xx");
     assert!(e.message().contains("xx"), "{e}");
-    assert_eq!(e.aeron_code(), Some(AeronErrorCode::InvalidChannel));
+    assert_eq!((e.code(), e.aeron_code()), (libc::EINVAL, None));
+    let e = refused("aeron:udp?endpoint=no-such-host.invalid:40456");
+    assert_eq!(e.aeron_code(), Some(AeronErrorCode::UnknownHost), "{e}");
+    assert!(e.message().contains("unable to resolve host=(no-such-host.invalid)"), "{e}");
+    assert!(e.message().ends_with("channel=aeron:udp?endpoint=no-such-host.invalid:40456"), "{e}");
     assert!(refused("aeron:ipc").message().contains("UDP channels must use UDP URIs"));
     let e = refused("aeron:udp?endpoint=239.1.2.3:40456|interface=203.0.113.77");
     assert!(e.message().contains("could not find matching interface"), "{e}");
