@@ -291,9 +291,7 @@ fn start_position<'a>(
         return Ok(None);
     }
     let (Some(initial), Some(term_id), Some(offset)) = (initial, term_id, offset) else {
-        return Err(invalid_param(
-            "params: init-term-id term-id term-offset must be used as a complete set",
-        ));
+        return Err(invalid_param("params: init-term-id term-id term-offset must be used as a complete set"));
     };
     let initial_term_id = parse_i32_value("init-term-id", initial)?;
     let term_id = parse_i32_value("term-id", term_id)?;
@@ -401,7 +399,11 @@ mod tests {
         ] {
             let err = publication(&pairs).unwrap_err();
             assert_eq!((err.code(), err.aeron_code()), (libc::EINVAL, None), "{pairs:?}: {err}");
-            assert_eq!(crate::driver::conductor::Conductor::error_code_of(&err), AeronErrorCode::GenericError, "{pairs:?}");
+            assert_eq!(
+                crate::driver::conductor::Conductor::error_code_of(&err),
+                AeronErrorCode::GenericError,
+                "{pairs:?}"
+            );
         }
     }
 

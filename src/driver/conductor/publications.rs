@@ -8,7 +8,9 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::clients::PublicationLink;
 use crate::driver::conductor::ipc_publication::{IpcPublication, IpcPublicationConfig, PublicationState};
 use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, publication_log_path};
-use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_channel, invalid_param};
+use crate::driver::conductor::params::{
+    PublicationParams, TaggedPublication, invalid_channel, invalid_param,
+};
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::position_counters::{allocate_publisher_limit, allocate_publisher_position, free_counter};
 use crate::logbuffer::descriptor as log;

@@ -89,7 +89,10 @@ pub fn resolve_host(key: &str, value: &str, host: &str, ipv6: bool) -> Result<Ip
     }
     // A name that does not resolve is UNKNOWN_HOST, as Aeron C's lookup reports it.
     let unknown = |why: std::fmt::Arguments<'_>| {
-        Error::aeron(AeronErrorCode::UnknownHost, format!("{key}={value}: unable to resolve host=({host}): {why}"))
+        Error::aeron(
+            AeronErrorCode::UnknownHost,
+            format!("{key}={value}: unable to resolve host=({host}): {why}"),
+        )
     };
     let found = (host, 0u16)
         .to_socket_addrs()
