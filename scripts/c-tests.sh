@@ -1,8 +1,26 @@
 #!/usr/bin/env bash
-# Builds c-tests/ against the staged package (find_package(aeronrs)) and runs CTest.
+# Builds c-tests/ against the staged package (find_package(aeronrs)) and runs CTest; then
+# builds a project written for Aeron (c-tests/aeron-consumer: find_package(aeron),
+# aeron::aeron and aeron::aeron_driver) and the same program through pkg-config aeron,
+# with nothing but CMAKE_PREFIX_PATH / PKG_CONFIG_PATH pointing at the package, and runs
+# them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build-c-package.sh
 cmake -S c-tests -B target/c-tests -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE="${C_TESTS_BUILD_TYPE:-Debug}" >/dev/null
 cmake --build target/c-tests -j2
-cd target/c-tests && ctest --output-on-failure -j2
+(cd target/c-tests && ctest --output-on-failure -j2)
+
+echo "c-tests: find_package(aeron) consumer (aeron::aeron, aeron::aeron_driver, _static)"
+cmake -S c-tests/aeron-consumer -B target/aeron-consumer -DCMAKE_PREFIX_PATH="$PWD/target/dist" >/dev/null
+cmake --build target/aeron-consumer -j2
+(cd target/aeron-consumer && ctest --output-on-failure)
+
+echo "c-tests: pkg-config aeron"
+export PKG_CONFIG_PATH="$PWD/target/dist/lib/pkgconfig"
+[ "$(pkg-config --modversion aeron)" = "1.48.0" ] || { echo "pkg-config aeron: wrong version" >&2; exit 1; }
+# shellcheck disable=SC2046 # pkg-config prints separate flags
+cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wpedantic -Werror \
+  $(pkg-config --cflags aeron) c-tests/test_agent_sample.c $(pkg-config --libs aeron) -lpthread -rdynamic \
+  -o target/aeron-consumer/agent_sample_pkg_config
+LD_LIBRARY_PATH="$PWD/target/dist/lib" timeout 120 target/aeron-consumer/agent_sample_pkg_config
