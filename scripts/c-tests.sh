@@ -3,7 +3,8 @@
 # builds a project written for Aeron (c-tests/aeron-consumer: find_package(aeron),
 # aeron::aeron and aeron::aeron_driver) and the same program through pkg-config aeron,
 # with nothing but CMAKE_PREFIX_PATH / PKG_CONFIG_PATH pointing at the package, and runs
-# them.
+# them. With clang or an aarch64 gcc installed (.ci/run installs both) the header tests are
+# also compiled with those.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build-c-package.sh
@@ -24,3 +25,20 @@ cc -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wpedantic
   $(pkg-config --cflags aeron) c-tests/test_agent_sample.c $(pkg-config --libs aeron) -lpthread -rdynamic \
   -o target/aeron-consumer/agent_sample_pkg_config
 LD_LIBRARY_PATH="$PWD/target/dist/lib" timeout 120 target/aeron-consumer/agent_sample_pkg_config
+
+# The installed headers with the other supported compiler and CPU: clang (C11, C++17) and
+# gcc for aarch64 compile the header test and the sample-style program (no run).
+flags=(-D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Wpedantic -Werror -I include -I c-tests -c -o /dev/null)
+if command -v clang >/dev/null 2>&1; then
+  echo "c-tests: headers with clang"
+  for source in c-tests/test_util_headers.c c-tests/test_agent_sample.c; do
+    clang -std=c11 "${flags[@]}" "$source"
+  done
+  clang++ -std=c++17 "${flags[@]}" c-tests/test_util_headers.cpp
+fi
+if command -v aarch64-linux-gnu-gcc >/dev/null 2>&1; then
+  echo "c-tests: headers for aarch64"
+  for source in c-tests/test_util_headers.c c-tests/test_agent_sample.c; do
+    aarch64-linux-gnu-gcc -std=c11 "${flags[@]}" "$source"
+  done
+fi
