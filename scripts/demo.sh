@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# The README's first command. Builds only what the demo needs, with the `demo` profile
-# (release code generation, thin LTO: a few minutes from a fresh clone on two cores):
-# libaeronrs and examples/embedded_demo.rs, then examples-c/embedded_demo.c against
-# include/ and libaeronrs.so with the C compiler. Runs the demo from Rust, then the same
-# demo from C. Arguments, passed to both: [messages] [pings].
-# Building everything (tests, benches, fat LTO) is the test command's job: bash .ci/run.
+# The README's first command. Builds only what the demo needs, in the release profile the
+# numbers are meant for: libaeronrs and examples/embedded_demo.rs (a few minutes from a
+# fresh clone on two cores), then examples-c/embedded_demo.c against include/ and
+# libaeronrs.so with the C compiler. Runs the demo from Rust, then the same demo from C.
+# Arguments, passed to both: [messages] [pings].
+# Building everything (every test and bench, each linked with fat LTO) is the test
+# command's job: bash .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 target="${CARGO_TARGET_DIR:-target}"
 
-cargo build --profile demo --lib --example embedded_demo
+cargo build --release --lib --example embedded_demo
 echo
-"$target/demo/examples/embedded_demo" "$@"
+"$target/release/examples/embedded_demo" "$@"
 
 cc="${CC:-cc}"
 if ! command -v "$cc" >/dev/null 2>&1; then
@@ -19,8 +20,8 @@ if ! command -v "$cc" >/dev/null 2>&1; then
   echo "demo: no C compiler ($cc), so the C demo is skipped; apt-get install gcc, then run this again"
   exit 0
 fi
-lib_dir="$(cd "$target/demo" && pwd)"
-c_demo="$target/demo/embedded_demo_c"
+lib_dir="$(cd "$target/release" && pwd)"
+c_demo="$target/release/embedded_demo_c"
 build_c=("$cc" -std=c11 -O2 -D_POSIX_C_SOURCE=200809L -I include examples-c/embedded_demo.c
   -L "$lib_dir" -laeronrs -lpthread -Wl,-rpath,"$lib_dir" -o "$c_demo")
 echo
