@@ -1995,6 +1995,39 @@ int aeron_driver_context_set_network_publication_max_messages_per_send(struct ae
 // `context` must be NULL or a live driver context.
 uint32_t aeron_driver_context_get_network_publication_max_messages_per_send(struct aeron_driver_context_t *context);
 
+// Sets the most images one receive channel endpoint has or builds at once, at least 1
+// (default 1024; `AERONRS_MAX_IMAGES_PER_ENDPOINT`, aeronrs only): SETUPs beyond it are
+// refused and counted as invalid packets. Returns 0, or -1 (EINVAL) if `context` is NULL
+// or `value` is 0.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_max_images_per_endpoint(struct aeron_driver_context_t *context,
+                                                       uint32_t value);
+
+// Returns the most images one receive channel endpoint has at once (default 1024), or
+// the default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeronrs_driver_context_get_max_images_per_endpoint(struct aeron_driver_context_t *context);
+
+// Sets the most images one source host (IP address) has at once on one receive channel
+// endpoint, at least 1 (default 256; `AERONRS_MAX_IMAGES_PER_SOURCE`, aeronrs only).
+// Returns 0, or -1 (EINVAL) if `context` is NULL or `value` is 0.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_max_images_per_source(struct aeron_driver_context_t *context,
+                                                     uint32_t value);
+
+// Returns the most images one source host has at once on one endpoint (default 256), or
+// the default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeronrs_driver_context_get_max_images_per_source(struct aeron_driver_context_t *context);
+
 // Sets the MTU of network publications, a multiple of 32 (default 1408) (`AERON_MTU_LENGTH`).
 // Returns 0, or -1 (EINVAL) if `context` is NULL.
 //

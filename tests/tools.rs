@@ -27,6 +27,8 @@ use raw_client::RawClient;
 const STAT: &str = env!("CARGO_BIN_EXE_aeron-stat");
 const ERRORS: &str = env!("CARGO_BIN_EXE_aeron-errors");
 const LOSS: &str = env!("CARGO_BIN_EXE_aeron-loss");
+const DRIVER_TOOL: &str = env!("CARGO_BIN_EXE_aeron-driver-tool");
+const AERONMD: &str = env!("CARGO_BIN_EXE_aeronmd");
 
 struct Run {
     code: i32,
@@ -271,13 +273,108 @@ fn aeron_loss_shows_the_loss_our_receiver_reported() {
     p.sub_driver.close().unwrap();
 }
 
+/// A child process killed when dropped, so a failing assertion leaves no driver behind.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn aeron_driver_tool_describes_our_driver_prints_its_pid_and_terminates_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut driver = KillOnDrop(
+        std::process::Command::new(AERONMD)
+            .env("AERON_DIR", &dir)
+            .env("AERON_THREADING_MODE", "SHARED")
+            .env("AERON_SHARED_IDLE_STRATEGY", "sleep-ns")
+            .env("AERON_DRIVER_TERMINATION_VALIDATOR", "allow")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn aeronmd"),
+    );
+    let pid = driver.0.id();
+    // Ready when its cnc.dat carries its pid.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let pid_text = loop {
+        let r = run(DRIVER_TOOL, &["-d", &dir_arg(&dir), "-t", "100", "-P"]);
+        if r.code == 0 {
+            break r.stdout;
+        }
+        assert!(Instant::now() < deadline, "aeronmd never came up: {}", r.stderr);
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(pid_text, format!("{pid}\n"));
+    assert_eq!(run(DRIVER_TOOL, &["-d", &dir_arg(&dir), "pid"]).stdout, pid_text, "Java's spelling");
+
+    let r = run(DRIVER_TOOL, &["-d", &dir_arg(&dir)]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{lines:?}");
+    assert_eq!(lines[0], format!("Command 'n Control cnc_file: {}", dir.join("cnc.dat").display()));
+    assert_eq!(
+        lines[1],
+        format!("Version: {}, PID: {pid}", (2 << 8)),
+        "CnC version 0.2.0 as the integer Aeron C prints"
+    );
+    assert!(lines[2].contains(" (start: ") && lines[2].contains(", activity: "), "{}", lines[2]);
+    let age: i64 =
+        lines[3].strip_prefix("Heartbeat age: ").unwrap().strip_suffix(" ms").unwrap().parse().unwrap();
+    assert!((0..30_000).contains(&age), "{age}");
+
+    let r = run(DRIVER_TOOL, &["-d", &dir_arg(&dir), "-T"]);
+    assert_eq!((r.code, r.stderr.as_str()), (0, ""));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let status = loop {
+        if let Some(status) = driver.0.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() > deadline {
+            panic!("aeronmd still running 30 s after -T");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert!(status.success(), "{status:?}");
+    // The driver marked its cnc.dat as shut down on the way out.
+    let r = run(DRIVER_TOOL, &["-d", &dir_arg(&dir), "-t", "0"]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let lines: Vec<&str> = r.stdout.lines().collect();
+    assert!(lines[2].ends_with(", activity: 1969-12-31 23:59:59.999+0000)"), "{}", lines[2]);
+    assert_eq!(lines[3], "Heartbeat: the driver has shut down");
+}
+
+#[test]
+fn each_tool_answers_version() {
+    for (tool, name) in [
+        (STAT, "aeron-stat"),
+        (ERRORS, "aeron-errors"),
+        (LOSS, "aeron-loss"),
+        (DRIVER_TOOL, "aeron-driver-tool"),
+        (AERONMD, "aeronmd"),
+    ] {
+        let r = run(tool, &["--version"]);
+        assert_eq!(r.code, 0, "{tool}");
+        assert_eq!(
+            r.stdout,
+            format!("{name} (aeronrs {}) for Aeron 1.48.0 media drivers\n", env!("CARGO_PKG_VERSION")),
+            "{tool}"
+        );
+    }
+}
+
 // ---- (c) no driver, and help ----
 
 #[test]
 fn without_a_driver_each_tool_says_so_and_fails() {
     let tmp = tempfile::tempdir().unwrap();
     let empty = dir_arg(tmp.path());
-    for tool in [STAT, ERRORS, LOSS] {
+    for tool in [STAT, ERRORS, LOSS, DRIVER_TOOL] {
         let r = run(tool, &["-d", &empty, "-t", "50"]);
         assert_eq!(r.code, 1, "{tool}");
         assert_eq!(r.stdout, "", "{tool}");
@@ -315,7 +412,12 @@ fn without_a_driver_each_tool_says_so_and_fails() {
 
 #[test]
 fn each_tool_has_help() {
-    for (tool, name) in [(STAT, "aeron-stat"), (ERRORS, "aeron-errors"), (LOSS, "aeron-loss")] {
+    for (tool, name) in [
+        (STAT, "aeron-stat"),
+        (ERRORS, "aeron-errors"),
+        (LOSS, "aeron-loss"),
+        (DRIVER_TOOL, "aeron-driver-tool"),
+    ] {
         for flag in ["--help", "-h"] {
             let r = run(tool, &[flag]);
             assert_eq!(r.code, 0, "{tool}");

@@ -9,6 +9,10 @@ use aeronrs::tools::Invocation;
 use aeronrs::tools::errors::{ErrorsOptions, errors_help, parse_errors_args, run_errors};
 
 fn main() -> ExitCode {
+    if aeronrs::tools::wants_version(std::env::args().skip(1)) {
+        println!("{}", aeronrs::tools::version_text("aeron-errors"));
+        return ExitCode::SUCCESS;
+    }
     let result =
         parse_errors_args(std::env::args().skip(1), ErrorsOptions::default()).and_then(|invocation| {
             match invocation {

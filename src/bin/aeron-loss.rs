@@ -10,6 +10,10 @@ use aeronrs::tools::cli::DriverLocation;
 use aeronrs::tools::loss::{loss_help, parse_loss_args, run_loss};
 
 fn main() -> ExitCode {
+    if aeronrs::tools::wants_version(std::env::args().skip(1)) {
+        println!("{}", aeronrs::tools::version_text("aeron-loss"));
+        return ExitCode::SUCCESS;
+    }
     let result =
         parse_loss_args(std::env::args().skip(1), DriverLocation::default()).and_then(|invocation| {
             match invocation {

@@ -10,6 +10,10 @@ use aeronrs::tools::stat::{StatOptions, parse_stat_args, run_stat, stat_help};
 use aeronrs::util::sys;
 
 fn main() -> ExitCode {
+    if aeronrs::tools::wants_version(std::env::args().skip(1)) {
+        println!("{}", aeronrs::tools::version_text("aeron-stat"));
+        return ExitCode::SUCCESS;
+    }
     let result = parse_stat_args(std::env::args().skip(1), StatOptions::default()).and_then(|invocation| {
         match invocation {
             Invocation::Help => {

@@ -83,6 +83,10 @@ fn run(args: &[String]) -> Result<()> {
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
+    if aeronrs::tools::wants_version(args.iter().skip(1).cloned()) {
+        println!("{}", aeronrs::tools::version_text("aeronmd"));
+        return ExitCode::SUCCESS;
+    }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -159,7 +159,7 @@ impl CncFile {
     /// [`signal_ready`](Self::signal_ready) stores the version.
     pub fn create(path: &Path, config: &CncConfig) -> Result<Self> {
         let length = config.file_length()?;
-        let buffer = mapped_file::create_mapped(path, length, Allocation::Sparse)?;
+        let buffer = mapped_file::create_mapped(path, length, Allocation::Reserved)?;
         let mut cnc = Self::create_in_buffer(buffer, config)?;
         cnc.file_backed = true;
         Ok(cnc)

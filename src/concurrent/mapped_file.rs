@@ -10,9 +10,15 @@ use crate::util::error::{Error, Result};
 /// How a newly created file's pages are backed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Allocation {
-    /// `set_len` only: pages are allocated on first touch (Aeron's `sparse=true`).
+    /// `set_len` only: pages are allocated on first touch (Aeron's `sparse=true`). A file
+    /// system that fills up meanwhile turns that touch into a `SIGBUS`: what the user
+    /// trades for the memory a sparse log does not take.
     Sparse,
-    /// Every page is written once up front, so the hot path never page-faults.
+    /// The space is allocated when the file is created (`fallocate`), so a full file
+    /// system is a creation error, never a `SIGBUS` later.
+    Reserved,
+    /// Reserved, and every page is written once up front, so the hot path never
+    /// page-faults.
     PreTouch,
 }
 
@@ -44,6 +50,10 @@ fn create_with(
         .map_err(|e| Error::io(&e, format_args!("create {}", path.display())))?;
     file.set_len(length as u64)
         .map_err(|e| Error::io(&e, format_args!("set length of {}", path.display())))?;
+    if allocation != Allocation::Sparse {
+        crate::util::sys::reserve_file_space(&file, length as u64)
+            .map_err(|e| Error::io(&e, format_args!("reserve {length} bytes for {}", path.display())))?;
+    }
     let buffer = map_file(&file, path, length)?;
     if allocation == Allocation::PreTouch {
         let page = crate::util::sys::page_size();

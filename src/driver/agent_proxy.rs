@@ -107,6 +107,8 @@ pub enum ReceiverCommand {
         endpoint_id: i64,
         session_id: i32,
         stream_id: i32,
+        /// Why, when it failed: an Aeron error code and text the sender gets in an ERR frame.
+        refusal: Option<(i32, Vec<u8>)>,
     },
 }
 

@@ -98,7 +98,7 @@ impl MediaDriver {
         let cnc = CncFile::create(&ctx.aeron_dir.join(CNC_FILE), &config)?;
         let loss_report_length = align(ctx.loss_report_buffer_length, ctx.file_page_size);
         let loss_report = LossReport::new(
-            create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Sparse)
+            create_mapped(&ctx.aeron_dir.join(LOSS_REPORT_FILE), loss_report_length, Allocation::Reserved)
                 .map_err(|e| e.context("create loss report"))?,
         );
 

@@ -87,6 +87,14 @@ pub struct NetworkConfig {
     pub sender_io_vector_capacity: u32,
     /// `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND` (1..=16).
     pub network_publication_max_messages_per_send: u32,
+    /// `AERONRS_MAX_IMAGES_PER_ENDPOINT` (aeronrs only, ≥ 1, default 1024): the most images
+    /// one receive channel endpoint has or is building at once. A SETUP beyond it is
+    /// refused: unsolicited SETUPs (forged or not) cannot make the driver build images and
+    /// log buffers without bound.
+    pub max_images_per_endpoint: u32,
+    /// `AERONRS_MAX_IMAGES_PER_SOURCE` (aeronrs only, ≥ 1, default 256): the same per source
+    /// host (IP address) on one endpoint, so one host cannot take the whole endpoint's share.
+    pub max_images_per_source: u32,
 }
 
 const SECOND_NS: u64 = 1_000_000_000;
@@ -112,6 +120,8 @@ impl Default for NetworkConfig {
             receiver_io_vector_capacity: 2,
             sender_io_vector_capacity: 2,
             network_publication_max_messages_per_send: 2,
+            max_images_per_endpoint: 1024,
+            max_images_per_source: 256,
         }
     }
 }
@@ -172,6 +182,18 @@ impl NetworkConfig {
                 "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
                 d.network_publication_max_messages_per_send,
             )?,
+            max_images_per_endpoint: int_in(
+                "AERONRS_MAX_IMAGES_PER_ENDPOINT",
+                d.max_images_per_endpoint.into(),
+                1,
+                u32::MAX.into(),
+            )? as u32,
+            max_images_per_source: int_in(
+                "AERONRS_MAX_IMAGES_PER_SOURCE",
+                d.max_images_per_source.into(),
+                1,
+                u32::MAX.into(),
+            )? as u32,
         })
     }
 }

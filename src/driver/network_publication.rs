@@ -36,7 +36,7 @@ use crate::protocol::data::DataHeader;
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::setup::{SETUP_GROUP_FLAG, SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
 use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight};
-use crate::util::error::{Error, Result};
+use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// SETUP frames go out this often until a receiver answers (Aeron: 100 ms).
 pub const SETUP_TIMEOUT_NS: i64 = 100_000_000;
@@ -188,6 +188,8 @@ pub struct NetworkPublication {
     term_length_mask: i64,
     /// Where the sender last found this publication's endpoint among its own.
     endpoint_index_hint: usize,
+    /// When an ERR frame from a receiver without an image may be logged next.
+    next_refusal_log_ns: i64,
 }
 
 impl NetworkPublication {
@@ -233,6 +235,7 @@ impl NetworkPublication {
             current_messages_per_send: config.max_messages_per_send.max(1),
             term_length_mask: term_length as i64 - 1,
             endpoint_index_hint: 0,
+            next_refusal_log_ns: now_ns,
             config,
         }
     }
@@ -597,9 +600,27 @@ impl NetworkPublication {
                 error_code: err.error_code(),
                 message: err.message().to_vec(),
             })));
+        } else if err.error_code() != AeronErrorCode::ImageRejected as i32
+            && now_ns >= self.next_refusal_log_ns
+        {
+            // A receiver that never had an image (it could not build one, e.g. its disk is
+            // full): nobody is told through a client, so the error log says why the
+            // publication does not connect, at most once a second.
+            self.next_refusal_log_ns = now_ns + REFUSAL_LOG_INTERVAL_NS;
+            self.to_conductor.send(ConductorCommand::Error(Error::invalid_argument(format!(
+                "publication {} stream-id={} session-id={}: receiver {receiver_id} at {source} has no image: ({}) {}",
+                self.config.registration_id,
+                err.stream_id(),
+                err.session_id(),
+                err.error_code(),
+                String::from_utf8_lossy(err.message())
+            ))));
         }
     }
 }
+
+/// How often an ERR frame from a receiver without an image is logged.
+const REFUSAL_LOG_INTERVAL_NS: i64 = 1_000_000_000;
 
 #[cfg(test)]
 #[path = "network_publication_tests.rs"]

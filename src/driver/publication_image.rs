@@ -31,6 +31,7 @@ use std::sync::atomic::Ordering;
 
 use crate::concurrent::AtomicBuffer;
 use crate::driver::image_status::ImageStatus;
+use crate::driver::media::udp_channel::same_address;
 use crate::driver::media::udp_transport::UdpTransport;
 use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
@@ -56,6 +57,8 @@ pub struct FrameSource {
     pub destination_id: i64,
     /// The destination's control address if it has one, else the frame's source.
     pub control_address: SocketAddr,
+    /// Where the datagram came from.
+    pub address: SocketAddr,
 }
 
 /// The transports of an image's receive destinations, by destination id.
@@ -97,6 +100,10 @@ pub struct PublicationImageConfig {
     pub is_reliable: bool,
     /// Where the SETUP that made the image arrived: its first connection.
     pub source: FrameSource,
+    /// A unicast image (neither multicast nor a multi-destination subscription) takes
+    /// frames only from the address its SETUP came from: data another socket forges for
+    /// the session, at any position, is dropped and counted as invalid.
+    pub pinned_source: Option<SocketAddr>,
     pub initial_position: i64,
     pub sm_timeout_ns: i64,
     pub liveness_timeout_ns: i64,
@@ -249,6 +256,10 @@ impl PublicationImage {
         now_ns: i64,
     ) -> Result<InsertOutcome> {
         if term_id.wrapping_sub(self.config.initial_term_id) < 0 || self.rejection_reason.is_some() {
+            return Ok(InsertOutcome::Dropped);
+        }
+        if self.config.pinned_source.is_some_and(|pinned| !same_address(&pinned, &source.address)) {
+            self.counters.increment(SystemCounterId::InvalidPackets);
             return Ok(InsertOutcome::Dropped);
         }
         let bits = self.position_bits_to_shift;

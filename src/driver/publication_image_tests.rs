@@ -43,7 +43,12 @@ fn fixture(is_reliable: bool) -> Fixture {
             stream_id: STREAM,
             initial_term_id: INITIAL_TERM_ID,
             is_reliable,
-            source: FrameSource { destination_id: 1, control_address: sender.local_addr().unwrap() },
+            source: FrameSource {
+                destination_id: 1,
+                control_address: sender.local_addr().unwrap(),
+                address: sender.local_addr().unwrap(),
+            },
+            pinned_source: Some(sender.local_addr().unwrap()),
             initial_position: 0,
             sm_timeout_ns: 200 * MS,
             liveness_timeout_ns: 10_000 * MS,
@@ -83,7 +88,8 @@ impl Fixture {
             i32::from_le_bytes(datagram[20..24].try_into().unwrap()),
             i32::from_le_bytes(datagram[8..12].try_into().unwrap()),
         );
-        let source = FrameSource { destination_id: 1, control_address: self.sender.local_addr().unwrap() };
+        let address = self.sender.local_addr().unwrap();
+        let source = FrameSource { destination_id: 1, control_address: address, address };
         self.image.insert_packet(term_id, offset, datagram, heartbeat, &source, now_ns).unwrap()
     }
 
@@ -238,4 +244,27 @@ fn a_rejected_image_drops_data_and_sends_error_frames_each_sm_timeout() {
     assert_eq!((err.len(), err[5]), (50, 0), "no group tag: no flag");
     assert_eq!(f.counters.value(SystemCounterId::ErrorFramesSent), 2);
     assert_eq!(f.counters.value(SystemCounterId::StatusMessagesSent), 1, "no SMs once rejected");
+}
+
+#[test]
+fn a_unicast_image_takes_frames_only_from_its_sender() {
+    let mut f = fixture(true);
+    let forger = std::net::UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let forged = FrameSource { destination_id: 1, control_address: forger, address: forger };
+    // Data far ahead (within the window) and a heartbeat, both from another socket.
+    let datagram = data(16384, 100);
+    let outcome = f.image.insert_packet(INITIAL_TERM_ID, 16384, &datagram, false, &forged, MS).unwrap();
+    assert_eq!(outcome, InsertOutcome::Dropped);
+    let hb = heartbeat(32768, true);
+    assert_eq!(
+        f.image.insert_packet(INITIAL_TERM_ID, 32768, &hb, true, &forged, MS).unwrap(),
+        InsertOutcome::Dropped
+    );
+    assert_eq!(f.counters.value(SystemCounterId::InvalidPackets), 2);
+    assert_eq!(f.hwm(), 0, "the high-water mark did not move");
+    assert_eq!(f.log.term(0).get_i32(16384), 0, "nothing written");
+    assert!(!f.status.is_end_of_stream.load(Ordering::Acquire), "a forged EOS ends nothing");
+    // The real sender's frames are taken as before.
+    assert_eq!(f.insert(&data(0, 100), 2 * MS), InsertOutcome::Accepted);
+    assert_eq!(f.hwm(), 160);
 }

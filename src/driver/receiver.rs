@@ -117,11 +117,12 @@ impl Receiver {
                     });
                 }
             }
-            ReceiverCommand::RemoveInitInProgress { endpoint_id, session_id, stream_id } => {
-                if let Some(endpoint) = self.endpoint(endpoint_id) {
-                    endpoint
-                        .dispatcher()
-                        .remove_state(session_id, stream_id, |s| matches!(s, SessionState::InitInProgress));
+            ReceiverCommand::RemoveInitInProgress { endpoint_id, session_id, stream_id, refusal } => {
+                let now_ns = nano_time();
+                let Self { poller, counters, to_conductor, .. } = self;
+                let ctx = ReceiveContext { counters, to_conductor, now_ns };
+                if let Some(endpoint) = poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id) {
+                    endpoint.on_image_not_built(session_id, stream_id, refusal, &ctx);
                 }
             }
         }

@@ -74,12 +74,14 @@ pub enum TimeZone {
 
 /// An epoch-millisecond timestamp as [`format_date`] renders it, in `zone`.
 pub fn format_epoch_ms(epoch_ms: i64, zone: TimeZone) -> String {
-    let seconds = epoch_ms / 1000;
+    // Floor division, so a time before the epoch (a shut-down driver's heartbeat of -1)
+    // is the second before with a positive millisecond part, as strftime-based tools show.
+    let seconds = epoch_ms.div_euclid(1000);
     let time = match zone {
         TimeZone::Local => crate::util::sys::local_time(seconds).unwrap_or_else(|_| utc_time(seconds)),
         TimeZone::Utc => utc_time(seconds),
     };
-    format_date(&time, epoch_ms % 1000)
+    format_date(&time, epoch_ms.rem_euclid(1000))
 }
 
 /// `value` with `separator` between each group of three digits: `-1,234,567`.
@@ -121,6 +123,7 @@ mod tests {
     #[test]
     fn utc_dates_follow_the_calendar() {
         assert_eq!(format_epoch_ms(0, TimeZone::Utc), "1970-01-01 00:00:00.000+0000");
+        assert_eq!(format_epoch_ms(-1, TimeZone::Utc), "1969-12-31 23:59:59.999+0000");
         assert_eq!(format_epoch_ms(1_740_566_400_123, TimeZone::Utc), "2025-02-26 10:40:00.123+0000");
         assert_eq!(format_epoch_ms(951_782_400_000, TimeZone::Utc), "2000-02-29 00:00:00.000+0000");
         assert_eq!(format_epoch_ms(1_795_962_627_767, TimeZone::Utc), "2026-11-29 14:30:27.767+0000");

@@ -47,6 +47,44 @@ pub fn usable_disk_space(path: &std::path::Path) -> crate::util::error::Result<u
     Ok(blocks.saturating_mul(block_size))
 }
 
+/// Allocates the first `length` bytes of `file` on its file system now (`fallocate`), so a
+/// full file system is this call's `ENOSPC` rather than a `SIGBUS` when a mapping of the
+/// file is first written. A file system without `fallocate` gets the range written with
+/// zeros instead, which allocates it just the same.
+pub fn reserve_file_space(file: &std::fs::File, length: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let len = libc::off_t::try_from(length)
+        .map_err(|_| std::io::Error::new(std::io::ErrorKind::InvalidInput, "length too large"))?;
+    loop {
+        // SAFETY: the descriptor is open for the lifetime of `file`; fallocate reads no
+        // caller memory.
+        let rc = unsafe { libc::fallocate(file.as_raw_fd(), 0, 0, len) };
+        if rc == 0 {
+            return Ok(());
+        }
+        let error = std::io::Error::last_os_error();
+        match error.raw_os_error() {
+            Some(libc::EINTR) => continue,
+            Some(libc::EOPNOTSUPP | libc::ENOSYS) => return write_zeros(file, length),
+            _ => return Err(error),
+        }
+    }
+}
+
+/// Writes zeros over `[0, length)` of `file`, a block at a time.
+fn write_zeros(file: &std::fs::File, length: u64) -> std::io::Result<()> {
+    use std::os::unix::fs::FileExt;
+    const BLOCK: usize = 64 * 1024;
+    let zeros = [0u8; BLOCK];
+    let mut offset = 0u64;
+    while offset < length {
+        let n = usize::try_from((length - offset).min(BLOCK as u64)).unwrap_or(BLOCK);
+        file.write_all_at(&zeros[..n], offset)?;
+        offset += n as u64;
+    }
+    Ok(())
+}
+
 static SHUTDOWN_SIGNALLED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 extern "C" fn on_shutdown_signal(_signal: libc::c_int) {

@@ -30,7 +30,7 @@ pub fn interop_classpath() -> Option<String> {
     }
     let project = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("interop/java");
     let jar = project.join("target/aeronrs-interop-0.1.0.jar");
-    if !jar.exists() || !project.join("target/dependency").is_dir() {
+    if !jar.exists() || !project.join("target/dependency").is_dir() || stale(&jar, &project) {
         let build = |offline: bool| {
             let mut cmd = Command::new("mvn");
             cmd.args(["-q", "-B", "package", "-DskipTests"]).current_dir(&project);
@@ -46,6 +46,15 @@ pub fn interop_classpath() -> Option<String> {
         }
     }
     Some(format!("{}:{}/*", jar.display(), project.join("target/dependency").display()))
+}
+
+/// Whether the jar is older than the pom or the interop source (a checkout that changed
+/// `Interop.java` after the last build).
+fn stale(jar: &Path, project: &Path) -> bool {
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    let Some(built) = modified(jar) else { return true };
+    let sources = [project.join("pom.xml"), project.join("src/main/java/aeronrs/interop/Interop.java")];
+    sources.iter().any(|s| modified(s).is_some_and(|m| m > built))
 }
 
 /// A child whose stdout lines arrive on a channel; killed if dropped while running.
@@ -132,8 +141,30 @@ pub fn aeronmd(dir: &Path, env: &[(&str, &str)]) -> Proc {
 }
 
 fn java_command(classpath: &str, dir: &Path, main: &str, args: &[&str]) -> Command {
-    let mut cmd = Command::new("java");
+    java_command_in(None, classpath, dir, &[], main, args)
+}
+
+/// `java` (run inside network namespace `netns` if set, through `ip netns exec`, which execs
+/// it: the child's pid is the JVM's) with `options` (e.g. `-Dinterop.hold=true`) before
+/// the main class.
+fn java_command_in(
+    netns: Option<&str>,
+    classpath: &str,
+    dir: &Path,
+    options: &[&str],
+    main: &str,
+    args: &[&str],
+) -> Command {
+    let mut cmd = match netns {
+        Some(ns) => {
+            let mut cmd = Command::new("ip");
+            cmd.args(["netns", "exec", ns, "java"]);
+            cmd
+        }
+        None => Command::new("java"),
+    };
     cmd.args(JAVA_FLAGS)
+        .args(options)
         .arg(format!("-Daeron.dir={}", dir.display()))
         .arg("-cp")
         .arg(classpath)
@@ -146,6 +177,18 @@ fn java_command(classpath: &str, dir: &Path, main: &str, args: &[&str]) -> Comma
 /// `Interop pub|sub|driver ...` on the Aeron directory `dir`.
 pub fn interop(name: &str, classpath: &str, dir: &Path, args: &[&str]) -> Proc {
     Proc::spawn(name, java_command(classpath, dir, "aeronrs.interop.Interop", args))
+}
+
+/// The command of `Interop <args>` on the Aeron directory `dir`, inside network namespace
+/// `netns` if set, with JVM `options`.
+pub fn interop_command(
+    netns: Option<&str>,
+    classpath: &str,
+    dir: &Path,
+    options: &[&str],
+    args: &[&str],
+) -> Command {
+    java_command_in(netns, classpath, dir, options, "aeronrs.interop.Interop", args)
 }
 
 /// A Java media driver (SHARED, sleeping idle) in `dir`.

@@ -39,6 +39,12 @@ pub struct RoleConfig {
     /// Sender: ADD_DESTINATION of each (a manual multi-destination-cast publication).
     /// Receiver: ADD_RCV_DESTINATION of each (a multi-destination subscription).
     pub destinations: Vec<String>,
+    /// Sender: after `READY`, wait for `go` on stdin before offering (e.g. until every
+    /// receiver of a dynamic MDC publication has been discovered).
+    pub hold: bool,
+    /// The driver's logs are sparse files (`term_buffer_sparse_file`), not pre-touched: for
+    /// long terms, where touching every page costs more than the test's traffic.
+    pub sparse_logs: bool,
     /// Run the child inside this network namespace (`ip netns exec`, a host of
     /// `support/netns.rs`); `None`: in the test's own namespace.
     pub netns: Option<String>,
@@ -58,6 +64,8 @@ impl RoleConfig {
             term_length: 16 << 20,
             connection_timeout_ms: 5000,
             destinations: Vec::new(),
+            hold: false,
+            sparse_logs: false,
             netns: None,
         }
     }
@@ -72,7 +80,9 @@ impl RoleConfig {
             .env("AERONRS_POLL_PAUSE_US", self.poll_pause_us.to_string())
             .env("AERONRS_TERM_LENGTH", self.term_length.to_string())
             .env("AERONRS_CONNECTION_TIMEOUT_MS", self.connection_timeout_ms.to_string())
-            .env("AERONRS_DESTINATIONS", self.destinations.join(" "));
+            .env("AERONRS_DESTINATIONS", self.destinations.join(" "))
+            .env("AERONRS_HOLD", if self.hold { "1" } else { "0" })
+            .env("AERONRS_SPARSE_LOGS", if self.sparse_logs { "1" } else { "0" });
         if let Some(args) = &self.loss_args {
             cmd.env("AERONRS_LOSS_ARGS", args);
         }
@@ -97,6 +107,8 @@ impl RoleConfig {
             term_length: var("AERONRS_TERM_LENGTH").parse().unwrap(),
             connection_timeout_ms: var("AERONRS_CONNECTION_TIMEOUT_MS").parse().unwrap(),
             destinations: var("AERONRS_DESTINATIONS").split_whitespace().map(str::to_string).collect(),
+            hold: var("AERONRS_HOLD") == "1",
+            sparse_logs: var("AERONRS_SPARSE_LOGS") == "1",
             // The child is already wherever the parent put it.
             netns: None,
         }
@@ -115,6 +127,7 @@ impl RoleConfig {
             sender_idle_strategy: sleep.clone(),
             receiver_idle_strategy: sleep,
             term_buffer_length: self.term_length,
+            term_buffer_sparse_file: self.sparse_logs,
             timer_interval_ns: 100_000_000,
             publication_connection_timeout_ns: self.connection_timeout_ms * 1_000_000,
             image_liveness_timeout_ns: 2 * self.connection_timeout_ms * 1_000_000,
@@ -204,8 +217,8 @@ fn stdin_lines() -> mpsc::Receiver<String> {
     rx
 }
 
-/// Sender: publishes `count` messages (forever with count 0) as fast as allowed, counting
-/// back pressure; then waits for `close` (remove the publication: end of stream) and
+/// Sender: publishes `count` messages (forever with count 0) as fast as allowed (with `hold`,
+/// from the `go` command on), counting back pressure; then waits for `close` (remove the publication: end of stream) and
 /// `exit`. Prints `READY`, `SENT <n> bpe=<back-pressured offers> nc=<not connected>`.
 fn run_sender(config: &RoleConfig) {
     let mut driver = MediaDriver::launch(config.driver_context()).unwrap();
@@ -238,6 +251,19 @@ fn run_sender(config: &RoleConfig) {
         std::thread::sleep(Duration::from_millis(1));
     }
     say("READY");
+    if config.hold {
+        loop {
+            keepalive.tick(&client);
+            match commands.recv_timeout(Duration::from_millis(100)) {
+                Ok(line) if line == "go" => break,
+                Ok(line) if line == "status" => {
+                    say(&format!("STATUS sent=0 connected={}", publication.is_connected()))
+                }
+                Ok(_) | Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => panic!("stdin closed before go"),
+            }
+        }
+    }
     let (mut sent, mut back_pressured, mut not_connected) = (0u64, 0u64, 0u64);
     let mut stop = false;
     while !stop && (config.count == 0 || sent < config.count) {
@@ -466,9 +492,11 @@ impl Proc {
         Proc { name, child, lines }
     }
 
-    /// Waits for a line starting with `prefix` and returns it.
+    /// Waits for a line starting with `prefix` and returns it; the panic for a timeout shows
+    /// the last lines passed over while waiting.
     pub fn expect(&self, prefix: &str, timeout: Duration) -> String {
         let deadline = Instant::now() + timeout;
+        let mut skipped = std::collections::VecDeque::new();
         loop {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
@@ -476,8 +504,16 @@ impl Proc {
                 Ok(line) if line.contains(prefix) => {
                     return line[line.find(prefix).unwrap_or(0)..].to_string();
                 }
-                Ok(_) => {}
-                Err(_) => panic!("{}: no line starting with {prefix:?} within {timeout:?}", self.name),
+                Ok(line) => {
+                    if skipped.len() == 20 {
+                        skipped.pop_front();
+                    }
+                    skipped.push_back(line);
+                }
+                Err(_) => panic!(
+                    "{}: no line starting with {prefix:?} within {timeout:?}; lines passed over: {skipped:?}",
+                    self.name
+                ),
             }
         }
     }

@@ -1,5 +1,13 @@
 //! The writer of the distinct error log (`spec/error-log.md` §3): one record per distinct
 //! error, repeated observations only bump the count and the last-seen time.
+//!
+//! What makes two errors the same is their code and a *stable key* of their description:
+//! the text with every run of digits (decimal, or hexadecimal after `0x`) replaced by `#`.
+//! Errors about a session id, an address, a position or a length thus count as one error
+//! however the numbers vary, and the record keeps the first observation's full text, as a
+//! distinct error log intends: a flood of one kind of bad packet from random sessions is
+//! one entry, leaving the log's room for other errors. (Aeron compares the raw text, so
+//! such a flood fills its log.)
 
 use std::sync::{Mutex, MutexGuard};
 
@@ -15,8 +23,36 @@ use crate::util::error::{Error, Result};
 #[derive(Debug)]
 struct Observation {
     error_code: i32,
-    description: Box<str>,
+    /// The stable key of the first observation's description.
+    key: Box<str>,
     offset: usize,
+}
+
+/// `description` with every run of digits replaced by `#` (see the module comment).
+pub fn stable_key(description: &str) -> String {
+    let bytes = description.as_bytes();
+    let mut key = String::with_capacity(description.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes[i] == b'0'
+            && matches!(bytes.get(i + 1), Some(b'x' | b'X'))
+            && bytes.get(i + 2).is_some_and(u8::is_ascii_hexdigit);
+        if hex || bytes[i].is_ascii_digit() {
+            let digit = |b: &u8| if hex { b.is_ascii_hexdigit() } else { b.is_ascii_digit() };
+            i += if hex { 2 } else { 0 };
+            while bytes.get(i).is_some_and(digit) {
+                i += 1;
+            }
+            key.push('#');
+        } else {
+            // Whole characters: `i` only ever stops on a character boundary, as digits are
+            // ASCII.
+            let c = description[i..].chars().next().unwrap_or(char::REPLACEMENT_CHARACTER);
+            key.push(c);
+            i += c.len_utf8();
+        }
+    }
+    key
 }
 
 #[derive(Debug)]
@@ -59,18 +95,20 @@ impl DistinctErrorLog {
 
     /// Records one observation of the error (`error_code`, `description`) at
     /// `timestamp_ms` (epoch). An error counts as already recorded when an earlier one has
-    /// the same code and `description` starts with the earlier description, which is how
-    /// Aeron C compares (over the stored text's length). Fails with `ENOMEM` when a new
-    /// distinct error no longer fits in the buffer.
+    /// the same code and the stable key of `description` starts with the earlier one's (a
+    /// prefix, as Aeron C compares over the stored text's length). Fails with `ENOMEM` when
+    /// a new distinct error no longer fits in the buffer.
     pub fn record(&self, timestamp_ms: i64, error_code: i32, description: &str) -> Result<()> {
+        let key = stable_key(description);
         let offset = {
             let mut state = self.lock();
-            let existing = state.observations.iter().find(|o| {
-                o.error_code == error_code && description.as_bytes().starts_with(o.description.as_bytes())
-            });
+            let existing = state
+                .observations
+                .iter()
+                .find(|o| o.error_code == error_code && key.as_bytes().starts_with(o.key.as_bytes()));
             match existing {
                 Some(observation) => observation.offset,
-                None => self.new_observation(&mut state, timestamp_ms, error_code, description)?,
+                None => self.new_observation(&mut state, timestamp_ms, error_code, description, key)?,
             }
         };
         observe(&self.buffer, offset, timestamp_ms);
@@ -83,11 +121,12 @@ impl DistinctErrorLog {
         timestamp_ms: i64,
         error_code: i32,
         description: &str,
+        key: String,
     ) -> Result<usize> {
         let offset = state.next_offset;
         state.next_offset =
             append_record(&self.buffer, offset, timestamp_ms, error_code, description.as_bytes())?;
-        state.observations.insert(0, Observation { error_code, description: description.into(), offset });
+        state.observations.insert(0, Observation { error_code, key: key.into(), offset });
         Ok(offset)
     }
 }
@@ -177,13 +216,37 @@ mod tests {
     }
 
     #[test]
+    fn numbers_do_not_make_an_error_distinct() {
+        assert_eq!(
+            stable_key("SETUP from 10.0.3.2:40456 session_id=-12345 stream-id=1001"),
+            "SETUP from #.#.#.#:# session_id=-# stream-id=#"
+        );
+        assert_eq!(stable_key("record length 0x40000000 at index 0"), "record length # at index #");
+        assert_eq!(stable_key("0x without digits, αβγ 7"), "#x without digits, αβγ #");
+        let log = DistinctErrorLog::new(AtomicBuffer::alloc(1 << 16)).unwrap();
+        for session in 0..1000 {
+            let text = format!("exceeded session limit, stream-id=1001 session-id={}", session * 7919);
+            log.record(session, 11, &text).unwrap();
+        }
+        assert_eq!(log.num_observations(), 1, "a thousand sessions, one error");
+        assert_eq!(log.buffer().get_i32(4), 1000);
+        assert_eq!(log.buffer().get_i64(8), 999, "last observed");
+        let length = log.buffer().get_i32(0) as usize;
+        let mut first = vec![0u8; length - 24];
+        log.buffer().get_bytes(24, &mut first);
+        assert_eq!(first, b"exceeded session limit, stream-id=1001 session-id=0", "the first text is kept");
+        log.record(1000, 11, "another kind of error").unwrap();
+        assert_eq!(log.num_observations(), 2, "and there is room for others");
+    }
+
+    #[test]
     fn full_log_rejects_new_errors_but_counts_known_ones() {
         let log = DistinctErrorLog::new(AtomicBuffer::alloc(64)).unwrap();
-        log.record(1, 1, "0123456789").unwrap(); // 34 bytes, next at 40
+        log.record(1, 1, "abcdefghij").unwrap(); // 34 bytes, next at 40
         let err = log.record(2, 1, "this one is too long").unwrap_err();
         assert_eq!(err.code(), libc::ENOMEM);
         assert!(err.message().contains("unrecordable error"));
-        log.record(3, 1, "0123456789").unwrap();
+        log.record(3, 1, "abcdefghij").unwrap();
         assert_eq!(log.buffer().get_i32(4), 2);
         assert!(log.record(4, 2, "long").is_err()); // 40 + 28 = 68 > 64
         assert_eq!(log.num_observations(), 1);

@@ -142,6 +142,15 @@ impl RingBuffer for ManyToOneRingBuffer {
 }
 
 impl ManyToOneRingBuffer {
+    /// Consumer only: recovery from a record no producer could have written (a length
+    /// shorter than a header, past the buffer's end, or ending beyond the tail): it and
+    /// everything claimed after it up to the tail are discarded and zeroed, so reading
+    /// goes on with the next record written. Returns the bytes skipped, or `None` when
+    /// the record at the head is fine (or not there yet).
+    pub fn skip_corrupt_head(&self) -> Option<usize> {
+        self.ring.skip_corrupt_head()
+    }
+
     /// Whether every header slot in `[from_index, found)` still reads zero, i.e. no producer
     /// started a record there while unblock was scanning.
     fn still_zeroed(&self, found: usize, from_index: usize) -> bool {
@@ -303,5 +312,53 @@ mod tests {
         }
         producers.into_iter().for_each(|p| p.join().unwrap());
         assert_eq!(rb.size(), 0);
+    }
+
+    #[test]
+    fn a_corrupt_head_is_skipped_to_the_tail() {
+        let rb = rb();
+        assert_eq!(rb.skip_corrupt_head(), None, "empty");
+        assert!(rb.write(1, b"fine").unwrap());
+        assert_eq!(rb.skip_corrupt_head(), None, "a good record");
+        assert_eq!(drain(&rb, usize::MAX).0, 1);
+        // A length beyond the buffer, with two good records claimed and written after it.
+        let head = rb.consumer_position() as usize;
+        assert!(rb.write(2, b"lost").unwrap());
+        assert!(rb.write(3, b"lost too").unwrap());
+        rb.buffer().put_i32_release(head, 1 << 20);
+        assert!(rb.read(|_, _| {}, usize::MAX).is_err());
+        let tail = rb.producer_position();
+        assert_eq!(rb.skip_corrupt_head(), Some((tail - head as i64) as usize));
+        assert_eq!(rb.consumer_position(), tail);
+        assert!((head..tail as usize).all(|i| rb.buffer().get_u8(i) == 0), "zeroed as consumed");
+        assert!(rb.write(4, b"after").unwrap());
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(4, b"after".to_vec())]);
+    }
+
+    #[test]
+    fn a_record_ending_beyond_the_tail_is_corrupt_and_only_its_header_goes() {
+        let rb = rb();
+        let head = rb.consumer_position() as usize;
+        // Nothing was claimed, yet a committed 64-byte record sits at the head.
+        rb.buffer().put_i32(head + 4, 1);
+        rb.buffer().put_i32_release(head, 64);
+        let error = rb.read(|_, _| panic!("a record nobody claimed was delivered"), usize::MAX).unwrap_err();
+        assert!(error.message().contains("end beyond the tail"), "{error}");
+        assert_eq!(rb.skip_corrupt_head(), Some(8), "nothing to skip but the header");
+        assert_eq!(rb.consumer_position(), head as i64, "the head stays at the tail");
+        assert!(rb.write(5, b"next").unwrap());
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(5, b"next".to_vec())]);
+    }
+
+    #[test]
+    fn a_skip_across_the_end_of_the_buffer_zeroes_both_parts() {
+        let rb = rb();
+        set_positions(&rb, (CAPACITY - 16) as i64, (CAPACITY + 32) as i64);
+        rb.buffer().set_memory(0, CAPACITY, 0xFF);
+        rb.buffer().put_i32_release(CAPACITY - 16, 3);
+        assert_eq!(rb.skip_corrupt_head(), Some(48));
+        assert!((CAPACITY - 16..CAPACITY).chain(0..32).all(|i| rb.buffer().get_u8(i) == 0));
+        assert_eq!(rb.buffer().get_u8(32), 0xFF, "nothing beyond the tail touched");
+        assert_eq!(rb.consumer_position(), (CAPACITY + 32) as i64);
     }
 }

@@ -140,7 +140,7 @@ pub(crate) fn create_mapped_buffer(
     min_capacity: usize,
 ) -> Result<AtomicBuffer> {
     let length = descriptor::total_length(capacity, min_capacity)?;
-    create_mapped(path, length, Allocation::Sparse)
+    create_mapped(path, length, Allocation::Reserved)
 }
 
 /// Maps an existing ring buffer file (validated by the constructor that receives it).

@@ -91,10 +91,25 @@ impl Ring {
         }
     }
 
-    /// The next complete record at `record_index` as `(length, aligned length)`, `None` when
-    /// the producer has not published one yet, `Err` when its length cannot be right.
+    /// The next complete record at `record_index` (position `record_position`) as
+    /// `(length, aligned length)`, `None` when the producer has not published one yet,
+    /// `Err` when it cannot be right: shorter than a header, past the end of the buffer, or
+    /// (`CHECK_TAIL`) ending beyond the producers' tail. `tail` caches the tail read so
+    /// far; it is read again only when a record seems to end beyond it.
+    ///
+    /// The tail check guards the many-to-one buffer, which any process mapping `cnc.dat`
+    /// can write: without it a forged record could move the head past the tail, after
+    /// which producers would see more free space than there is. It costs one load of the
+    /// producers' line per read pass, which the one-to-one buffer's single trusted
+    /// producer does not pay.
     #[inline]
-    fn next_record(&self, words: &Words<'_>, record_index: usize) -> Result<Option<(usize, usize)>> {
+    fn next_record<const CHECK_TAIL: bool>(
+        &self,
+        words: &Words<'_>,
+        record_index: usize,
+        record_position: i64,
+        tail: &mut i64,
+    ) -> Result<Option<(usize, usize)>> {
         // Acquire: pairs with the producer's release store of the positive length, making
         // the type and payload written before it visible.
         let length = words.header(record_index).length.load(Ordering::Acquire);
@@ -103,18 +118,60 @@ impl Ring {
         }
         let length = length as usize;
         if length < HEADER_LENGTH || length > self.layout.capacity - record_index {
-            return Err(self.corrupt(length, record_index));
+            return Err(self.corrupt(length, record_index, "length"));
         }
-        Ok(Some((length, align(length, ALIGNMENT))))
+        let aligned = align(length, ALIGNMENT);
+        let end = record_position + aligned as i64;
+        if CHECK_TAIL && end > *tail {
+            // Producers move the tail past a record before they publish its length, and the
+            // acquire above ordered that move before this load: a record really ending
+            // beyond the tail was never claimed.
+            *tail = words.tail().load(Ordering::Acquire);
+            if end > *tail {
+                return Err(self.corrupt(length, record_index, "end beyond the tail"));
+            }
+        }
+        Ok(Some((length, aligned)))
     }
 
     #[cold]
     #[inline(never)]
-    fn corrupt(&self, length: usize, record_index: usize) -> Error {
+    fn corrupt(&self, length: usize, record_index: usize, what: &str) -> Error {
         Error::illegal_state(format!(
-            "ring buffer corrupt: record length {length} at index {record_index} (capacity {})",
+            "ring buffer corrupt: record {what}: length {length} at index {record_index} (capacity {})",
             self.layout.capacity
         ))
+    }
+
+    /// Consumer only: whether the record at the head cannot be read (see `next_record`),
+    /// and if so discards it with everything producers claimed after it, up to their tail,
+    /// zeroing the space as consumption does, so reading resumes with the next record
+    /// written. Returns the bytes skipped (the corrupt header alone when nothing was
+    /// claimed after it), or `None` when the head record is fine or absent.
+    pub fn skip_corrupt_head(&self) -> Option<usize> {
+        let words = self.words();
+        // Relaxed: only the consumer writes head, and we are the consumer.
+        let head = words.head().load(Ordering::Relaxed);
+        let head_index = self.layout.index_of(head);
+        let mut tail = words.tail().load(Ordering::Acquire);
+        if self.next_record::<true>(&words, head_index, head, &mut tail).is_ok() {
+            return None;
+        }
+        let skipped = usize::try_from(tail - head).unwrap_or(0).min(self.layout.capacity);
+        if skipped == 0 {
+            // Nothing claimed: the header itself is the garbage. A producer claiming here
+            // next writes its own header over the zero.
+            words.header(head_index).length.store(0, Ordering::Release);
+            return Some(HEADER_LENGTH);
+        }
+        // The skipped region may wrap around the end of the buffer.
+        let first = skipped.min(self.layout.capacity - head_index);
+        self.buffer.set_memory(head_index, first, 0);
+        self.buffer.set_memory(0, skipped - first, 0);
+        // Release: the zeroing above happens before a producer that acquires the new head
+        // reuses the space.
+        words.head().store(head + skipped as i64, Ordering::Release);
+        Some(skipped)
     }
 
     /// Agrona `read`: a controlled read whose handler always continues. `ZERO` says
@@ -140,9 +197,16 @@ impl Ring {
     ) -> Result<usize> {
         let mut consumed = self.begin_read::<ZERO>()?;
         let mut messages = 0;
+        // Read once per pass; again only if a record seems to end beyond it.
+        let mut tail = if ZERO { consumed.words.tail().load(Ordering::Acquire) } else { i64::MAX };
         while messages < limit && consumed.head_index + consumed.bytes_read < self.layout.capacity {
             let record_index = consumed.head_index + consumed.bytes_read;
-            let Some((length, aligned)) = self.next_record(&consumed.words, record_index)? else { break };
+            let record_position = consumed.head + consumed.bytes_read as i64;
+            let Some((length, aligned)) =
+                self.next_record::<ZERO>(&consumed.words, record_index, record_position, &mut tail)?
+            else {
+                break;
+            };
             consumed.bytes_read += aligned;
             // Relaxed: published by the length acquired in next_record.
             let msg_type_id = consumed.words.header(record_index).msg_type_id.load(Ordering::Relaxed);

@@ -25,6 +25,7 @@ use crate::driver::flow_control::receiver_window::check_mtu_within_window;
 use crate::driver::image_status::ImageStatus;
 use crate::driver::loss::{FeedbackDelay, LossDetector};
 use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::udp_channel::UdpControlMode;
 use crate::driver::position_counters::{Position, allocate_stream_counter, free_counter};
 use crate::driver::publication_image::{FrameSource, PublicationImage, PublicationImageConfig};
 use crate::logbuffer::LogBuffers;
@@ -83,17 +84,21 @@ impl Conductor {
                 endpoint_id: request.endpoint_id,
                 session_id: request.session_id,
                 stream_id: request.stream_id,
+                refusal: None,
             });
             return;
         }
         if let Err(e) = self.create_image(&request, correlation_id) {
-            self.log_error(
-                &e.context(format_args!("stream_id={} session_id={}", request.stream_id, request.session_id)),
-            );
+            let e =
+                e.context(format_args!("stream_id={} session_id={}", request.stream_id, request.session_id));
+            self.log_error(&e);
+            // The sender hears why its receiver has no image for it (an ERR frame), and
+            // its next SETUP tries again.
             self.receiver_proxy.send(ReceiverCommand::RemoveInitInProgress {
                 endpoint_id: request.endpoint_id,
                 session_id: request.session_id,
                 stream_id: request.stream_id,
+                refusal: Some((Self::error_code_of(&e) as i32, e.to_string().into_bytes())),
             });
         }
     }
@@ -186,13 +191,17 @@ impl Conductor {
         };
         let term_length = request.term_length as usize;
         let log_length = log::compute_log_length(term_length, self.ctx.file_page_size);
-        self.check_storage(log_length)?;
+        self.check_storage_in(IMAGES_DIR, log_length)?;
         let path = image_log_path(&self.ctx.aeron_dir, correlation_id);
         let allocation = if params.common.is_sparse { Allocation::Sparse } else { Allocation::PreTouch };
         let log_buffers = LogBuffers::create(&path, term_length, self.ctx.file_page_size, allocation)?;
-        let is_multicast_channel = self
-            .receive_endpoint_index(request.endpoint_id)
-            .is_some_and(|i| self.receive_endpoints[i].channel.is_multicast);
+        let endpoint_channel =
+            self.receive_endpoint_index(request.endpoint_id).map(|i| &self.receive_endpoints[i].channel);
+        let is_multicast_channel = endpoint_channel.is_some_and(|c| c.is_multicast);
+        // A multi-destination subscription hears its senders through several sockets (and
+        // may have multicast destinations): Aeron's rules, no pinning.
+        let is_multi_destination_channel =
+            endpoint_channel.is_some_and(|c| c.control_mode == UdpControlMode::Manual);
         let treat_as_multicast = params.treat_as_multicast(request.flags, is_multicast_channel);
         init_image_metadata(
             &log_buffers,
@@ -245,7 +254,10 @@ impl Conductor {
                 source: FrameSource {
                     destination_id: request.destination_id,
                     control_address: request.control_address,
+                    address: request.source_address,
                 },
+                pinned_source: (!is_multicast_channel && !is_multi_destination_channel)
+                    .then_some(request.source_address),
                 initial_position,
                 sm_timeout_ns,
                 liveness_timeout_ns,

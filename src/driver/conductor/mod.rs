@@ -253,7 +253,19 @@ impl Agent for DriverConductor {
             self.to_driver.controlled_read(|type_id, body| c.on_command(type_id, body), COMMAND_DRAIN_LIMIT);
         match read {
             Ok(n) => work += n as i32,
-            Err(e) => c.log_error(&e.context("reading client commands")),
+            Err(e) => {
+                // A record no client could have written: skip past it (and whatever was
+                // claimed after it) once, record that once, and serve everyone else.
+                match self.to_driver.skip_corrupt_head() {
+                    Some(skipped) => {
+                        c.system.increment(SystemCounterId::UnblockedCommands);
+                        c.log_error(&e.context(format_args!(
+                            "reading client commands: skipped {skipped} bytes to the producers' position"
+                        )));
+                    }
+                    None => c.log_error(&e.context("reading client commands")),
+                }
+            }
         }
         work += c.process_agent_commands(&self.to_driver);
         for image in &mut c.images {

@@ -196,10 +196,16 @@ impl Conductor {
     /// with ENOSPC (answered as STORAGE_SPACE) when the file system cannot hold it, warn
     /// when usable space falls below the low-file-store threshold.
     pub(crate) fn check_storage(&self, log_length: usize) -> Result<()> {
+        self.check_storage_in(crate::driver::directory::PUBLICATIONS_DIR, log_length)
+    }
+
+    /// The storage check for a log in `subdirectory` of the Aeron directory (publications
+    /// or images), naming that directory when the space is not there.
+    pub(crate) fn check_storage_in(&self, subdirectory: &str, log_length: usize) -> Result<()> {
         if !self.ctx.perform_storage_checks {
             return Ok(());
         }
-        let dir = self.ctx.aeron_dir.join(crate::driver::directory::PUBLICATIONS_DIR);
+        let dir = self.ctx.aeron_dir.join(subdirectory);
         let usable = crate::util::sys::usable_disk_space(&dir)?;
         check_usable_space(usable, log_length, self.ctx.low_file_store_warning_threshold, &dir)
     }

@@ -141,6 +141,8 @@ impl Conductor {
             group_tag: params.group_tag,
             stream_session_limit: usize::try_from(self.ctx.stream_session_limit).unwrap_or(usize::MAX),
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
+            max_images: self.ctx.network.max_images_per_endpoint as usize,
+            max_images_per_source: self.ctx.network.max_images_per_source as usize,
         };
         let endpoint = ReceiveChannelEndpoint::open(registration_id, channel, settings)?;
         let bound = endpoint.local_addr().map(|a| format_source_identity(&a)).unwrap_or_default();

@@ -59,7 +59,7 @@ impl LossReport {
 
     /// Creates and maps `<aeron_dir>/loss-report.dat` of `length` bytes.
     pub fn create_in(aeron_dir: &Path, length: usize) -> Result<Self> {
-        Ok(Self::new(create_mapped(&aeron_dir.join(LOSS_REPORT_FILE_NAME), length, Allocation::Sparse)?))
+        Ok(Self::new(create_mapped(&aeron_dir.join(LOSS_REPORT_FILE_NAME), length, Allocation::Reserved)?))
     }
 
     pub fn buffer(&self) -> &AtomicBuffer {

@@ -13,7 +13,9 @@
 //! sessions, and nothing is allocated per packet.
 #![forbid(unsafe_code)]
 
-use crate::driver::publication_image::PublicationImage;
+use std::net::IpAddr;
+
+use crate::driver::publication_image::{FrameSource, PublicationImage};
 
 /// A session of a subscribed stream, by state.
 pub enum SessionState {
@@ -26,6 +28,9 @@ pub enum SessionState {
 pub struct SessionEntry {
     pub session_id: i32,
     pub state: SessionState,
+    /// Where the SETUP that is making (or made) the image came from: the per-source limit
+    /// counts by its address, and a failed image is explained there.
+    pub origin: Option<FrameSource>,
 }
 
 /// Interest in one stream id: all sessions, or only some.
@@ -53,7 +58,15 @@ impl StreamInterest {
     pub fn set_state(&mut self, session_id: i32, state: SessionState) {
         match self.session(session_id) {
             Some(entry) => entry.state = state,
-            None => self.sessions.push(SessionEntry { session_id, state }),
+            None => self.sessions.push(SessionEntry { session_id, state, origin: None }),
+        }
+    }
+
+    /// A SETUP from `origin` is having its image built.
+    pub fn set_building(&mut self, session_id: i32, origin: FrameSource) {
+        self.set_state(session_id, SessionState::InitInProgress);
+        if let Some(entry) = self.session(session_id) {
+            entry.origin = Some(origin);
         }
     }
 
@@ -82,6 +95,19 @@ impl DataPacketDispatcher {
 
     pub fn has_subscriptions(&self) -> bool {
         !self.streams.is_empty()
+    }
+
+    /// Images this endpoint has or is building, in all and from `source_ip`.
+    pub fn image_load(&self, source_ip: IpAddr) -> (usize, usize) {
+        let mut all = self.detached.len();
+        let mut from_source = 0;
+        for entry in self.streams.iter().flat_map(|s| &s.sessions) {
+            if matches!(entry.state, SessionState::Active(_) | SessionState::InitInProgress) {
+                all += 1;
+                from_source += usize::from(entry.origin.is_some_and(|o| o.address.ip() == source_ip));
+            }
+        }
+        (all, from_source)
     }
 
     /// Subscription to every session of `stream_id` (or only `session_id`).

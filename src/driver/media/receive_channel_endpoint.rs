@@ -27,6 +27,7 @@ use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::agent_proxy::{ConductorCommand, CreateImageRequest, Proxy};
 use crate::driver::publication_image::{DestinationTransports, FrameSource, PublicationImage};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
+use crate::protocol::error_frame::{ErrorFrame, MAX_ERROR_FRAME_LENGTH};
 use crate::protocol::header::{
     EOS_FLAG, FrameHeader, HDR_TYPE_DATA, HDR_TYPE_PAD, HDR_TYPE_RTTM, HDR_TYPE_SETUP,
 };
@@ -66,6 +67,9 @@ pub struct ReceiveEndpointSettings {
     pub stream_session_limit: usize,
     /// `AERON_SOCKET_MULTICAST_TTL`.
     pub default_multicast_ttl: u8,
+    /// `AERONRS_MAX_IMAGES_PER_ENDPOINT` / `AERONRS_MAX_IMAGES_PER_SOURCE`.
+    pub max_images: usize,
+    pub max_images_per_source: usize,
 }
 
 pub struct ReceiveChannelEndpoint {
@@ -75,6 +79,10 @@ pub struct ReceiveChannelEndpoint {
     receiver_id: i64,
     group_tag: Option<i64>,
     stream_session_limit: usize,
+    max_images: usize,
+    max_images_per_source: usize,
+    /// A SETUP was refused for a limit: the error log has heard of it.
+    reported_image_limit: bool,
     /// When destinations with a `control` address next announce themselves.
     next_control_announcement_ns: i64,
 }
@@ -109,6 +117,9 @@ impl ReceiveChannelEndpoint {
             receiver_id: settings.receiver_id,
             group_tag: settings.group_tag,
             stream_session_limit: settings.stream_session_limit,
+            max_images: settings.max_images,
+            max_images_per_source: settings.max_images_per_source,
+            reported_image_limit: false,
             next_control_announcement_ns: 0,
         })
     }
@@ -163,7 +174,11 @@ impl ReceiveChannelEndpoint {
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let Some(d) = self.destinations.0.get(destination) else { return Ok(()) };
-        let from = FrameSource { destination_id: d.id(), control_address: d.control_address_for(source) };
+        let from = FrameSource {
+            destination_id: d.id(),
+            control_address: d.control_address_for(source),
+            address: source,
+        };
         let Ok(header) = FrameHeader::parse(datagram) else {
             ctx.counters.increment(SystemCounterId::InvalidPackets);
             return Ok(());
@@ -250,17 +265,11 @@ impl ReceiveChannelEndpoint {
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let session_id = setup.session_id();
-        let limit = self.stream_session_limit;
         let endpoint_id = self.id;
         let d = &self.destinations.0[destination];
         let ttl_asymmetry = d.is_multicast() && i32::from(d.multicast_ttl()) < setup.ttl();
         let Some(stream) = self.dispatcher.stream(setup.stream_id()) else { return Ok(()) };
-        if stream.image_count() >= limit {
-            return Err(Error::invalid_argument(format!(
-                "exceeded session limit, stream-id={}",
-                setup.stream_id()
-            )));
-        }
+        let at_session_limit = stream.image_count() >= self.stream_session_limit;
         let create = match stream.session(session_id) {
             Some(entry) => match &mut entry.state {
                 SessionState::Active(image) => {
@@ -277,8 +286,23 @@ impl ReceiveChannelEndpoint {
             },
             None => stream.wants_session(session_id),
         };
-        if create {
-            stream.set_state(session_id, SessionState::InitInProgress);
+        if !create {
+            return Ok(());
+        }
+        if let Some(limit) = self.image_limit_reached(at_session_limit, source) {
+            // Refused, as invalid input: counted each time, reported once per endpoint.
+            ctx.counters.increment(SystemCounterId::InvalidPackets);
+            if !self.reported_image_limit {
+                self.reported_image_limit = true;
+                ctx.to_conductor.send(ConductorCommand::Error(Error::invalid_argument(format!(
+                    "receive endpoint {endpoint_id}: SETUP for stream-id={} session-id={session_id} from {source} refused: {limit} (further refusals are counted as invalid packets)",
+                    setup.stream_id()
+                ))));
+            }
+            return Ok(());
+        }
+        if let Some(stream) = self.dispatcher.stream(setup.stream_id()) {
+            stream.set_building(session_id, *from);
             ctx.to_conductor.send(ConductorCommand::CreateImage(CreateImageRequest {
                 endpoint_id,
                 session_id,
@@ -295,6 +319,27 @@ impl ReceiveChannelEndpoint {
             }));
         }
         Ok(())
+    }
+
+    /// Which limit a new image from `source` would exceed, if any: the stream's session
+    /// limit (`AERON_DRIVER_STREAM_SESSION_LIMIT`), or the endpoint's or one source's share
+    /// of images (`AERONRS_MAX_IMAGES_PER_ENDPOINT`, `AERONRS_MAX_IMAGES_PER_SOURCE`).
+    fn image_limit_reached(&self, at_session_limit: bool, source: SocketAddr) -> Option<String> {
+        if at_session_limit {
+            return Some(format!("stream session limit of {} reached", self.stream_session_limit));
+        }
+        let (all, from_source) = self.dispatcher.image_load(source.ip());
+        if all >= self.max_images {
+            Some(format!("endpoint image limit of {} reached", self.max_images))
+        } else if from_source >= self.max_images_per_source {
+            Some(format!(
+                "per-source image limit of {} reached for {}",
+                self.max_images_per_source,
+                source.ip()
+            ))
+        } else {
+            None
+        }
     }
 
     fn on_rttm(
@@ -372,6 +417,39 @@ impl ReceiveChannelEndpoint {
             }
         }
         sent
+    }
+
+    /// The conductor could not build the image `session_id` of `stream_id` asked for: the
+    /// session may try again, and with a `refusal` its sender is told why by an ERR frame
+    /// (an Aeron error code and text) where its SETUP came from.
+    pub fn on_image_not_built(
+        &mut self,
+        session_id: i32,
+        stream_id: i32,
+        refusal: Option<(i32, Vec<u8>)>,
+        ctx: &ReceiveContext<'_>,
+    ) {
+        let origin = self
+            .dispatcher
+            .stream(stream_id)
+            .and_then(|s| s.session(session_id))
+            .filter(|e| matches!(e.state, SessionState::InitInProgress))
+            .and_then(|e| e.origin);
+        self.dispatcher.remove_state(session_id, stream_id, |s| matches!(s, SessionState::InitInProgress));
+        let (Some(origin), Some((code, reason))) = (origin, refusal) else { return };
+        let Some(transport) = self.destinations.transport_for(origin.destination_id) else { return };
+        let frame = ErrorFrame::new(session_id, stream_id, self.receiver_id, self.group_tag, code, &reason);
+        let mut buffer = [0u8; MAX_ERROR_FRAME_LENGTH];
+        let mut send = || -> Result<(usize, usize)> {
+            let length = frame.encode(&mut buffer)?;
+            Ok((length, transport.send_to(&buffer[..length], origin.control_address)?))
+        };
+        let sent = send();
+        match sent {
+            Ok((length, n)) if n == length => ctx.counters.increment(SystemCounterId::ErrorFramesSent),
+            Ok(_) => ctx.counters.increment(SystemCounterId::ShortSends),
+            Err(e) => ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver ERR frame"))),
+        }
     }
 
     /// Hands a built image to the dispatcher.

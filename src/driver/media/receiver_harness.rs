@@ -54,6 +54,8 @@ impl ReceiverHarness {
             group_tag: None,
             stream_session_limit: 16,
             default_multicast_ttl: 0,
+            max_images: 16,
+            max_images_per_source: 16,
         };
         let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings)?;
         endpoint.dispatcher().add_subscription(STREAM_ID, None);
@@ -70,7 +72,8 @@ impl ReceiverHarness {
                 stream_id: STREAM_ID,
                 initial_term_id: INITIAL_TERM_ID,
                 is_reliable: true,
-                source: FrameSource { destination_id: 1, control_address: source },
+                source: FrameSource { destination_id: 1, control_address: source, address: source },
+                pinned_source: None,
                 initial_position: 0,
                 sm_timeout_ns: 200_000_000,
                 liveness_timeout_ns: 10_000_000_000,

@@ -576,3 +576,78 @@ pub unsafe extern "C" fn aeron_driver_context_get_network_publication_max_messag
         Ok(unsafe { get(context, |c| c.network.network_publication_max_messages_per_send) })
     })
 }
+
+/// Sets the most images one receive channel endpoint has or builds at once, at least 1
+/// (default 1024; `AERONRS_MAX_IMAGES_PER_ENDPOINT`, aeronrs only): SETUPs beyond it are
+/// refused and counted as invalid packets. Returns 0, or -1 (EINVAL) if `context` is NULL
+/// or `value` is 0.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_set_max_images_per_endpoint(
+    context: *mut aeron_driver_context_t,
+    value: u32,
+) -> c_int {
+    ffi_boundary!("aeronrs_driver_context_set_max_images_per_endpoint", {
+        if value == 0 {
+            return Err(crate::util::error::Error::invalid_argument(
+                "max images per endpoint must be at least 1",
+            ));
+        }
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.network.max_images_per_endpoint = value) }
+    })
+}
+
+/// Returns the most images one receive channel endpoint has at once (default 1024), or
+/// the default for a NULL `context`.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_get_max_images_per_endpoint(
+    context: *mut aeron_driver_context_t,
+) -> u32 {
+    ffi_boundary!("aeronrs_driver_context_get_max_images_per_endpoint", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| c.network.max_images_per_endpoint) })
+    })
+}
+
+/// Sets the most images one source host (IP address) has at once on one receive channel
+/// endpoint, at least 1 (default 256; `AERONRS_MAX_IMAGES_PER_SOURCE`, aeronrs only).
+/// Returns 0, or -1 (EINVAL) if `context` is NULL or `value` is 0.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_set_max_images_per_source(
+    context: *mut aeron_driver_context_t,
+    value: u32,
+) -> c_int {
+    ffi_boundary!("aeronrs_driver_context_set_max_images_per_source", {
+        if value == 0 {
+            return Err(crate::util::error::Error::invalid_argument(
+                "max images per source must be at least 1",
+            ));
+        }
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.network.max_images_per_source = value) }
+    })
+}
+
+/// Returns the most images one source host has at once on one endpoint (default 256), or
+/// the default for a NULL `context`.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_get_max_images_per_source(
+    context: *mut aeron_driver_context_t,
+) -> u32 {
+    ffi_boundary!("aeronrs_driver_context_get_max_images_per_source", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| c.network.max_images_per_source) })
+    })
+}

@@ -13,18 +13,31 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.YieldingIdleStrategy;
 import org.agrona.concurrent.SigInt;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Real Java Aeron peer for aeronrs interop tests. Modes (all take the Aeron directory from
  * -Daeron.dir or AERON_DIR):
  *   driver                          run a Java MediaDriver until SIGINT/SIGTERM or stdin closes
- *   pub CHANNEL STREAM COUNT LEN    publish COUNT messages, message i has the pattern below
+ *   pub CHANNEL STREAM COUNT LEN [DEST...]
+ *                                   publish COUNT messages, message i has the pattern below;
+ *                                   each DEST (a channel such as aeron:udp?endpoint=host:port)
+ *                                   is added with addDestination before waiting for a connection
+ *                                   (for a control-mode=manual CHANNEL)
  *   sub CHANNEL STREAM COUNT LEN    receive COUNT messages and verify each, in order
  * Message i (0-based) of length LEN: bytes 0..8 = i (little-endian int64), byte j >= 8 =
  * (i + j) & 0xFF. Prints "READY" when subscribed/connected and "DONE n" at the end; exits 0
  * only if every message was sent/received intact and in order.
+ * pub also prints "PUBLICATION session=S" once the publication and its destinations are added,
+ * answers a stdin line "status" at any time with "STATUS connected=true|false position=P",
+ * and with -Dinterop.hold=true waits after READY for a stdin line "go" before it offers.
+ * sub also prints "IMAGE source=ADDRESS session=S joinPosition=P" for each image that becomes
+ * available and "UNAVAILABLE source=ADDRESS session=S position=P" for each that goes.
  */
 public final class Interop
 {
@@ -45,7 +58,8 @@ public final class Interop
 
     private static void usage()
     {
-        System.err.println("usage: Interop driver | pub CHANNEL STREAM COUNT LEN | sub CHANNEL STREAM COUNT LEN");
+        System.err.println(
+            "usage: Interop driver | pub CHANNEL STREAM COUNT LEN [DEST...] | sub CHANNEL STREAM COUNT LEN");
         System.exit(2);
     }
 
@@ -119,27 +133,68 @@ public final class Interop
         return Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir()));
     }
 
-    private static void publish(final String[] args)
+    static void say(final String line)
+    {
+        synchronized (System.out)
+        {
+            System.out.println(line);
+            System.out.flush();
+        }
+    }
+
+    private static void publish(final String[] args) throws InterruptedException
     {
         final String channel = args[1];
         final int streamId = Integer.parseInt(args[2]);
         final long count = Long.parseLong(args[3]);
         final int length = Integer.parseInt(args[4]);
+        final boolean hold = Boolean.getBoolean("interop.hold");
         final UnsafeBuffer buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(Math.max(length, 8)));
         final YieldingIdleStrategy idle = new YieldingIdleStrategy();
         try (Aeron aeron = connect(); Publication pub = aeron.addPublication(channel, streamId))
         {
-            final long deadline = System.nanoTime() + 30_000_000_000L;
+            for (int d = 5; d < args.length; d++)
+            {
+                pub.addDestination(args[d]);
+            }
+            say("PUBLICATION session=" + pub.sessionId());
+            final CountDownLatch go = new CountDownLatch(1);
+            final Thread commands = new Thread(() ->
+            {
+                try (BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)))
+                {
+                    String line;
+                    while ((line = in.readLine()) != null)
+                    {
+                        switch (line.trim())
+                        {
+                            case "status" -> say("STATUS connected=" + pub.isConnected() + " position=" + pub.position());
+                            case "go" -> go.countDown();
+                            default -> System.err.println("Interop pub: unknown command " + line);
+                        }
+                    }
+                }
+                catch (final Exception ignore)
+                {
+                    // stdin gone: no more commands
+                }
+            });
+            commands.setDaemon(true);
+            commands.start();
+            final long deadline = System.nanoTime() + 180_000_000_000L;
             while (!pub.isConnected())
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new IllegalStateException("publication not connected within 30 s");
+                    throw new IllegalStateException("publication not connected within 180 s");
                 }
                 idle.idle();
             }
-            System.out.println("READY");
-            System.out.flush();
+            say("READY");
+            if (hold)
+            {
+                go.await();
+            }
             for (long i = 0; i < count; i++)
             {
                 fill(buffer, i, length);
@@ -153,7 +208,7 @@ public final class Interop
                     idle.idle();
                 }
             }
-            System.out.println("DONE " + count + " position=" + pub.position() + " session=" + pub.sessionId() +
+            say("DONE " + count + " position=" + pub.position() + " session=" + pub.sessionId() +
                 " concurrent=" + (pub instanceof ConcurrentPublication));
         }
     }
@@ -185,20 +240,32 @@ public final class Interop
         };
         final FragmentAssembler assembler = new FragmentAssembler(check);
         final YieldingIdleStrategy idle = new YieldingIdleStrategy();
-        try (Aeron aeron = connect(); Subscription sub = aeron.addSubscription(channel, streamId))
+        try (Aeron aeron = connect();
+            Subscription sub = aeron.addSubscription(
+                channel,
+                streamId,
+                image -> say("IMAGE source=" + image.sourceIdentity() + " session=" + image.sessionId() +
+                    " joinPosition=" + image.joinPosition()),
+                image -> say("UNAVAILABLE source=" + image.sourceIdentity() + " session=" + image.sessionId() +
+                    " position=" + image.position())))
         {
-            System.out.println("READY");
-            System.out.flush();
+            say("READY");
             final long deadline = System.nanoTime() + 120_000_000_000L;
             while (received[0] < count)
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new IllegalStateException("received " + received[0] + " of " + count + " within 120 s");
+                    final StringBuilder images = new StringBuilder();
+                    sub.forEachImage(image -> images.append(" [session=").append(image.sessionId())
+                        .append(" position=").append(image.position())
+                        .append(" closed=").append(image.isClosed())
+                        .append(" eos=").append(image.isEndOfStream()).append(']'));
+                    throw new IllegalStateException(
+                        "received " + received[0] + " of " + count + " within 120 s; images:" + images);
                 }
                 idle.idle(sub.poll(assembler, 256));
             }
-            System.out.println("DONE " + received[0]);
+            say("DONE " + received[0]);
         }
     }
 }
