@@ -17,8 +17,12 @@ fn main() {
     println!("cargo:rerun-if-changed=cbindgen.toml");
     println!("cargo:rerun-if-changed=src/ffi");
     // Hand-written parts of the header, appended after the includes in this order.
-    let hand_written =
-        ["include/aeronrs_packed.h.in", "include/aeronrs_driver_env.h.in", "include/aeronrs_client_env.h.in"];
+    let hand_written = [
+        "include/aeronrs_packed.h.in",
+        "include/aeronrs_driver_env.h.in",
+        "include/aeronrs_client_env.h.in",
+        "include/aeronrs_util.h.in",
+    ];
     for part in hand_written {
         println!("cargo:rerun-if-changed={part}");
     }

@@ -253,6 +253,30 @@ struct sockaddr_storage;
 #define AERON_URI_STRING_BUILDER_PREFIX_KEY "__prefix"
 #define AERON_URI_STRING_BUILDER_MEDIA_KEY "__media"
 
+/* Types of Aeron's utility headers (aeron_cnc_file_descriptor.h, util/aeron_clock.h) that
+ * cbindgen cannot write: the header Aeron packs to 4 bytes, and libc's struct timespec,
+ * declared here as aeron_clock.h's <time.h> would. Layouts asserted by
+ * src/ffi/util/cnc_descriptor.rs and c-tests/test_util_headers.c. */
+struct timespec;
+
+#pragma pack(push)
+#pragma pack(4)
+/* The header at the start of cnc.dat; the driver stores cnc_version last (release). */
+typedef struct aeron_cnc_metadata_stct
+{
+    volatile int32_t cnc_version;
+    int32_t to_driver_buffer_length;
+    int32_t to_clients_buffer_length;
+    int32_t counter_metadata_buffer_length;
+    int32_t counter_values_buffer_length;
+    int32_t error_log_buffer_length;
+    int64_t client_liveness_timeout;
+    int64_t start_timestamp;
+    int64_t pid;
+}
+aeron_cnc_metadata_t;
+#pragma pack(pop)
+
 
 // Conductor, sender and receiver each on their own thread.
 #define AERON_THREADING_MODE_DEDICATED 0
@@ -338,6 +362,15 @@ struct sockaddr_storage;
 // Backoff default: longest park period (ns).
 #define AERON_IDLE_STRATEGY_BACKOFF_MAX_PARK_PERIOD_NS 1000000
 
+// Room for a host text in the parsed structs, NUL included.
+#define AERON_MAX_HOST_LENGTH 384
+
+// Room for a port text, NUL included.
+#define AERON_MAX_PORT_LENGTH 8
+
+// Room for a subnet prefix text, NUL included.
+#define AERON_MAX_PREFIX_LENGTH 8
+
 // Buffer length that always holds an `aeron_format_date` result.
 #define AERON_FORMAT_DATE_MAX_LENGTH 100
 
@@ -402,6 +435,17 @@ struct sockaddr_storage;
 
 // The call was wrong (a NULL argument, a message too long): see `aeron_errmsg()`.
 #define AERON_PUBLICATION_ERROR -6
+
+// What `aeron_cnc_map_file_and_load_metadata` found (`enum aeron_cnc_load_result_stct`):
+// success, failure, or the step to wait for before trying again.
+typedef enum aeron_cnc_load_result_stct {
+  AERON_CNC_LOAD_FAILED = -1,
+  AERON_CNC_LOAD_SUCCESS = 0,
+  AERON_CNC_LOAD_AWAIT_FILE = 1,
+  AERON_CNC_LOAD_AWAIT_MMAP = 2,
+  AERON_CNC_LOAD_AWAIT_VERSION = 3,
+  AERON_CNC_LOAD_AWAIT_CNC_DATA = 4,
+} aeron_cnc_load_result_stct;
 
 // An add (or destination command) in flight. Opaque; from an `aeron_async_add_*` call,
 // freed by the poll that completes it.
@@ -645,9 +689,10 @@ typedef void (*aeron_idle_strategy_func_t)(void *state, int work_count);
 // The platform thread handle.
 typedef pthread_t aeron_thread_t;
 
-// An agent and how it runs; laid out as Aeron's. Owned by the caller; filled in by
-// `aeron_agent_init`. While started, only `aeron_agent_stop` may touch it.
-typedef struct aeron_agent_runner_t {
+// An agent and how it runs: Aeron's `struct aeron_agent_runner_stct`, field for field,
+// because callers allocate it (often by value, as Aeron's samples do). Owned by the caller;
+// filled in by `aeron_agent_init`. While started, only `aeron_agent_stop` may touch it.
+typedef struct aeron_agent_runner_stct {
   // Copy of the name (thread name, `on_start` argument), freed by `aeron_agent_close`.
   const char *role_name;
   void *agent_state;
@@ -661,13 +706,110 @@ typedef struct aeron_agent_runner_t {
   // Cleared (release) by `aeron_agent_stop`; the agent thread reads it with acquire.
   bool running;
   uint8_t state;
-} aeron_agent_runner_t;
+} aeron_agent_runner_stct;
 
-// A file mapped into memory: `length` bytes at `addr`.
-typedef struct aeron_mapped_file_t {
+// Aeron's name for the runner (`typedef struct aeron_agent_runner_stct aeron_agent_runner_t`).
+typedef struct aeron_agent_runner_stct aeron_agent_runner_t;
+
+// Aeron's name for it.
+typedef enum aeron_cnc_load_result_stct aeron_cnc_load_result_t;
+
+// A file mapped into memory: `length` bytes at `addr` (Aeron's
+// `struct aeron_mapped_file_stct`).
+typedef struct aeron_mapped_file_stct {
   void *addr;
   size_t length;
-} aeron_mapped_file_t;
+} aeron_mapped_file_stct;
+
+// Aeron's name for it.
+typedef struct aeron_mapped_file_stct aeron_mapped_file_t;
+
+// One distinct error a writer has recorded (`struct aeron_distinct_observation_stct`):
+// its text (a C-allocated copy), code, and record offset in the buffer.
+typedef struct aeron_distinct_observation_stct {
+  const char *description;
+  int error_code;
+  size_t offset;
+  size_t description_length;
+} aeron_distinct_observation_stct;
+
+// Aeron's name for it.
+typedef struct aeron_distinct_observation_stct aeron_distinct_observation_t;
+
+// The observations so far, newest first (`struct
+// aeron_distinct_error_log_observation_list_stct`); one C allocation holding this header
+// and the array after it, replaced whole when an error is added.
+typedef struct aeron_distinct_error_log_observation_list_stct {
+  uint64_t num_observations;
+  aeron_distinct_observation_t *observations;
+} aeron_distinct_error_log_observation_list_stct;
+
+// Aeron's name for it.
+typedef struct aeron_distinct_error_log_observation_list_stct aeron_distinct_error_log_observation_list_t;
+
+// A clock returning a time in one unit (`aeronc.h`): epoch ms for error logs.
+typedef int64_t (*aeron_clock_func_t)(void);
+
+// The platform mutex (`pthread_mutex_t`), as `concurrent/aeron_thread.h` names it.
+typedef pthread_mutex_t aeron_mutex_t;
+
+// A distinct error log writer over a caller's buffer (`struct aeron_distinct_error_log_stct`),
+// set up by `aeron_distinct_error_log_init`, released by `aeron_distinct_error_log_close`.
+typedef struct aeron_distinct_error_log_stct {
+  uint8_t *buffer;
+  aeron_distinct_error_log_observation_list_t *observation_list;
+  size_t buffer_capacity;
+  size_t next_offset;
+  aeron_clock_func_t clock;
+  aeron_mutex_t mutex;
+} aeron_distinct_error_log_stct;
+
+// Aeron's name for it.
+typedef struct aeron_distinct_error_log_stct aeron_distinct_error_log_t;
+
+// A mapped range (`struct aeron_mapped_buffer_stct`): `length` bytes at `addr`.
+typedef struct aeron_mapped_buffer_stct {
+  uint8_t *addr;
+  size_t length;
+} aeron_mapped_buffer_stct;
+
+// Aeron's name for it.
+typedef struct aeron_mapped_buffer_stct aeron_mapped_buffer_t;
+
+// A mapped log buffer file (`struct aeron_mapped_raw_log_stct`): its three terms
+// (`AERON_LOGBUFFER_PARTITION_COUNT`), the metadata section and the whole mapping.
+typedef struct aeron_mapped_raw_log_stct {
+  aeron_mapped_buffer_t term_buffers[3];
+  aeron_mapped_buffer_t log_meta_data;
+  aeron_mapped_file_t mapped_file;
+  size_t term_length;
+} aeron_mapped_raw_log_stct;
+
+// Aeron's name for it.
+typedef struct aeron_mapped_raw_log_stct aeron_mapped_raw_log_t;
+
+// An address split by `aeron_address_split` (Aeron's `struct aeron_parsed_address_stct`):
+// NUL-terminated host (brackets and scope removed) and port (empty if none), and 4 or 6.
+typedef struct aeron_parsed_address_stct {
+  char host[AERON_MAX_HOST_LENGTH];
+  char port[AERON_MAX_PORT_LENGTH];
+  int ip_version_hint;
+} aeron_parsed_address_stct;
+
+// Aeron's name for it.
+typedef struct aeron_parsed_address_stct aeron_parsed_address_t;
+
+// An interface split by `aeron_interface_split` (`struct aeron_parsed_interface_stct`):
+// as an address, plus the subnet prefix text after `/` (empty if none).
+typedef struct aeron_parsed_interface_stct {
+  char host[AERON_MAX_HOST_LENGTH];
+  char port[AERON_MAX_PORT_LENGTH];
+  char prefix[AERON_MAX_PREFIX_LENGTH];
+  int ip_version_hint;
+} aeron_parsed_interface_stct;
+
+// Aeron's name for it.
+typedef struct aeron_parsed_interface_stct aeron_parsed_interface_t;
 
 // A pending `aeron_async_add_publication`.
 typedef struct aeron_client_registering_resource_stct aeron_async_add_publication_t;
@@ -886,16 +1028,37 @@ typedef int (*aeron_idle_strategy_init_func_t)(void **state,
                                                const char *env_var,
                                                const char *init_args);
 
-// An idle strategy as a pair of functions, the shape of the objects
-// `aeron_idle_strategy_load` finds by symbol name for custom strategies.
-typedef struct aeron_idle_strategy_t {
+// An idle strategy as a pair of functions (Aeron's `struct aeron_idle_strategy_stct`), the
+// shape of the objects `aeron_idle_strategy_load` finds by symbol name for custom strategies.
+typedef struct aeron_idle_strategy_stct {
   aeron_idle_strategy_func_t idle;
   aeron_idle_strategy_init_func_t init;
-} aeron_idle_strategy_t;
+} aeron_idle_strategy_stct;
+
+// Aeron's name for it (`typedef struct aeron_idle_strategy_stct aeron_idle_strategy_t`).
+typedef struct aeron_idle_strategy_stct aeron_idle_strategy_t;
 
 // A pending destination removal by id (upstream's name; the functions take
 // `aeron_async_destination_t`, the same type).
 typedef struct aeron_client_registering_resource_stct aeron_async_destination_by_id_t;
+
+// A function reporting the usable space (bytes) of the file system holding a path.
+typedef uint64_t (*aeron_usable_fs_space_func_t)(const char *path);
+
+// The shape of `aeron_raw_log_map`.
+typedef int (*aeron_raw_log_map_func_t)(aeron_mapped_raw_log_t *mapped_raw_log,
+                                        const char *path,
+                                        bool use_sparse_files,
+                                        uint64_t term_length,
+                                        uint64_t page_size);
+
+// The shape of `aeron_raw_log_close`.
+typedef int (*aeron_raw_log_close_func_t)(aeron_mapped_raw_log_t *mapped_raw_log,
+                                          const char *filename);
+
+// The shape of `aeron_raw_log_free`.
+typedef bool (*aeron_raw_log_free_func_t)(aeron_mapped_raw_log_t *mapped_raw_log,
+                                          const char *filename);
 
 #ifdef __cplusplus
 extern "C" {
@@ -2686,6 +2849,37 @@ int aeron_errcode(void);
 // thread's next failing call.
 const char *aeron_errmsg(void);
 
+// Aeron's description of an error code of the control protocol (`AERON_ERROR_CODE_*`,
+// positive: `aeron_error_code_str(-aeron_errcode())` for a negative errcode), e.g.
+// "invalid channel"; "unknown error code" for others. A static string, never NULL.
+const char *aeron_error_code_str(int errcode);
+
+// Clears this thread's error: `aeron_errcode()` 0, `aeron_errmsg()` empty, `errno` 0.
+void aeron_err_clear(void);
+
+// Sets this thread's error (`aeron_errcode()` = `errcode`, > 0 an `errno`, < 0 an Aeron
+// code) to Aeron's layout: `(errcode) <what the code means>` on the first line, then the
+// frame `[function, filename:line_number] message`. `aeron_err_set` in
+// `util/aeron_error.h` calls it with the formatted message. Also sets `errno` to `errcode`.
+//
+// # Safety
+// `function`, `filename` and `message` must each be NULL or NUL-terminated.
+void aeronrs_err_set(int errcode,
+                     const char *function,
+                     const char *filename,
+                     int line_number,
+                     const char *message);
+
+// Appends the frame `[function, filename:line_number] message` to this thread's error
+// message, keeping its code (`aeron_err_append` in `util/aeron_error.h`).
+//
+// # Safety
+// As `aeronrs_err_set`.
+void aeronrs_err_append(const char *function,
+                        const char *filename,
+                        int line_number,
+                        const char *message);
+
 // Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
 // rollback timeout, prefaulted segments.
 //
@@ -2972,7 +3166,7 @@ int aeronrs_ring_buffer_unblock(struct aeronrs_ring_buffer_t *rb);
 // # Safety
 // `runner` must be NULL or valid for writes of an `aeron_agent_runner_t`; `role_name` NULL
 // or NUL-terminated; the functions must be safe to call with their states on another thread.
-int aeron_agent_init(struct aeron_agent_runner_t *runner,
+int aeron_agent_init(aeron_agent_runner_t *runner,
                      const char *role_name,
                      void *state,
                      aeron_agent_on_start_func_t on_start,
@@ -2989,41 +3183,41 @@ int aeron_agent_init(struct aeron_agent_runner_t *runner,
 // # Safety
 // `runner` must be NULL or initialised by `aeron_agent_init`, and stay at its address
 // until `aeron_agent_stop` returns.
-int aeron_agent_start(struct aeron_agent_runner_t *runner);
+int aeron_agent_start(aeron_agent_runner_t *runner);
 
 // One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
 // for a NULL or uninitialised runner.
 //
 // # Safety
 // `runner` must be NULL or initialised, and not started on a thread.
-int aeron_agent_do_work(struct aeron_agent_runner_t *runner);
+int aeron_agent_do_work(aeron_agent_runner_t *runner);
 
 // Whether the runner has not been stopped (false for NULL).
 //
 // # Safety
 // `runner` must be NULL or initialised.
-bool aeron_agent_is_running(struct aeron_agent_runner_t *runner);
+bool aeron_agent_is_running(aeron_agent_runner_t *runner);
 
 // Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
 // uninitialised runner: EINVAL, nothing happens).
 //
 // # Safety
 // `runner` must be NULL or initialised, and not started on a thread.
-void aeron_agent_idle(struct aeron_agent_runner_t *runner, int work_count);
+void aeron_agent_idle(aeron_agent_runner_t *runner, int work_count);
 
 // Stops the agent: clears `running` and, if a thread was started, waits for it to finish
 // its current cycle and exit. Returns 0, or -1 (EINVAL for NULL; the join error).
 //
 // # Safety
 // `runner` must be NULL or initialised; not called concurrently for the same runner.
-int aeron_agent_stop(struct aeron_agent_runner_t *runner);
+int aeron_agent_stop(aeron_agent_runner_t *runner);
 
 // Releases what `aeron_agent_init` allocated and calls `on_close` with the agent state.
 // Call after `aeron_agent_stop`. Returns 0, or -1 (EINVAL) for NULL.
 //
 // # Safety
 // `runner` must be NULL or initialised and not running on a thread.
-int aeron_agent_close(struct aeron_agent_runner_t *runner);
+int aeron_agent_close(aeron_agent_runner_t *runner);
 
 // Finds an `aeron_agent_on_start_func_t` exported under the symbol `name` in the process.
 // Returns NULL (EINVAL) if `name` is NULL or no such symbol exists.
@@ -3048,6 +3242,37 @@ int aeron_alloc(void **ptr, size_t size);
 // `ptr` must be NULL or a live allocation of the C allocator, not used afterwards.
 void aeron_free(void *ptr);
 
+// As `aeron_alloc` but records no error on failure (for callers that report running out
+// of memory their own way): 0, or -1 with `*ptr` NULL (also for a NULL `ptr`).
+//
+// # Safety
+// `ptr` must be NULL or valid for a pointer write.
+int aeron_alloc_no_err(void **ptr, size_t size);
+
+// Allocates `size` zeroed bytes aligned to `alignment` (a power of two) into `*ptr`, with
+// `*offset` the distance from `*ptr` to the aligned start: always 0 here, the allocation
+// itself is aligned. Free with `aeron_free`. Returns 0, or -1: EINVAL for NULL pointers or
+// an alignment that is not a power of two, ENOMEM.
+//
+// # Safety
+// `ptr` and `offset` must be NULL or valid for writes.
+int aeron_alloc_aligned(void **ptr, size_t *offset, size_t size, size_t alignment);
+
+// Resizes `*ptr` (NULL: a new allocation) to `size` bytes, like BSD `reallocf`: on
+// failure the old memory is freed, `*ptr` set to NULL and -1 returned (ENOMEM); a `size`
+// of 0 frees it (`*ptr` may become NULL) and returns 0. Bytes beyond the old size are not
+// zeroed.
+//
+// # Safety
+// `ptr` must be NULL or valid for reads and writes, `*ptr` NULL or a live allocation of
+// the C allocator.
+int aeron_reallocf(void **ptr, size_t size);
+
+// A random 32-bit value from the kernel's pool (as Aeron reads `/dev/urandom`), e.g. for
+// session ids. Aeron exits when the pool cannot be read; this returns -1 and records the
+// error instead.
+int32_t aeron_randomised_int32(void);
+
 // Monotonic time in nanoseconds from an arbitrary origin: use differences only.
 int64_t aeron_nano_clock(void);
 
@@ -3060,6 +3285,42 @@ void aeron_nano_sleep(uint64_t nanoseconds);
 // Suspends the calling thread for at least `microseconds`.
 void aeron_micro_sleep(unsigned int microseconds);
 
+// Writes the wall-clock time (`CLOCK_REALTIME`: seconds and nanoseconds since the Unix
+// epoch) into `*time`. Returns 0, or -1 (EINVAL) for NULL.
+//
+// # Safety
+// `time` must be NULL or valid for writes of a `struct timespec`.
+int aeron_clock_gettime_realtime(struct timespec *time);
+
+// The CnC version in the header, read with acquire (0 until the driver has finished
+// creating the file; -1 with EINVAL for NULL).
+//
+// # Safety
+// `metadata` must be NULL or point to the start of a mapped `cnc.dat` (4-byte aligned).
+int32_t aeron_cnc_version_volatile(aeron_cnc_metadata_t *metadata);
+
+// Maps `<dir>/cnc.dat` into `mapped_file` and points `*metadata` at its header, if the
+// driver has finished creating it. Returns `AERON_CNC_LOAD_SUCCESS` (release the mapping
+// with `aeron_unmap`); an `AERON_CNC_LOAD_AWAIT_*` step (nothing is left mapped: try again
+// later); or `AERON_CNC_LOAD_FAILED` with the error recorded: NULL arguments (EINVAL), an
+// incompatible CnC version (EINVAL), a file that cannot be mapped.
+//
+// # Safety
+// `dir` must be NULL or NUL-terminated; `mapped_file` and `metadata` NULL or writable.
+aeron_cnc_load_result_t aeron_cnc_map_file_and_load_metadata(const char *dir,
+                                                             aeron_mapped_file_t *mapped_file,
+                                                             aeron_cnc_metadata_t **metadata);
+
+// Writes `<directory>/cnc.dat` into `filename_buffer` as `aeron_file_resolve` does:
+// returns its length, or -1 (EINVAL) for NULL arguments or a buffer that is too short.
+//
+// # Safety
+// `directory` must be NULL or NUL-terminated; `filename_buffer` NULL or valid for writes
+// of `filename_buffer_length` bytes.
+int aeron_cnc_resolve_filename(const char *directory,
+                               char *filename_buffer,
+                               size_t filename_buffer_length);
+
 // Reads the error log at `buffer` (`buffer_size` bytes, 8-byte aligned). See
 // `aeron_error_log_reader_func_t` for what `reader` receives.
 //
@@ -3071,6 +3332,53 @@ size_t aeron_error_log_read(const uint8_t *buffer,
                             void *clientd,
                             int64_t since_timestamp);
 
+// Sets up `log` to record into `buffer` (`buffer_size` bytes, 8-byte aligned, zeroed as a
+// new error log is), stamping observations with `clock` (epoch ms). Returns 0, or -1:
+// EINVAL for a NULL `log`, `clock` or `buffer`, or a misaligned buffer; ENOMEM.
+//
+// # Safety
+// `log` must be NULL or valid for writes of an `aeron_distinct_error_log_t`; `buffer`
+// valid for reads and writes of `buffer_size` bytes until `aeron_distinct_error_log_close`,
+// and written by others only as an error log; `clock` safe to call from any thread.
+int aeron_distinct_error_log_init(aeron_distinct_error_log_t *log,
+                                  uint8_t *buffer,
+                                  size_t buffer_size,
+                                  aeron_clock_func_t clock);
+
+// Frees what `aeron_distinct_error_log_init` and the records allocated (the list and the
+// copies of the descriptions) and destroys the mutex. The buffer is the caller's and keeps
+// its records. NULL does nothing.
+//
+// # Safety
+// `log` must be NULL or initialised and not closed; no other thread may use it.
+void aeron_distinct_error_log_close(aeron_distinct_error_log_t *log);
+
+// Records one observation of the error (`error_code`, `description`): the first time as
+// a new record, then by counting it and updating its last observation time. An error is
+// the same as a recorded one when the codes are equal and `description` starts with the
+// recorded text. Returns 0, or -1: EINVAL for NULL arguments; ENOMEM when a new error no
+// longer fits in the buffer (then also printed to stderr as "unrecordable error").
+//
+// # Safety
+// `log` must be NULL or initialised; `description` NULL or NUL-terminated.
+int aeron_distinct_error_log_record(aeron_distinct_error_log_t *log,
+                                    int error_code,
+                                    const char *description);
+
+// The number of distinct errors `log` has recorded (0 for NULL, with EINVAL).
+//
+// # Safety
+// `log` must be NULL or initialised.
+size_t aeron_distinct_error_log_num_observations(aeron_distinct_error_log_t *log);
+
+// Whether the error log at `buffer` holds any record (false for NULL, a buffer shorter
+// than a record header, or one not 8-byte aligned).
+//
+// # Safety
+// `buffer` must be NULL or valid for reads of `buffer_size` bytes, written by others only
+// as an error log.
+bool aeron_error_log_exists(const uint8_t *buffer, size_t buffer_size);
+
 // Maps the whole of the existing file `path` shared and read-write, filling in
 // `mapped_file` (`addr`, `length`). Returns 0, or -1: EINVAL for NULL arguments or an
 // empty file, the `errno` of a failed open/stat/mmap (ENOENT for a missing file).
@@ -3078,7 +3386,7 @@ size_t aeron_error_log_read(const uint8_t *buffer,
 //
 // # Safety
 // `mapped_file` must be NULL or valid for writes; `path` NULL or NUL-terminated.
-int aeron_map_existing_file(struct aeron_mapped_file_t *mapped_file, const char *path);
+int aeron_map_existing_file(aeron_mapped_file_t *mapped_file, const char *path);
 
 // Unmaps a file mapped by `aeron_map_existing_file`. A NULL `addr` is a no-op. Returns 0,
 // or -1: EINVAL for a NULL `mapped_file` or an address/length this library did not map.
@@ -3087,7 +3395,7 @@ int aeron_map_existing_file(struct aeron_mapped_file_t *mapped_file, const char 
 // # Safety
 // `mapped_file` must be NULL or valid for reads; no pointer into the mapping may be used
 // afterwards.
-int aeron_unmap(struct aeron_mapped_file_t *mapped_file);
+int aeron_unmap(aeron_mapped_file_t *mapped_file);
 
 // Deletes the directory `directory` and everything in it. Returns 0, or -1 with the
 // `errno` (ENOENT if it does not exist; EINVAL for NULL).
@@ -3095,6 +3403,146 @@ int aeron_unmap(struct aeron_mapped_file_t *mapped_file);
 // # Safety
 // `directory` must be NULL or NUL-terminated.
 int aeron_delete_directory(const char *directory);
+
+// 1 if `path` is a directory (following links), else 0 (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int aeron_is_directory(const char *path);
+
+// Creates the directory `pathname` and any missing parents, with mode `permission`
+// (before the umask). Returns 0, or -1: EEXIST if it already exists, the `errno` of a
+// failed `mkdir`, EINVAL for NULL.
+//
+// # Safety
+// `pathname` must be NULL or NUL-terminated.
+int aeron_mkdir_recursive(const char *pathname, int permission);
+
+// Creates the file `path` (it must not exist) of `mapped_file->length` bytes and maps it
+// shared read-write into `mapped_file->addr`: sparse, or with every page written up front
+// when `fill_with_zeroes`. Returns 0, or -1: EEXIST, the `errno` of a failed create or
+// map, EINVAL for NULL arguments or a length of 0. Release with `aeron_unmap`.
+//
+// # Safety
+// `mapped_file` must be NULL or valid for reads and writes; `path` NULL or NUL-terminated.
+int aeron_map_new_file(aeron_mapped_file_t *mapped_file, const char *path, bool fill_with_zeroes);
+
+// Flushes `length` bytes of a shared mapping from the page-aligned `addr` to its file
+// (`msync` with `MS_SYNC | MS_INVALIDATE`). NULL does nothing. Returns 0, or -1 with the
+// `errno` (ENOMEM: not mapped; EINVAL: not page-aligned).
+int aeron_msync(void *addr, size_t length);
+
+// Deletes the file (or empty directory) `path`, as C `remove`. Returns 0, or -1 with the
+// `errno` (ENOENT if it does not exist; EINVAL for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int aeron_delete_file(const char *path);
+
+// The length in bytes of the file `path`, or -1 if it cannot be read (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int64_t aeron_file_length(const char *path);
+
+// The bytes an unprivileged user may still write on the file system holding `path`, or 0
+// if it cannot be read (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+uint64_t aeron_usable_fs_space(const char *path);
+
+// The `aeron_usable_fs_space_func_t` for storage checks turned off: always `UINT64_MAX`.
+uint64_t aeron_usable_fs_space_disabled(const char *_path);
+
+// Writes the path of an IPC publication's log, `<aeron_dir>/publications/<id>.logbuffer`,
+// into `dst` (at most `length` bytes with the NUL, cut like `snprintf`); returns the
+// path's full length, or -1 (EINVAL) for NULL arguments.
+//
+// # Safety
+// `dst` must be valid for writes of `length` bytes; `aeron_dir` NULL or NUL-terminated.
+int aeron_ipc_publication_location(char *dst,
+                                   size_t length,
+                                   const char *aeron_dir,
+                                   int64_t correlation_id);
+
+// As `aeron_ipc_publication_location` for a network publication (same folder).
+//
+// # Safety
+// As `aeron_ipc_publication_location`.
+int aeron_network_publication_location(char *dst,
+                                       size_t length,
+                                       const char *aeron_dir,
+                                       int64_t correlation_id);
+
+// As `aeron_ipc_publication_location` for a publication image:
+// `<aeron_dir>/images/<id>.logbuffer`.
+//
+// # Safety
+// As `aeron_ipc_publication_location`.
+int aeron_publication_image_location(char *dst,
+                                     size_t length,
+                                     const char *aeron_dir,
+                                     int64_t correlation_id);
+
+// Writes a path no file has (`/tmp/aeron-c.XXXXXXX` made unique by `mkstemp`, the file
+// removed again) into `filename` (at most `length` bytes with the NUL); returns the
+// length written, 0 on failure.
+//
+// # Safety
+// `filename` must be NULL or valid for writes of `length` bytes.
+size_t aeron_temp_filename(char *filename, size_t length);
+
+// Creates the log buffer file `path` (it must not exist) for three terms of
+// `term_length` and the metadata, its length rounded up to `page_size`, maps it, records
+// the term length and page size in its metadata and fills in `mapped_raw_log`. Sparse
+// when `use_sparse_files`, else every page written up front. Returns 0, or -1: EINVAL for
+// NULL arguments or a term length / page size Aeron does not allow, EEXIST, the `errno`
+// of a failed create or map. Release with `aeron_raw_log_close` or `aeron_raw_log_free`.
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
+int aeron_raw_log_map(aeron_mapped_raw_log_t *mapped_raw_log,
+                      const char *path,
+                      bool use_sparse_files,
+                      uint64_t term_length,
+                      uint64_t page_size);
+
+// Maps the existing log buffer file `path`, taking its term length and page size from its
+// metadata (which must be valid and match the file's length), into `mapped_raw_log`.
+// `pre_touch` faults every page in up front. Returns 0, or -1: EINVAL for NULL arguments or a
+// malformed log, the `errno` of a failed open or map.
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
+int aeron_raw_log_map_existing(aeron_mapped_raw_log_t *mapped_raw_log,
+                               const char *path,
+                               bool pre_touch);
+
+// As `aeron_raw_log_free`, but returns 0, or -1 with the error recorded.
+//
+// # Safety
+// As `aeron_raw_log_free`.
+int aeron_raw_log_close(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
+
+// Unmaps a raw log from `aeron_raw_log_map*` (clearing `mapped_file.addr`) and, with a
+// `filename`, deletes that file (clearing `mapped_file.length`); a missing or already
+// empty file counts as deleted. Calling it again is harmless. Returns true, or false on
+// failure (NULL `mapped_raw_log`, a mapping this library did not make, a failed delete).
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for reads and writes; `filename` NULL or
+// NUL-terminated; no pointer into the mapping may be used afterwards.
+bool aeron_raw_log_free(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
+
+// Writes `<parent>/<child>` into `buffer` (at most `buffer_len` bytes with the NUL).
+// Returns its length, or -1: EINVAL for NULL arguments or a path that does not fit (the
+// buffer then holds it cut short).
+//
+// # Safety
+// `parent` and `child` must be NULL or NUL-terminated; `buffer` NULL or valid for writes
+// of `buffer_len` bytes.
+int aeron_file_resolve(const char *parent, const char *child, char *buffer, size_t buffer_len);
 
 // Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
 //
@@ -3168,6 +3616,114 @@ int aeron_parse_duration_ns(const char *str, uint64_t *result);
 // `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
 int aeron_parse_size64(const char *str, uint64_t *result);
 
+// Reads `str` as a boolean: true if it starts with `1`, `on` or `true`, false if with `0`,
+// `off` or `false` (case matters), else (or for NULL) `def`.
+//
+// # Safety
+// `str` must be NULL or NUL-terminated.
+bool aeron_parse_bool(const char *str, bool def);
+
+// Splits an endpoint text into `*parsed_address`: `host`, `host:port`, `[v6addr]:port`,
+// `[v6addr%scope]:port` (host without brackets and scope; ip_version_hint 6 when
+// bracketed, else 4). Returns 0, or -1 (EINVAL): NULL or empty text, unbalanced
+// brackets, an empty or too long port (7 characters at most), a host of 384 characters
+// or more.
+//
+// # Safety
+// `address_str` must be NULL or NUL-terminated; `parsed_address` NULL or writable.
+int aeron_address_split(const char *address_str, aeron_parsed_address_t *parsed_address);
+
+// Splits an interface text (an address optionally followed by `/prefix`) into
+// `*parsed_interface`. Returns 0, or -1 (EINVAL) as `aeron_address_split`, and for a
+// prefix of more than 6 characters.
+//
+// # Safety
+// `interface_str` must be NULL or NUL-terminated; `parsed_interface` NULL or writable.
+int aeron_interface_split(const char *interface_str, aeron_parsed_interface_t *parsed_interface);
+
+// Copies the first line of the string `buffer` into `line` (room for `max_length` bytes):
+// up to and including its newline, then a NUL; returns the line's length (newline
+// included). At the string's end (no newline before its NUL) copies the rest with the NUL
+// and returns 0. Returns -1 (EINVAL) for NULL arguments or a line that does not fit.
+//
+// # Safety
+// `line` must be NULL or valid for writes of `max_length` bytes; `buffer` NULL or
+// NUL-terminated.
+int aeron_parse_get_line(char *line, size_t max_length, const char *buffer);
+
+// Prints Aeron's warning for a malformed setting, `WARNING: <name>=<str> is invalid,
+// using default`, to stderr.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+void aeron_config_prop_warning(const char *name, const char *str);
+
+// The setting `name` (only for the warning) from `str` as C `strtoull` reads it (decimal,
+// `0x` hex, `0` octal; trailing text ignored), clamped to `[min, max]`; `def` when `str`
+// is NULL (unclamped), or, after a warning on stderr, when it has no digits.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+uint64_t aeron_config_parse_uint64(const char *name,
+                                   const char *str,
+                                   uint64_t def,
+                                   uint64_t min,
+                                   uint64_t max);
+
+// As `aeron_config_parse_uint64` for a signed 32-bit setting, but the whole text must be
+// the number and fit in 32 bits, else the warning and `def` (then clamped).
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+int32_t aeron_config_parse_int32(const char *name,
+                                 const char *str,
+                                 int32_t def,
+                                 int32_t min,
+                                 int32_t max);
+
+// As `aeron_config_parse_int32` for a signed 64-bit setting.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+int64_t aeron_config_parse_int64(const char *name,
+                                 const char *str,
+                                 int64_t def,
+                                 int64_t min,
+                                 int64_t max);
+
+// An unsigned 32-bit setting read as Aeron does: through `aeron_config_parse_int64` with
+// the bounds widened, then cut to 32 bits.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+uint32_t aeron_config_parse_uint32(const char *name,
+                                   const char *str,
+                                   uint32_t def,
+                                   uint32_t min,
+                                   uint32_t max);
+
+// A size setting (`aeron_parse_size64` syntax) clamped to `[min, max]`; `def` when `str`
+// is NULL or, after a warning on stderr, malformed.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+uint64_t aeron_config_parse_size64(const char *name,
+                                   const char *str,
+                                   uint64_t def,
+                                   uint64_t min,
+                                   uint64_t max);
+
+// A duration setting in nanoseconds (`aeron_parse_duration_ns` syntax) clamped to
+// `[min, max]`; `def` when `str` is NULL or, after a warning on stderr, malformed.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+uint64_t aeron_config_parse_duration_ns(const char *name,
+                                        const char *str,
+                                        uint64_t def,
+                                        uint64_t min,
+                                        uint64_t max);
+
 // Applies the properties in the text `buffer` (lines of `name=value` or `name: value`,
 // `#`/`!` comments, `\` continuations; an empty value unsets a setting). Returns 0, or -1
 // (EINVAL) for NULL or a malformed line (nothing is applied then).
@@ -3226,6 +3782,41 @@ void aeron_format_date(char *str, size_t count, int64_t timestamp);
 // # Safety
 // `buffer` must be NULL or valid for writes of `buffer_len` bytes.
 char *aeron_format_number_to_locale(long long value, char *buffer, size_t buffer_len);
+
+// Writes `data_len` bytes of `data` into `str` as lower-case hex (two digits a byte) and a
+// NUL, as many whole bytes as `str_length` holds: `AERON_FORMAT_HEX_LENGTH(data_len)` is
+// always enough. Nothing is written for a NULL `str` or a `str_length` of 0 (EINVAL).
+//
+// # Safety
+// `str` must be NULL or valid for writes of `str_length` bytes; `data` NULL (with
+// `data_len` 0) or valid for reads of `data_len` bytes.
+void aeron_format_to_hex(char *str, size_t str_length, const uint8_t *data, size_t data_len);
+
+// Splits the string `input` on `delimiter` in place: each delimiter becomes a NUL and
+// `tokens` receives pointers to the non-empty tokens, the last token first (Aeron's
+// order). Returns the number of tokens, or a negative errno: `-EINVAL` for a NULL
+// `input` (or NULL `tokens` with a token to store), `-ERANGE` when more than `max_tokens`
+// are found (`input` is then partly split). No error is recorded, as in Aeron.
+//
+// # Safety
+// `input` must be NULL or a writable NUL-terminated string; `tokens` valid for writes of
+// `max_tokens` pointers.
+int aeron_tokenise(char *input, char delimiter, int max_tokens, char **tokens);
+
+// Names the calling thread `role_name` (Linux keeps the first 15 bytes), as tools such as
+// `top -H` show it. NULL does nothing; a failure is recorded in `aeron_errcode()`.
+//
+// # Safety
+// `role_name` must be NULL or NUL-terminated.
+void aeron_thread_set_name(const char *role_name);
+
+// Pins the calling thread to CPU `cpu_affinity_no`. Returns 0, or -1 with the `errno` of
+// `sched_setaffinity` (EINVAL for a CPU the thread may not use); `role_name` (may be
+// NULL) only names the thread in the message.
+//
+// # Safety
+// `role_name` must be NULL or NUL-terminated.
+int aeron_thread_set_affinity(const char *role_name, uint8_t cpu_affinity_no);
 
 // Full version string of the library.
 const char *aeron_version_full(void);

@@ -100,6 +100,11 @@ for samples in "$bin" target/release/examples; do
   cost_stream=$((cost_stream + 1))
 done
 
+echo "examples-c: embedded_demo (the demo from C, its own embedded driver)"
+timeout 120 "$bin/embedded_demo" 200000 2000 >"$work/demo.log" 2>&1 || fail "embedded_demo failed"
+grep -q "200000 messages of 32 bytes" "$work/demo.log" || fail "embedded_demo throughput line"
+grep -q "p50 .* p99.9 .* max" "$work/demo.log" || fail "embedded_demo round-trip percentiles"
+
 echo "examples-c: aeron_stat"
 timeout 20 "$bin/aeron_stat" -d "$dir" -w false >"$work/stat.log" 2>&1 || fail "aeron_stat failed"
 grep -q "Aeron Stat (CnC v0.2.0)" "$work/stat.log" || fail "aeron_stat header"

@@ -20,7 +20,7 @@ cargo clippy --all-targets -- -D warnings
 step "cargo test (profile ci: optimised, debug assertions on)"
 cargo test --profile ci --all-targets
 
-step "C tests (CTest, shared and static library)"
+step "C tests (CTest, shared and static library; find_package(aeron) and pkg-config aeron consumers)"
 bash scripts/c-tests.sh
 
 step "C samples (examples-c) built through find_package(aeronrs), run against aeronmd"

@@ -1,7 +1,9 @@
 //! The libraries export exactly the documented C API: the functions declared in
 //! `include/aeronrs.h` are the list in `include/aeronrs.symbols`, `libaeronrs.so` exports
 //! exactly those (no Rust internals), and `libaeronrs.a` defines all of them and no other
-//! `aeron`-prefixed symbol.
+//! `aeron`-prefixed symbol. Aeron's utility headers in `include/` (`aeron_agent.h`, `util/`,
+//! `concurrent/`, ...) declare nothing else: every function they name is exported (declared
+//! in `aeronrs.h`) or `static inline` in the header.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -20,11 +22,36 @@ fn listed_symbols() -> BTreeSet<String> {
 /// Names of the functions the header declares: at the start of a declaration line, the
 /// `aeron…` identifier directly followed by `(` (typedefs, macros and comments excluded).
 fn header_functions() -> BTreeSet<String> {
-    let text = std::fs::read_to_string(manifest_dir().join("include/aeronrs.h")).unwrap();
+    declared_functions(&manifest_dir().join("include/aeronrs.h"))
+}
+
+/// Every `.h` under `include/`, with its path relative to it.
+fn installed_headers() -> Vec<(String, PathBuf)> {
+    fn walk(dir: &Path, root: &Path, out: &mut Vec<(String, PathBuf)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.is_dir() {
+                walk(&path, root, out);
+            } else if path.extension().is_some_and(|e| e == "h") {
+                out.push((path.strip_prefix(root).unwrap().display().to_string(), path));
+            }
+        }
+    }
+    let root = manifest_dir().join("include");
+    let mut out = Vec::new();
+    walk(&root, &root, &mut out);
+    out.sort();
+    out
+}
+
+/// The non-static functions a header declares (`static inline` definitions excluded).
+fn declared_functions(header: &Path) -> BTreeSet<String> {
+    let text = std::fs::read_to_string(header).unwrap();
     let mut names = BTreeSet::new();
     for line in text.lines() {
-        let starts_declaration =
-            line.starts_with(|c: char| c.is_ascii_lowercase()) && !line.starts_with("typedef");
+        let starts_declaration = line.starts_with(|c: char| c.is_ascii_lowercase())
+            && !line.starts_with("typedef")
+            && !line.starts_with("static");
         if !starts_declaration {
             continue;
         }
@@ -76,6 +103,47 @@ fn header_declares_exactly_the_listed_functions() {
     let extra: Vec<_> = listed.difference(&header).collect();
     assert!(missing.is_empty(), "declared in aeronrs.h but not in aeronrs.symbols: {missing:?}");
     assert!(extra.is_empty(), "in aeronrs.symbols but not declared in aeronrs.h: {extra:?}");
+}
+
+#[test]
+fn aeron_utility_headers_declare_only_exported_or_inline_functions() {
+    let listed = listed_symbols();
+    let headers = installed_headers();
+    let names: Vec<&str> = headers.iter().map(|(name, _)| name.as_str()).collect();
+    for upstream in [
+        "aeron_agent.h",
+        "aeron_alloc.h",
+        "aeron_common.h",
+        "aeron_cnc_file_descriptor.h",
+        "concurrent/aeron_atomic.h",
+        "concurrent/aeron_thread.h",
+        "concurrent/aeron_distinct_error_log.h",
+        "util/aeron_strutil.h",
+        "util/aeron_parse_util.h",
+        "util/aeron_error.h",
+        "util/aeron_bitutil.h",
+        "util/aeron_platform.h",
+        "util/aeron_clock.h",
+        "util/aeron_fileutil.h",
+    ] {
+        assert!(names.contains(&upstream), "include/{upstream} is missing: {names:?}");
+    }
+    for (name, path) in &headers {
+        let unexported: Vec<_> =
+            declared_functions(path).into_iter().filter(|f| !listed.contains(f)).collect();
+        assert!(
+            unexported.is_empty(),
+            "include/{name} declares functions libaeronrs does not export: {unexported:?}"
+        );
+    }
+    // The inline functions of those headers are the header's own: none is also exported.
+    for (name, path) in &headers {
+        let text = std::fs::read_to_string(path).unwrap();
+        for line in text.lines().filter(|l| l.starts_with("static inline")) {
+            let function = line[..line.find('(').unwrap()].rsplit([' ', '*']).next().unwrap();
+            assert!(!listed.contains(function), "include/{name}: {function} is inline and exported");
+        }
+    }
 }
 
 #[test]

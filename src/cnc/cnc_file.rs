@@ -75,6 +75,68 @@ fn not_ready(message: String) -> Error {
     Error::with_code(libc::EAGAIN, message)
 }
 
+/// `EINVAL` unless a file of CnC `version` is one this library reads (same major version).
+fn check_version(version: i32) -> Result<()> {
+    if semantic_version_major(version) != semantic_version_major(CNC_VERSION) {
+        return Err(Error::invalid_argument(format!(
+            "CnC version not compatible: app={}.{}.{} file={}.{}.{}",
+            semantic_version_major(CNC_VERSION),
+            semantic_version_minor(CNC_VERSION),
+            semantic_version_patch(CNC_VERSION),
+            semantic_version_major(version),
+            semantic_version_minor(version),
+            semantic_version_patch(version)
+        )));
+    }
+    Ok(())
+}
+
+/// How far a `cnc.dat` is from usable, in the steps Aeron C's
+/// `aeron_cnc_map_file_and_load_metadata` reports (each but `Loaded` means "try again").
+#[derive(Debug)]
+pub enum CncLoad {
+    /// No file yet, not yet longer than its header, or not accessible yet.
+    AwaitFile,
+    /// The mapping is no longer than the header.
+    AwaitMmap,
+    /// The driver has not stored the version yet.
+    AwaitVersion,
+    /// The file is shorter than the buffers its header declares.
+    AwaitCncData,
+    /// The whole file, mapped, version compatible and long enough for clients.
+    Loaded(AtomicBuffer),
+}
+
+/// Maps `path` if it is a ready `cnc.dat`, else says which step it waits for. Errors: an
+/// incompatible version, an inconsistent header, a file that cannot be mapped.
+pub fn load(path: &Path) -> Result<CncLoad> {
+    match std::fs::metadata(path) {
+        Ok(metadata) if metadata.len() > END_OF_METADATA_OFFSET as u64 => {}
+        _ => return Ok(CncLoad::AwaitFile),
+    }
+    let buffer = match mapped_file::map_existing(path) {
+        Ok(buffer) => buffer,
+        Err(e) if e.code() == libc::ENOENT || e.code() == libc::EACCES => return Ok(CncLoad::AwaitFile),
+        Err(e) => {
+            return Err(e.context(format_args!("CnC file could not be memory mapped: {}", path.display())));
+        }
+    };
+    if buffer.capacity() <= END_OF_METADATA_OFFSET {
+        return Ok(CncLoad::AwaitMmap);
+    }
+    // Acquire: pairs with the driver's release in signal_ready.
+    let version = buffer.get_i32_acquire(CNC_VERSION_OFFSET);
+    if version == 0 {
+        return Ok(CncLoad::AwaitVersion);
+    }
+    check_version(version)?;
+    let required = CncLayout::from_header(&buffer)?.required_length_for_clients();
+    if required.is_none_or(|required| required > buffer.capacity()) {
+        return Ok(CncLoad::AwaitCncData);
+    }
+    Ok(CncLoad::Loaded(buffer))
+}
+
 /// A validated `cnc.dat` mapping with views of its sections.
 #[derive(Debug, Clone)]
 pub struct CncFile {
@@ -163,17 +225,7 @@ impl CncFile {
         if version == 0 {
             return Err(not_ready("CnC file is created but not initialised".to_string()));
         }
-        if semantic_version_major(version) != semantic_version_major(CNC_VERSION) {
-            return Err(Error::invalid_argument(format!(
-                "CnC version not compatible: app={}.{}.{} file={}.{}.{}",
-                semantic_version_major(CNC_VERSION),
-                semantic_version_minor(CNC_VERSION),
-                semantic_version_patch(CNC_VERSION),
-                semantic_version_major(version),
-                semantic_version_minor(version),
-                semantic_version_patch(version)
-            )));
-        }
+        check_version(version)?;
         let layout = CncLayout::from_header(&buffer)?;
         let required = layout.required_length_for_clients();
         if required.is_none_or(|required| required > buffer.capacity()) {
@@ -363,6 +415,30 @@ mod tests {
         assert_eq!(client.error_log_buffer().unwrap().capacity(), 1024);
         assert_eq!(client.counters_reader().unwrap().max_counter_id(), 7);
         assert_eq!(client.driver_heartbeat_ms(), 1_795_962_602_400);
+    }
+
+    #[test]
+    fn load_reports_each_step_a_client_waits_for() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(CNC_FILE);
+        assert!(matches!(load(&path).unwrap(), CncLoad::AwaitFile), "no file");
+        std::fs::write(&path, [0u8; 128]).unwrap();
+        assert!(matches!(load(&path).unwrap(), CncLoad::AwaitFile), "header only");
+        std::fs::remove_file(&path).unwrap();
+        let cnc = CncFile::create(&path, &small_config()).unwrap();
+        assert!(matches!(load(&path).unwrap(), CncLoad::AwaitVersion));
+        cnc.signal_ready(1).unwrap();
+        let CncLoad::Loaded(mapped) = load(&path).unwrap() else { panic!("ready file not loaded") };
+        assert_eq!(mapped.capacity(), 12_288);
+
+        // A header whose buffers reach past the end of the file.
+        let short = dir.path().join("short.dat");
+        std::fs::write(&short, &std::fs::read(&path).unwrap()[..4096]).unwrap();
+        assert!(matches!(load(&short).unwrap(), CncLoad::AwaitCncData));
+
+        cnc.buffer()
+            .put_i32_release(CNC_VERSION_OFFSET, crate::cnc::descriptor::semantic_version_compose(1, 0, 0));
+        assert_eq!(load(&path).unwrap_err().code(), libc::EINVAL, "another major version");
     }
 
     #[test]

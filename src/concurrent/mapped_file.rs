@@ -25,14 +25,27 @@ pub enum Allocation {
 /// Creates `path` (truncating any previous file) with exactly `length` zero bytes and
 /// maps it shared, read-write.
 pub fn create_mapped(path: &Path, length: usize, allocation: Allocation) -> Result<AtomicBuffer> {
+    create_with(OpenOptions::new().create(true).truncate(true), path, length, allocation)
+}
+
+/// As [`create_mapped`], but fails (`EEXIST`) if `path` exists, as Aeron C's
+/// `aeron_create_file` (`O_CREAT | O_EXCL`) does.
+pub fn create_new_mapped(path: &Path, length: usize, allocation: Allocation) -> Result<AtomicBuffer> {
+    create_with(OpenOptions::new().create_new(true), path, length, allocation)
+}
+
+fn create_with(
+    options: &mut OpenOptions,
+    path: &Path,
+    length: usize,
+    allocation: Allocation,
+) -> Result<AtomicBuffer> {
     if length == 0 {
         return Err(Error::invalid_argument(format!("cannot map {}: length is 0", path.display())));
     }
-    let file = OpenOptions::new()
+    let file = options
         .read(true)
         .write(true)
-        .create(true)
-        .truncate(true)
         .open(path)
         .map_err(|e| Error::io(&e, format_args!("create {}", path.display())))?;
     file.set_len(length as u64)
@@ -122,6 +135,19 @@ pub fn flush(buffer: &AtomicBuffer, offset: usize, length: usize) -> Result<()> 
     Ok(())
 }
 
+/// `msync(MS_SYNC | MS_INVALIDATE)` of `length` bytes from `addr` (page-aligned), as Aeron
+/// C's `aeron_msync`: whatever is mapped there, flushed to its file. It only asks the kernel
+/// to write pages back, so any range is safe to pass; one that is not mapped is `ENOMEM`.
+pub fn sync_range(addr: *mut u8, length: usize) -> Result<()> {
+    // SAFETY: msync neither reads nor writes memory visible to Rust; it fails with ENOMEM
+    // or EINVAL for ranges that are not mapped or not page-aligned.
+    let rc = unsafe { libc::msync(addr.cast(), length, libc::MS_SYNC | libc::MS_INVALIDATE) };
+    if rc != 0 {
+        return Err(Error::io(&std::io::Error::last_os_error(), "msync"));
+    }
+    Ok(())
+}
+
 fn map_file(file: &File, path: &Path, length: usize) -> Result<AtomicBuffer> {
     map_file_with(file, path, length, false)
 }
@@ -168,6 +194,16 @@ mod tests {
         let (prefaulted, created) = open_or_create_mapped_prefaulted(&path, 4096, true).unwrap();
         assert!(!created);
         assert_eq!(prefaulted.capacity(), 4096);
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("once.dat");
+        let a = create_new_mapped(&path, 4096, Allocation::Sparse).unwrap();
+        assert_eq!(create_new_mapped(&path, 4096, Allocation::Sparse).unwrap_err().code(), libc::EEXIST);
+        sync_range(a.as_ptr(), a.capacity()).unwrap();
+        assert_eq!(sync_range(a.as_ptr().wrapping_add(1), 16).unwrap_err().code(), libc::EINVAL);
     }
 
     #[test]

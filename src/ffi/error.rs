@@ -2,6 +2,8 @@
 
 use std::ffi::{c_char, c_int};
 
+use crate::util::error::AeronErrorCode;
+
 /// The error code of the last failing aeron call on this thread: a positive `errno`, or a
 /// negative Aeron code (`-AERON_ERROR_CODE_*`, `AERON_CLIENT_ERROR_*`). 0 if none.
 #[unsafe(no_mangle)]
@@ -14,6 +16,22 @@ pub extern "C" fn aeron_errcode() -> c_int {
 #[unsafe(no_mangle)]
 pub extern "C" fn aeron_errmsg() -> *const c_char {
     super::last_error_message_ptr()
+}
+
+/// Aeron's description of an error code of the control protocol (`AERON_ERROR_CODE_*`,
+/// positive: `aeron_error_code_str(-aeron_errcode())` for a negative errcode), e.g.
+/// "invalid channel"; "unknown error code" for others. A static string, never NULL.
+#[unsafe(no_mangle)]
+pub extern "C" fn aeron_error_code_str(errcode: c_int) -> *const c_char {
+    AeronErrorCode::description(errcode).as_ptr()
+}
+
+/// Clears this thread's error: `aeron_errcode()` 0, `aeron_errmsg()` empty, `errno` 0.
+#[unsafe(no_mangle)]
+pub extern "C" fn aeron_err_clear() {
+    super::clear_last_error();
+    // SAFETY: __errno_location returns this thread's errno, always valid for a write.
+    unsafe { *libc::__errno_location() = 0 };
 }
 
 #[cfg(test)]
@@ -34,6 +52,19 @@ mod tests {
         assert_eq!(aeron_errcode(), libc::EINVAL);
         assert_eq!(errmsg(), format!("({}) test_fn: bad thing", libc::EINVAL));
         std::thread::spawn(|| assert_eq!(aeron_errcode(), 0)).join().unwrap();
+    }
+
+    #[test]
+    fn code_strings_and_clear() {
+        // SAFETY: aeron_error_code_str returns static NUL-terminated strings.
+        let text = |code| unsafe { CStr::from_ptr(aeron_error_code_str(code)) }.to_str().unwrap();
+        assert_eq!(text(1), "invalid channel");
+        assert_eq!(text(11), "generic error, see message");
+        assert_eq!(text(99), "unknown error code");
+        set_last_error("f", &Error::invalid_argument("x"));
+        aeron_err_clear();
+        assert_eq!((aeron_errcode(), errmsg().as_str()), (0, ""));
+        assert_eq!(std::io::Error::last_os_error().raw_os_error(), Some(0));
     }
 
     #[test]

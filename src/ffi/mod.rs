@@ -32,15 +32,7 @@ thread_local! {
 /// Records `err` as this thread's last error, with the failing function as the first frame
 /// of the message so `aeron_errmsg()` reads as a trace.
 pub(crate) fn set_last_error(function: &str, err: &Error) {
-    let mut text = format!("({}) {}: {}", err.code(), function, err.message());
-    if text.len() > MAX_ERRMSG_LENGTH {
-        let mut cut = MAX_ERRMSG_LENGTH;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-    }
-    let message = CString::new(text.replace('\0', " ")).unwrap_or_default();
+    let message = c_message(format!("({}) {}: {}", err.code(), function, err.message()));
     LAST_ERROR.with(|e| {
         let mut e = e.borrow_mut();
         e.code = err.code();
@@ -48,8 +40,42 @@ pub(crate) fn set_last_error(function: &str, err: &Error) {
     });
 }
 
+/// Replaces this thread's last error with `code` and `text` as given (cut to the 8 KiB
+/// Aeron's buffer holds): errors C code reports through `aeron_err_set`.
+pub(crate) fn set_last_error_text(code: c_int, text: &str) {
+    let message = c_message(text.to_string());
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.code = code;
+        e.message = message;
+    });
+}
+
+/// Adds `text` to the end of this thread's last error message, keeping its code
+/// (`aeron_err_append`: one more frame of the trace).
+pub(crate) fn append_last_error_text(text: &str) {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        let mut combined = e.message.to_string_lossy().into_owned();
+        combined.push_str(text);
+        e.message = c_message(combined);
+    });
+}
+
+/// `text` as the C string `aeron_errmsg()` returns: at most [`MAX_ERRMSG_LENGTH`] bytes
+/// (cut at a character boundary), NULs replaced.
+fn c_message(mut text: String) -> CString {
+    if text.len() > MAX_ERRMSG_LENGTH {
+        let mut cut = MAX_ERRMSG_LENGTH;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+    }
+    CString::new(text.replace('\0', " ")).unwrap_or_default()
+}
+
 /// Clears this thread's last error (successful calls leave it as it was, like Aeron).
-#[allow(dead_code)]
 pub(crate) fn clear_last_error() {
     LAST_ERROR.with(|e| {
         let mut e = e.borrow_mut();

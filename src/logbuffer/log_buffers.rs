@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use crate::concurrent::AtomicBuffer;
-use crate::concurrent::mapped_file::{Allocation, create_mapped, map_existing};
+use crate::concurrent::mapped_file::{Allocation, create_mapped, create_new_mapped, map_existing};
 use crate::logbuffer::descriptor::{
     LOG_META_DATA_LENGTH, PARTITION_COUNT, TERM_MIN_LENGTH, check_page_size, check_term_length,
     compute_log_length, page_size, set_page_size, set_term_length, term_length,
@@ -31,6 +31,22 @@ impl LogBuffers {
         check_page_size(page_size)?;
         let length = compute_log_length(term_length, page_size);
         let whole = create_mapped(path, length, allocation)
+            .map_err(|e| e.context(format_args!("create log buffer {}", path.display())))?;
+        Self::initialise(whole, term_length, page_size)
+    }
+
+    /// As [`create`](Self::create), but fails (`EEXIST`) if `path` exists, as Aeron C's
+    /// `aeron_raw_log_map` does.
+    pub fn create_new(
+        path: &Path,
+        term_length: usize,
+        page_size: usize,
+        allocation: Allocation,
+    ) -> Result<Self> {
+        check_term_length(term_length)?;
+        check_page_size(page_size)?;
+        let length = compute_log_length(term_length, page_size);
+        let whole = create_new_mapped(path, length, allocation)
             .map_err(|e| e.context(format_args!("create log buffer {}", path.display())))?;
         Self::initialise(whole, term_length, page_size)
     }
@@ -149,6 +165,16 @@ mod tests {
         assert_eq!(mapped.buffer().get_i32(65536 + 64), 77);
         assert_eq!(mapped.metadata().get_i32(276), 65536);
         assert_eq!(mapped.buffer().get_i32(196_608 + 276), 65536);
+    }
+
+    #[test]
+    fn create_new_refuses_an_existing_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("3.logbuffer");
+        let log = LogBuffers::create_new(&path, 65536, 4096, Allocation::Sparse).unwrap();
+        assert_eq!(log.metadata().get_i32(276), 65536);
+        let err = LogBuffers::create_new(&path, 65536, 4096, Allocation::Sparse).unwrap_err();
+        assert_eq!(err.code(), libc::EEXIST);
     }
 
     #[test]

@@ -29,6 +29,29 @@ pub enum AeronErrorCode {
 }
 
 impl AeronErrorCode {
+    /// Aeron C's text for the code (`aeron_error_code_str`, hence a C string), the words
+    /// after the code in its error messages: `(-11) generic error, see message`.
+    pub fn description(code: i32) -> &'static std::ffi::CStr {
+        use AeronErrorCode::*;
+        match Self::from_i32(code) {
+            Some(Unused | GenericError) => c"generic error, see message",
+            Some(InvalidChannel) => c"invalid channel",
+            Some(UnknownSubscription) => c"unknown subscription",
+            Some(UnknownPublication) => c"unknown publication",
+            Some(ChannelEndpointError) => c"channel endpoint error",
+            Some(UnknownCounter) => c"unknown counter",
+            Some(UnknownCommandTypeId) => c"unknown command type id",
+            Some(MalformedCommand) => c"malformed command",
+            Some(NotSupported) => c"not supported",
+            Some(UnknownHost) => c"unknown host",
+            Some(ResourceTemporarilyUnavailable) => c"resource temporarily unavailable",
+            Some(StorageSpace) => c"insufficient storage space",
+            Some(ImageRejected) => c"image rejected",
+            Some(PublicationRevoked) => c"publication revoked",
+            None => c"unknown error code",
+        }
+    }
+
     /// Maps a wire/shared-memory value back; unknown values become `None`.
     pub fn from_i32(value: i32) -> Option<Self> {
         use AeronErrorCode::*;
@@ -50,6 +73,21 @@ impl AeronErrorCode {
             14 => PublicationRevoked,
             _ => return None,
         })
+    }
+}
+
+/// What an `aeron_errcode()` value means in words: the system's text for an `errno` (> 0),
+/// Aeron's for its codes (<= 0, negated).
+pub fn code_description(code: i32) -> String {
+    if code > 0 {
+        let text = std::io::Error::from_raw_os_error(code).to_string();
+        // std appends " (os error N)" to strerror's text.
+        match text.rfind(" (os error ") {
+            Some(cut) => text[..cut].to_string(),
+            None => text,
+        }
+    } else {
+        AeronErrorCode::description(code.saturating_neg()).to_string_lossy().into_owned()
     }
 }
 
@@ -166,6 +204,17 @@ mod tests {
         let e = Error::invalid_argument("capacity 0").context("ring buffer");
         assert_eq!(e.message(), "ring buffer: capacity 0");
         assert_eq!(e.to_string(), format!("({}) ring buffer: capacity 0", libc::EINVAL));
+    }
+
+    #[test]
+    fn code_descriptions_as_aeron_c_words_them() {
+        assert_eq!(code_description(libc::ENOENT), "No such file or directory");
+        assert_eq!(code_description(-1), "invalid channel");
+        assert_eq!(code_description(-11), "generic error, see message");
+        assert_eq!(code_description(0), "generic error, see message");
+        assert_eq!(code_description(-14), "publication revoked");
+        assert_eq!(code_description(-15), "unknown error code");
+        assert_eq!(code_description(CLIENT_ERROR_DRIVER_TIMEOUT), "unknown error code");
     }
 
     #[test]

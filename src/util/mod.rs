@@ -8,6 +8,8 @@ pub mod config;
 pub mod error;
 pub mod format;
 pub mod idle_strategy;
+pub mod parse_util;
 pub mod properties;
 pub mod rand48;
+pub mod strutil;
 pub mod sys;

@@ -321,6 +321,62 @@ pub fn set_current_thread_affinity(cpu: usize) -> std::io::Result<()> {
     Ok(())
 }
 
+/// Names the calling thread (`pthread_setname_np`), cut to the 15 bytes Linux keeps; a
+/// name with a NUL is cut there.
+pub fn set_current_thread_name(name: &[u8]) -> std::io::Result<()> {
+    let name = name.split(|&b| b == 0).next().unwrap_or_default();
+    let mut c_name = [0 as libc::c_char; 16];
+    for (slot, &byte) in c_name.iter_mut().zip(name.iter().take(15)) {
+        *slot = byte as libc::c_char;
+    }
+    // SAFETY: pthread_self has no preconditions; c_name is NUL-terminated (its last byte
+    // stays 0) and at most 16 bytes, the limit pthread_setname_np accepts.
+    let rc = unsafe { libc::pthread_setname_np(libc::pthread_self(), c_name.as_ptr()) };
+    if rc != 0 {
+        return Err(std::io::Error::from_raw_os_error(rc));
+    }
+    Ok(())
+}
+
+/// Random bits from the kernel (`getrandom`, the pool `/dev/urandom` reads).
+pub fn random_i32() -> std::io::Result<i32> {
+    let mut bytes = [0u8; 4];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        let rest = &mut bytes[filled..];
+        // SAFETY: rest is a writable buffer of rest.len() bytes; flags 0 reads the urandom pool.
+        let rc = unsafe { libc::getrandom(rest.as_mut_ptr().cast(), rest.len(), 0) };
+        if rc < 0 {
+            let err = std::io::Error::last_os_error();
+            if err.kind() == std::io::ErrorKind::Interrupted {
+                continue;
+            }
+            return Err(err);
+        }
+        filled += rc as usize;
+    }
+    Ok(i32::from_ne_bytes(bytes))
+}
+
+/// A path no file has yet, from `mkstemp(template)` whose file is removed again, as Aeron's
+/// `aeron_temp_filename` makes them (`/tmp/aeron-c.XXXXXXX`). `template` ends in `XXXXXX`.
+pub fn unused_temp_path(template: &str) -> std::io::Result<String> {
+    let mut bytes = std::ffi::CString::new(template)
+        .map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?
+        .into_bytes_with_nul();
+    // SAFETY: bytes is a writable NUL-terminated template that mkstemp fills in place.
+    let fd = unsafe { libc::mkstemp(bytes.as_mut_ptr().cast()) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: fd was just opened by mkstemp and is closed once, here.
+    unsafe { libc::close(fd) };
+    bytes.pop();
+    let path = String::from_utf8(bytes).map_err(|_| std::io::Error::from_raw_os_error(libc::EINVAL))?;
+    std::fs::remove_file(&path)?;
+    Ok(path)
+}
+
 /// `struct sched_attr` of `sched_setattr(2)`, first version (56 bytes).
 #[repr(C)]
 struct SchedAttr {
@@ -429,6 +485,27 @@ mod tests {
         }
         assert_eq!(ready, 1);
         assert_ne!(fds[0].revents & libc::POLLIN, 0);
+    }
+
+    #[test]
+    fn thread_names_are_cut_to_what_linux_keeps() {
+        std::thread::spawn(|| {
+            set_current_thread_name(b"a-rather-long-agent-name").unwrap();
+            let name = std::fs::read_to_string("/proc/thread-self/comm").unwrap();
+            assert_eq!(name.trim_end(), "a-rather-long-a");
+        })
+        .join()
+        .unwrap();
+    }
+
+    #[test]
+    fn random_values_differ_and_temp_paths_are_free() {
+        let values: std::collections::BTreeSet<i32> = (0..8).map(|_| random_i32().unwrap()).collect();
+        assert!(values.len() > 1, "8 random draws were all equal: {values:?}");
+        let dir = std::env::temp_dir().join("aeronrs-temp-XXXXXX");
+        let path = unused_temp_path(dir.to_str().unwrap()).unwrap();
+        assert!(path.starts_with(std::env::temp_dir().to_str().unwrap()) && !path.ends_with("XXXXXX"));
+        assert!(!std::path::Path::new(&path).exists());
     }
 
     #[test]

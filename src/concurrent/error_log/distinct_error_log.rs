@@ -111,10 +111,7 @@ impl DistinctErrorLog {
                 None => self.new_observation(&mut state, timestamp_ms, error_code, description, key)?,
             }
         };
-        // SeqCst add: several agents may observe the same error at once.
-        self.buffer.get_and_add_i32(offset + OBSERVATION_COUNT_OFFSET, 1);
-        // Release: readers that see this timestamp see the count that goes with it.
-        self.buffer.put_i64_release(offset + LAST_OBSERVATION_TIMESTAMP_OFFSET, timestamp_ms);
+        observe(&self.buffer, offset, timestamp_ms);
         Ok(())
     }
 
@@ -127,24 +124,51 @@ impl DistinctErrorLog {
         key: String,
     ) -> Result<usize> {
         let offset = state.next_offset;
-        let length = HEADER_LENGTH + description.len();
-        let fits = offset.checked_add(length).is_some_and(|end| end <= self.buffer.capacity());
-        if !fits || i32::try_from(length).is_err() {
-            return Err(Error::with_code(
-                libc::ENOMEM,
-                format!("unrecordable error, error log full: ({error_code}) {description}"),
-            ));
-        }
-        self.buffer.put_bytes(offset + ENCODED_ERROR_OFFSET, description.as_bytes());
-        self.buffer.put_i64(offset + FIRST_OBSERVATION_TIMESTAMP_OFFSET, timestamp_ms);
-        self.buffer.put_i32(offset + OBSERVATION_COUNT_OFFSET, 0);
-        state.next_offset = align(offset + length, RECORD_ALIGNMENT);
+        state.next_offset =
+            append_record(&self.buffer, offset, timestamp_ms, error_code, description.as_bytes())?;
         state.observations.insert(0, Observation { error_code, key: key.into(), offset });
-        // Release: the text and first timestamp are visible before the length that makes
-        // the record exist for readers.
-        self.buffer.put_i32_release(offset + LENGTH_OFFSET, length as i32);
         Ok(offset)
     }
+}
+
+/// Writes the record of a new distinct error at `offset` with no observation yet: the text
+/// and first timestamp, then its length (release), which makes it exist for readers.
+/// Returns the offset of the next record. `ENOMEM` when it does not fit in `buffer`.
+/// The caller serialises appends and owns the offsets (a writer's state).
+pub fn append_record(
+    buffer: &AtomicBuffer,
+    offset: usize,
+    timestamp_ms: i64,
+    error_code: i32,
+    description: &[u8],
+) -> Result<usize> {
+    let length = HEADER_LENGTH + description.len();
+    let fits = offset.checked_add(length).is_some_and(|end| end <= buffer.capacity());
+    if !fits || i32::try_from(length).is_err() || offset % RECORD_ALIGNMENT != 0 {
+        return Err(Error::with_code(
+            libc::ENOMEM,
+            format!(
+                "unrecordable error, error log full: ({error_code}) {}",
+                String::from_utf8_lossy(description)
+            ),
+        ));
+    }
+    buffer.put_bytes(offset + ENCODED_ERROR_OFFSET, description);
+    buffer.put_i64(offset + FIRST_OBSERVATION_TIMESTAMP_OFFSET, timestamp_ms);
+    buffer.put_i32(offset + OBSERVATION_COUNT_OFFSET, 0);
+    // Release: the text and first timestamp are visible before the length that makes
+    // the record exist for readers.
+    buffer.put_i32_release(offset + LENGTH_OFFSET, length as i32);
+    Ok(align(offset + length, RECORD_ALIGNMENT))
+}
+
+/// Counts one observation at `timestamp_ms` of the record at `offset` (from
+/// [`append_record`]).
+pub fn observe(buffer: &AtomicBuffer, offset: usize, timestamp_ms: i64) {
+    // SeqCst add: several agents may observe the same error at once.
+    buffer.get_and_add_i32(offset + OBSERVATION_COUNT_OFFSET, 1);
+    // Release: readers that see this timestamp see the count that goes with it.
+    buffer.put_i64_release(offset + LAST_OBSERVATION_TIMESTAMP_OFFSET, timestamp_ms);
 }
 
 #[cfg(test)]

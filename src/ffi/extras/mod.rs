@@ -1,4 +1,5 @@
 //! `aeronrs_*` functions: what aeronrs offers beyond Aeron's C API.
 
+pub mod error;
 pub mod mapped_bus;
 pub mod ring_buffer;

@@ -39,11 +39,12 @@ pub const AERON_AGENT_STATE_MANUAL: u8 = 3;
 pub const AERON_AGENT_STATE_STOPPING: u8 = 4;
 pub const AERON_AGENT_STATE_STOPPED: u8 = 5;
 
-/// An agent and how it runs; laid out as Aeron's. Owned by the caller; filled in by
-/// `aeron_agent_init`. While started, only `aeron_agent_stop` may touch it.
+/// An agent and how it runs: Aeron's `struct aeron_agent_runner_stct`, field for field,
+/// because callers allocate it (often by value, as Aeron's samples do). Owned by the caller;
+/// filled in by `aeron_agent_init`. While started, only `aeron_agent_stop` may touch it.
 #[allow(non_camel_case_types)]
 #[repr(C)]
-pub struct aeron_agent_runner_t {
+pub struct aeron_agent_runner_stct {
     /// Copy of the name (thread name, `on_start` argument), freed by `aeron_agent_close`.
     pub role_name: *const c_char,
     pub agent_state: *mut c_void,
@@ -57,6 +58,33 @@ pub struct aeron_agent_runner_t {
     /// Cleared (release) by `aeron_agent_stop`; the agent thread reads it with acquire.
     pub running: bool,
     pub state: u8,
+}
+
+/// Aeron's name for the runner (`typedef struct aeron_agent_runner_stct aeron_agent_runner_t`).
+#[allow(non_camel_case_types)]
+pub type aeron_agent_runner_t = aeron_agent_runner_stct;
+
+// Aeron's layout on the 64-bit targets (LP64): eight pointers, the pthread_t, then the two
+// one-byte fields, padded to 80 bytes. c-tests/test_util_headers.c asserts the same in C.
+#[cfg(target_pointer_width = "64")]
+mod layout {
+    use super::aeron_agent_runner_stct as R;
+    use std::mem::{align_of, offset_of, size_of};
+    static_assertions::const_assert_eq!(offset_of!(R, role_name), 0);
+    static_assertions::const_assert_eq!(offset_of!(R, agent_state), 8);
+    static_assertions::const_assert_eq!(offset_of!(R, idle_strategy_state), 16);
+    static_assertions::const_assert_eq!(offset_of!(R, on_start_state), 24);
+    static_assertions::const_assert_eq!(offset_of!(R, on_start), 32);
+    static_assertions::const_assert_eq!(offset_of!(R, do_work), 40);
+    static_assertions::const_assert_eq!(offset_of!(R, on_close), 48);
+    static_assertions::const_assert_eq!(offset_of!(R, idle_strategy), 56);
+    static_assertions::const_assert_eq!(offset_of!(R, thread), 64);
+    static_assertions::const_assert_eq!(offset_of!(R, running), 72);
+    static_assertions::const_assert_eq!(offset_of!(R, state), 73);
+    static_assertions::const_assert_eq!(size_of::<R>(), 80);
+    static_assertions::const_assert_eq!(align_of::<R>(), 8);
+    // `running` is read with AtomicBool::from_ptr, which needs bool's layout.
+    static_assertions::assert_eq_size!(bool, std::sync::atomic::AtomicBool);
 }
 
 /// What the agent thread needs, copied out of the runner before the thread starts.

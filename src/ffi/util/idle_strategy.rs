@@ -24,14 +24,29 @@ pub type aeron_idle_strategy_init_func_t = Option<
     unsafe extern "C" fn(state: *mut *mut c_void, env_var: *const c_char, init_args: *const c_char) -> c_int,
 >;
 
-/// An idle strategy as a pair of functions, the shape of the objects
-/// `aeron_idle_strategy_load` finds by symbol name for custom strategies.
+/// An idle strategy as a pair of functions (Aeron's `struct aeron_idle_strategy_stct`), the
+/// shape of the objects `aeron_idle_strategy_load` finds by symbol name for custom strategies.
 #[allow(non_camel_case_types)]
 #[repr(C)]
-pub struct aeron_idle_strategy_t {
+pub struct aeron_idle_strategy_stct {
     pub idle: aeron_idle_strategy_func_t,
     pub init: aeron_idle_strategy_init_func_t,
 }
+
+/// Aeron's name for it (`typedef struct aeron_idle_strategy_stct aeron_idle_strategy_t`).
+#[allow(non_camel_case_types)]
+pub type aeron_idle_strategy_t = aeron_idle_strategy_stct;
+
+// Two function pointers, as Aeron's; c-tests/test_util_headers.c asserts the same in C.
+static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_idle_strategy_stct, idle), 0);
+static_assertions::const_assert_eq!(
+    std::mem::offset_of!(aeron_idle_strategy_stct, init),
+    std::mem::size_of::<usize>()
+);
+static_assertions::const_assert_eq!(
+    std::mem::size_of::<aeron_idle_strategy_stct>(),
+    2 * std::mem::size_of::<usize>()
+);
 
 /// Backoff default: busy spins before yielding.
 pub const AERON_IDLE_STRATEGY_BACKOFF_MAX_SPINS: u64 = 10;

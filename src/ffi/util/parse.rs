@@ -1,10 +1,76 @@
-//! Parsing of Aeron's configuration value syntax (`util/aeron_parse_util.h`): durations with
-//! an `ns`/`us`/`ms`/`s` suffix (none = ns) and sizes with a binary `k`/`m`/`g` suffix.
+//! Parsing of `util/aeron_parse_util.h`: Aeron's configuration value syntax (durations with
+//! an `ns`/`us`/`ms`/`s` suffix, none = ns; sizes with a binary `k`/`m`/`g` suffix), the
+//! `aeron_config_parse_*` family that warns and falls back to a default, booleans, lines,
+//! and the `host:port[/prefix]` splitters. The rules are in `util::parse_util`.
 
-use std::ffi::{c_char, c_int};
+use std::ffi::{CStr, c_char, c_int};
 
+use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::util::config::{parse_duration_ns, parse_size};
+use crate::util::parse_util::{self, LineEnd, SplitAddress};
+
+/// Room for a host text in the parsed structs, NUL included.
+pub const AERON_MAX_HOST_LENGTH: usize = 384;
+/// Room for a port text, NUL included.
+pub const AERON_MAX_PORT_LENGTH: usize = 8;
+/// Room for a subnet prefix text, NUL included.
+pub const AERON_MAX_PREFIX_LENGTH: usize = 8;
+static_assertions::const_assert_eq!(AERON_MAX_HOST_LENGTH, parse_util::MAX_HOST_LENGTH);
+static_assertions::const_assert_eq!(AERON_MAX_PORT_LENGTH, parse_util::MAX_PORT_LENGTH);
+static_assertions::const_assert_eq!(AERON_MAX_PREFIX_LENGTH, parse_util::MAX_PREFIX_LENGTH);
+
+/// An address split by `aeron_address_split` (Aeron's `struct aeron_parsed_address_stct`):
+/// NUL-terminated host (brackets and scope removed) and port (empty if none), and 4 or 6.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_parsed_address_stct {
+    pub host: [c_char; AERON_MAX_HOST_LENGTH],
+    pub port: [c_char; AERON_MAX_PORT_LENGTH],
+    pub ip_version_hint: c_int,
+}
+
+/// Aeron's name for it.
+#[allow(non_camel_case_types)]
+pub type aeron_parsed_address_t = aeron_parsed_address_stct;
+
+/// An interface split by `aeron_interface_split` (`struct aeron_parsed_interface_stct`):
+/// as an address, plus the subnet prefix text after `/` (empty if none).
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_parsed_interface_stct {
+    pub host: [c_char; AERON_MAX_HOST_LENGTH],
+    pub port: [c_char; AERON_MAX_PORT_LENGTH],
+    pub prefix: [c_char; AERON_MAX_PREFIX_LENGTH],
+    pub ip_version_hint: c_int,
+}
+
+/// Aeron's name for it.
+#[allow(non_camel_case_types)]
+pub type aeron_parsed_interface_t = aeron_parsed_interface_stct;
+
+static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_parsed_address_stct, ip_version_hint), 392);
+static_assertions::const_assert_eq!(std::mem::size_of::<aeron_parsed_address_stct>(), 396);
+static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_parsed_interface_stct, prefix), 392);
+static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_parsed_interface_stct, ip_version_hint), 400);
+static_assertions::const_assert_eq!(std::mem::size_of::<aeron_parsed_interface_stct>(), 404);
+
+/// Copies a part into a fixed field (the splitter checked it fits with its NUL).
+fn fill(field: &mut [c_char], part: &[u8]) {
+    field.fill(0);
+    for (slot, &byte) in field.iter_mut().zip(part) {
+        *slot = byte as c_char;
+    }
+}
+
+/// The bytes of an optional C string argument.
+///
+/// # Safety
+/// `text` must be NULL or NUL-terminated, alive for `'a`.
+unsafe fn optional_bytes<'a>(text: *const c_char) -> Option<&'a [u8]> {
+    // SAFETY: NULL or NUL-terminated (contract).
+    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_bytes())
+}
 
 /// Parses a duration such as `"100"`, `"250us"`, `"5ms"` or `"10s"` into nanoseconds in
 /// `*result`. Returns 0, or -1 (EINVAL) for NULL arguments, text that is not a duration,
@@ -40,5 +106,271 @@ pub unsafe extern "C" fn aeron_parse_size64(str: *const c_char, result: *mut u64
         // SAFETY: result is non-null and writable (contract).
         unsafe { result.write(value) };
         Ok(0)
+    })
+}
+
+/// Reads `str` as a boolean: true if it starts with `1`, `on` or `true`, false if with `0`,
+/// `off` or `false` (case matters), else (or for NULL) `def`.
+///
+/// # Safety
+/// `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_parse_bool(str: *const c_char, def: bool) -> bool {
+    // SAFETY: NULL or NUL-terminated (contract).
+    let text = unsafe { optional_bytes(str) };
+    parse_util::parse_bool_prefix(text, def)
+}
+
+/// Splits an endpoint text into `*parsed_address`: `host`, `host:port`, `[v6addr]:port`,
+/// `[v6addr%scope]:port` (host without brackets and scope; ip_version_hint 6 when
+/// bracketed, else 4). Returns 0, or -1 (EINVAL): NULL or empty text, unbalanced
+/// brackets, an empty or too long port (7 characters at most), a host of 384 characters
+/// or more.
+///
+/// # Safety
+/// `address_str` must be NULL or NUL-terminated; `parsed_address` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_address_split(
+    address_str: *const c_char,
+    parsed_address: *mut aeron_parsed_address_t,
+) -> c_int {
+    ffi_boundary!("aeron_address_split", {
+        require_non_null!(parsed_address, "parsed_address");
+        // SAFETY: NULL or NUL-terminated (contract).
+        let split = parse_util::split_address(unsafe { optional_bytes(address_str) }.unwrap_or_default())?;
+        // SAFETY: parsed_address is non-null and writable (contract); no other reference.
+        let out = unsafe { &mut *parsed_address };
+        write_split(&split, &mut out.host, &mut out.port, None, &mut out.ip_version_hint);
+        Ok(0)
+    })
+}
+
+/// Splits an interface text (an address optionally followed by `/prefix`) into
+/// `*parsed_interface`. Returns 0, or -1 (EINVAL) as `aeron_address_split`, and for a
+/// prefix of more than 6 characters.
+///
+/// # Safety
+/// `interface_str` must be NULL or NUL-terminated; `parsed_interface` NULL or writable.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_interface_split(
+    interface_str: *const c_char,
+    parsed_interface: *mut aeron_parsed_interface_t,
+) -> c_int {
+    ffi_boundary!("aeron_interface_split", {
+        require_non_null!(parsed_interface, "parsed_interface");
+        // SAFETY: NULL or NUL-terminated (contract).
+        let split =
+            parse_util::split_interface(unsafe { optional_bytes(interface_str) }.unwrap_or_default())?;
+        // SAFETY: parsed_interface is non-null and writable (contract); no other reference.
+        let out = unsafe { &mut *parsed_interface };
+        write_split(&split, &mut out.host, &mut out.port, Some(&mut out.prefix), &mut out.ip_version_hint);
+        Ok(0)
+    })
+}
+
+fn write_split(
+    split: &SplitAddress<'_>,
+    host: &mut [c_char],
+    port: &mut [c_char],
+    prefix: Option<&mut [c_char]>,
+    ip_version_hint: &mut c_int,
+) {
+    fill(host, split.host);
+    fill(port, split.port);
+    if let Some(prefix) = prefix {
+        fill(prefix, split.prefix);
+    }
+    *ip_version_hint = split.ip_version_hint;
+}
+
+/// Copies the first line of the string `buffer` into `line` (room for `max_length` bytes):
+/// up to and including its newline, then a NUL; returns the line's length (newline
+/// included). At the string's end (no newline before its NUL) copies the rest with the NUL
+/// and returns 0. Returns -1 (EINVAL) for NULL arguments or a line that does not fit.
+///
+/// # Safety
+/// `line` must be NULL or valid for writes of `max_length` bytes; `buffer` NULL or
+/// NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_parse_get_line(
+    line: *mut c_char,
+    max_length: usize,
+    buffer: *const c_char,
+) -> c_int {
+    ffi_boundary!("aeron_parse_get_line", {
+        require_non_null!(line, "line");
+        require_non_null!(buffer, "buffer");
+        // SAFETY: non-null and NUL-terminated (contract).
+        let bytes = unsafe { CStr::from_ptr(buffer) }.to_bytes_with_nul();
+        match parse_util::next_line(bytes, max_length)? {
+            LineEnd::Nul(index) => {
+                // SAFETY: index < max_length - 1, inside line (contract); bytes[index] is the NUL.
+                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), line.cast::<u8>(), index + 1) };
+                Ok(0)
+            }
+            LineEnd::Newline(index) => {
+                // SAFETY: index + 1 < max_length, so the line and its NUL fit (contract).
+                unsafe { write_c_string(&bytes[..=index], line, index + 2) };
+                c_int::try_from(index + 1)
+                    .map_err(|_| crate::util::error::Error::invalid_argument("line too long"))
+            }
+        }
+    })
+}
+
+/// Prints Aeron's warning for a malformed setting, `WARNING: <name>=<str> is invalid,
+/// using default`, to stderr.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_prop_warning(name: *const c_char, str: *const c_char) {
+    ffi_boundary!("aeron_config_prop_warning", {
+        // SAFETY: NULL or NUL-terminated (contract).
+        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
+        warn(name, text.unwrap_or(b"(null)"));
+        Ok(())
+    })
+}
+
+fn warn(name: Option<&[u8]>, text: &[u8]) {
+    let name = String::from_utf8_lossy(name.unwrap_or(b"(null)"));
+    eprint!("{}", parse_util::prop_warning(&name, text));
+}
+
+/// The setting `name` (only for the warning) from `str` as C `strtoull` reads it (decimal,
+/// `0x` hex, `0` octal; trailing text ignored), clamped to `[min, max]`; `def` when `str`
+/// is NULL (unclamped), or, after a warning on stderr, when it has no digits.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_uint64(
+    name: *const c_char,
+    str: *const c_char,
+    def: u64,
+    min: u64,
+    max: u64,
+) -> u64 {
+    ffi_boundary!("aeron_config_parse_uint64", {
+        // SAFETY: NULL or NUL-terminated (contract).
+        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
+        Ok(parse_util::config_parse_u64(text, def, min, max, || warn(name, text.unwrap_or_default())))
+    })
+}
+
+/// As `aeron_config_parse_uint64` for a signed 32-bit setting, but the whole text must be
+/// the number and fit in 32 bits, else the warning and `def` (then clamped).
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_int32(
+    name: *const c_char,
+    str: *const c_char,
+    def: i32,
+    min: i32,
+    max: i32,
+) -> i32 {
+    ffi_boundary!("aeron_config_parse_int32", {
+        // SAFETY: NULL or NUL-terminated (contract).
+        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
+        Ok(parse_util::config_parse_i32(text, def, min, max, || warn(name, text.unwrap_or_default())))
+    })
+}
+
+/// As `aeron_config_parse_int32` for a signed 64-bit setting.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_int64(
+    name: *const c_char,
+    str: *const c_char,
+    def: i64,
+    min: i64,
+    max: i64,
+) -> i64 {
+    ffi_boundary!("aeron_config_parse_int64", {
+        // SAFETY: NULL or NUL-terminated (contract).
+        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
+        Ok(parse_util::config_parse_i64(text, def, min, max, || warn(name, text.unwrap_or_default())))
+    })
+}
+
+/// An unsigned 32-bit setting read as Aeron does: through `aeron_config_parse_int64` with
+/// the bounds widened, then cut to 32 bits.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_uint32(
+    name: *const c_char,
+    str: *const c_char,
+    def: u32,
+    min: u32,
+    max: u32,
+) -> u32 {
+    // SAFETY: as this function's contract.
+    let value =
+        unsafe { aeron_config_parse_int64(name, str, i64::from(def), i64::from(min), i64::from(max)) };
+    value as u32
+}
+
+/// A size setting (`aeron_parse_size64` syntax) clamped to `[min, max]`; `def` when `str`
+/// is NULL or, after a warning on stderr, malformed.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_size64(
+    name: *const c_char,
+    str: *const c_char,
+    def: u64,
+    min: u64,
+    max: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { config_parse_with(name, str, def, min, max, parse_size) }
+}
+
+/// A duration setting in nanoseconds (`aeron_parse_duration_ns` syntax) clamped to
+/// `[min, max]`; `def` when `str` is NULL or, after a warning on stderr, malformed.
+///
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_config_parse_duration_ns(
+    name: *const c_char,
+    str: *const c_char,
+    def: u64,
+    min: u64,
+    max: u64,
+) -> u64 {
+    // SAFETY: as this function's contract.
+    unsafe { config_parse_with(name, str, def, min, max, parse_duration_ns) }
+}
+
+/// # Safety
+/// `name` and `str` must be NULL or NUL-terminated.
+unsafe fn config_parse_with(
+    name: *const c_char,
+    str: *const c_char,
+    def: u64,
+    min: u64,
+    max: u64,
+    parse: fn(&str, &str) -> crate::util::error::Result<u64>,
+) -> u64 {
+    ffi_boundary!("aeron_config_parse", {
+        // SAFETY: NULL or NUL-terminated (contract).
+        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
+        let Some(text) = text else { return Ok(def) };
+        match std::str::from_utf8(text).ok().and_then(|t| parse("value", t).ok()) {
+            Some(value) => Ok(value.min(max).max(min)),
+            None => {
+                warn(name, text);
+                Ok(def)
+            }
+        }
     })
 }

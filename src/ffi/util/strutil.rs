@@ -1,11 +1,12 @@
 //! Text formatting of `util/aeron_strutil.h` used by Aeron's stat tools: dates and grouped
 //! numbers written into caller buffers.
 
-use std::ffi::{CStr, c_char, c_longlong};
+use std::ffi::{CStr, c_char, c_int, c_longlong};
 
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::Error;
 use crate::util::format::{format_date, format_number_grouped};
+use crate::util::strutil::{to_hex, tokenise};
 use crate::util::sys::local_time;
 
 /// Buffer length that always holds an `aeron_format_date` result.
@@ -94,5 +95,81 @@ pub unsafe extern "C" fn aeron_format_number_to_locale(
         // SAFETY: buffer is valid for buffer_len bytes (contract).
         unsafe { write_c_string(text.as_bytes(), buffer, buffer_len) };
         Ok(buffer)
+    })
+}
+
+/// Writes `data_len` bytes of `data` into `str` as lower-case hex (two digits a byte) and a
+/// NUL, as many whole bytes as `str_length` holds: `AERON_FORMAT_HEX_LENGTH(data_len)` is
+/// always enough. Nothing is written for a NULL `str` or a `str_length` of 0 (EINVAL).
+///
+/// # Safety
+/// `str` must be NULL or valid for writes of `str_length` bytes; `data` NULL (with
+/// `data_len` 0) or valid for reads of `data_len` bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_format_to_hex(
+    str: *mut c_char,
+    str_length: usize,
+    data: *const u8,
+    data_len: usize,
+) {
+    ffi_boundary!("aeron_format_to_hex", {
+        require_non_null!(str, "str");
+        if str_length == 0 {
+            return Err(Error::invalid_argument("str_length must be at least 1"));
+        }
+        let whole_bytes = data_len.min((str_length - 1) / 2);
+        let bytes = if whole_bytes == 0 {
+            &[][..]
+        } else {
+            require_non_null!(data, "data");
+            // SAFETY: data is valid for data_len >= whole_bytes bytes (contract).
+            unsafe { std::slice::from_raw_parts(data, whole_bytes) }
+        };
+        // SAFETY: str holds str_length bytes (contract); the text fits by construction.
+        unsafe { write_c_string(to_hex(bytes).as_bytes(), str, str_length) };
+        Ok(())
+    })
+}
+
+/// Splits the string `input` on `delimiter` in place: each delimiter becomes a NUL and
+/// `tokens` receives pointers to the non-empty tokens, the last token first (Aeron's
+/// order). Returns the number of tokens, or a negative errno: `-EINVAL` for a NULL
+/// `input` (or NULL `tokens` with a token to store), `-ERANGE` when more than `max_tokens`
+/// are found (`input` is then partly split). No error is recorded, as in Aeron.
+///
+/// # Safety
+/// `input` must be NULL or a writable NUL-terminated string; `tokens` valid for writes of
+/// `max_tokens` pointers.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_tokenise(
+    input: *mut c_char,
+    delimiter: c_char,
+    max_tokens: c_int,
+    tokens: *mut *mut c_char,
+) -> c_int {
+    ffi_boundary!("aeron_tokenise", {
+        if input.is_null() {
+            return Ok(-libc::EINVAL);
+        }
+        // SAFETY: non-null and NUL-terminated (contract).
+        let length = unsafe { CStr::from_ptr(input) }.to_bytes().len();
+        if c_int::try_from(length).is_err() {
+            return Ok(-libc::EINVAL);
+        }
+        // SAFETY: input is writable for its length (contract); no other reference to it
+        // exists during the call.
+        let text = unsafe { std::slice::from_raw_parts_mut(input.cast::<u8>(), length) };
+        let room = usize::try_from(max_tokens).unwrap_or(0);
+        let Ok(starts) = tokenise(text, delimiter as u8, room) else {
+            return Ok(-libc::ERANGE);
+        };
+        if !starts.is_empty() && tokens.is_null() {
+            return Ok(-libc::EINVAL);
+        }
+        for (i, start) in starts.iter().enumerate() {
+            // SAFETY: i < starts.len() <= max_tokens slots (contract); start < length.
+            unsafe { tokens.add(i).write(input.add(*start)) };
+        }
+        Ok(starts.len() as c_int)
     })
 }

@@ -1,0 +1,2 @@
+// The sample-style agent program (test_agent_sample.c) compiled as C++17.
+#include "test_agent_sample.c"
