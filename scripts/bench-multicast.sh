@@ -228,44 +228,67 @@ in_host() { # <host> <log> <command...>: starts it in the background; its pid in
   started=$!
   pids+=("$started")
 }
-# The program under a timeout pid (its only child).
-program_pid() { pgrep -P "$1" | head -1; }
-# "user-seconds system-seconds voluntary involuntary" of the program under timeout pid $1:
-# its CPU time (all threads) and context switches (summed over its threads); "- - - -" if gone.
+# The program under each timeout pid (its only child), looked up once.
+declare -A program_of=()
+# Sets $stats to "user-ticks system-ticks" of the program under timeout pid $1 (all its
+# threads; "- -" if gone) and $thread_stats to one "tid voluntary involuntary" per thread
+# (context switches). Builtins only, in this shell, but for the first lookup: the box is
+# busy, and forks are slow there.
+stats=
+thread_stats=()
 proc_stats() {
-  local child
-  child=$(program_pid "$1") || true
-  [ -n "$child" ] && [ -r "/proc/$child/stat" ] || { echo "- - - -"; return; }
+  local child stat fields f key value _ voluntary involuntary tid
+  [ -n "${program_of[$1]:-}" ] || program_of[$1]=$(pgrep -P "$1" | head -1 || true)
+  child=${program_of[$1]}
+  stats="- -"
+  thread_stats=()
+  [ -n "$child" ] && read -r stat 2>/dev/null <"/proc/$child/stat" || return 0
   # Fields after the ")" closing the command name: utime and stime are the 12th and 13th.
-  sed 's/.*) //' "/proc/$child/stat" | awk -v hz="$clock_ticks" '{ printf "%.2f %.2f ", $12 / hz, $13 / hz }'
-  cat "/proc/$child/task"/*/status 2>/dev/null |
-    awk '/^voluntary_ctxt_switches/ { v += $2 } /^nonvoluntary_ctxt_switches/ { n += $2 } END { print v + 0, n + 0 }'
+  read -ra fields <<<"${stat##*) }"
+  stats="${fields[11]} ${fields[12]}"
+  for f in "/proc/$child/task"/*/status; do
+    voluntary=0
+    involuntary=0
+    while read -r key value _; do
+      case $key in
+        voluntary_ctxt_switches:) voluntary=$value ;;
+        nonvoluntary_ctxt_switches:) involuntary=$value ;;
+      esac
+    done 2>/dev/null <"$f" || continue
+    tid=${f%/status}
+    thread_stats+=("${tid##*/} $voluntary $involuntary")
+  done
 }
 clock_ticks=$(getconf CLK_TCK)
 # Processes whose CPU time a run measures: "role host pid" (timeout's pid).
 watched=()
 watch() { watched+=("$1 $2 $3"); }
-# "role host user sys voluntary involuntary" of every watched process, after a "clock"
-# line with the time, into file $1.
+# "role host user-ticks system-ticks" of every watched process, each followed by its
+# threads' "thread role-host tid voluntary involuntary", after a "clock" line with the
+# time, into file $1.
 cpu_snapshot() {
-  local entry role host pid
-  {
-    echo "clock - $(date +%s.%N)"
-    for entry in "${watched[@]}"; do
-      read -r role host pid <<<"$entry"
-      echo "$role $host $(proc_stats "$pid")"
-    done
-  } >"$1"
+  local entry thread role host pid lines=()
+  lines+=("clock - $EPOCHREALTIME")
+  for entry in "${watched[@]}"; do
+    read -r role host pid <<<"$entry"
+    proc_stats "$pid"
+    lines+=("$role $host $stats")
+    for thread in "${thread_stats[@]}"; do lines+=("thread $role-$host $thread"); done
+  done
+  printf '%s\n' "${lines[@]}" >"$1"
 }
 # What role $3 on host $4 took between snapshots $1 and $2: "cpu-seconds system-share
 # voluntary/s involuntary/s" ("-" if unknown).
 stat_delta() {
-  awk -v role="$3" -v host="$4" 'FNR == 1 { f++ } $1 == "clock" { t[f] = $3 }
-    $1 == role && $2 == host { u[f] = $3; s[f] = $4; v[f] = $5; n[f] = $6 }
+  [ -e "$1" ] && [ -e "$2" ] || { echo -; return; }
+  awk -v role="$3" -v host="$4" -v hz="$clock_ticks" 'FNR == 1 { f++ } $1 == "clock" { t[f] = $3 }
+    $1 == role && $2 == host { u[f] = $3; s[f] = $4 }
+    # Context switches of the threads in both snapshots (threads come and go).
+    $1 == "thread" && $2 == role "-" host { if (f == 1) { v1[$3] = $4; n1[$3] = $5 } else if ($3 in v1) { v += $4 - v1[$3]; n += $5 - n1[$3] } }
     END {
       if (u[1] == "" || u[2] == "" || u[1] == "-" || u[2] == "-" || t[2] <= t[1]) { print "-"; exit }
       c = u[2] - u[1] + s[2] - s[1]; d = t[2] - t[1]
-      printf "%.2f %.2f %.0f %.0f\n", c, (c > 0 ? (s[2] - s[1]) / c : 0), (v[2] - v[1]) / d, (n[2] - n[1]) / d
+      printf "%.2f %.2f %.0f %.0f\n", c / hz, (c > 0 ? (s[2] - s[1]) / c : 0), v / d, n / d
     }' "$1" "$2"
 }
 # The CPU seconds role $3 on host $4 took between snapshots $1 and $2 ("-" if unknown).
@@ -278,6 +301,29 @@ stop() {
   local rc=0
   wait "$1" 2>/dev/null || rc=$?
   return "$rc"
+}
+# The first line of logs $@ where an Aeron client reports a fatal error, e.g. its conductor
+# thread starved past the client's service interval (then a sample may hang, or count on).
+client_error() {
+  { grep -h -m1 -E 'service interval exceeded|FATAL|Exception|ERROR' "$@" 2>/dev/null || true; } | head -1 | cut -c1-200
+}
+# Waits for timeout pid $1 to end, stopping it at once when client_error finds something
+# in logs $2...; sets $ended_by to its exit status or "client error: <line>".
+ended_by=
+wait_watching() {
+  local pid=$1 error rc=0
+  shift
+  while kill -0 "$pid" 2>/dev/null; do
+    error=$(client_error "$@")
+    if [ -n "$error" ]; then
+      stop "$pid" || true
+      ended_by="client error: $error"
+      return 0
+    fi
+    sleep 0.5
+  done
+  wait "$pid" || rc=$?
+  ended_by=$rc
 }
 # Waits up to $3 s for file $1 to contain $2 while pid $4 lives.
 await() {
@@ -404,7 +450,6 @@ throughput_run() { # <side> <receivers> <length> <repeat>
   done
   if [ -n "$ok" ]; then
     local pub_log="$work/$run-pub.log" pub_rc=0 seconds=$((run_seconds + 2)) pub
-    cpu_snapshot "$work/$run.cpu0"
     if [ "$side" = ours ]; then
       ip netns exec "$(host_ns 0)" timeout -s INT -k 5 "$seconds" target/examples-c/streaming_publisher \
         -p "${driver_dir[0]}" -c "$data_channel" -s 1001 -L "$length" -m 1000000000000 </dev/null >"$pub_log" 2>&1 &
@@ -415,9 +460,20 @@ throughput_run() { # <side> <receivers> <length> <repeat>
     fi
     pub=$!
     pids+=("$pub")
-    # Half way: where the sending driver's positions stand (what limits it).
-    sleep "$((seconds / 2))"
-    target/release/aeron-stat -d "${driver_dir[0]}" -w false >"$work/$run-mid-h0.txt" 2>&1 || true
+    # Once a second from the third on: where the sending driver's positions stand (what
+    # limits it). The CPU window runs from the third second to the last: steady state,
+    # after start-up and the JVM's first compilations.
+    local i last=$((seconds - 1)) start wait_ms
+    start=$(date +%s%3N)
+    for ((i = 3; i <= last; i++)); do
+      # Until i seconds after the start (at once if the last round took longer).
+      wait_ms=$((start + i * 1000 - $(date +%s%3N)))
+      [ "$wait_ms" -le 0 ] || sleep "$((wait_ms / 1000)).$(printf '%03d' $((wait_ms % 1000)))"
+      kill -0 "$pub" 2>/dev/null || break
+      [ "$i" -eq 3 ] && window_mark "$run" 0 "$receivers"
+      [ "$i" -eq "$last" ] && window_mark "$run" 1 "$receivers"
+      target/release/aeron-stat -d "${driver_dir[0]}" -w false >"$work/$run-mid-h0-$i.txt" 2>&1 || true
+    done
     wait "$pub" || pub_rc=$?
     # 124: interrupted at the end of its time, as intended.
     if [ "$pub_rc" -ne 124 ]; then
@@ -426,12 +482,18 @@ throughput_run() { # <side> <receivers> <length> <repeat>
     fi
     # The reports covering the end.
     sleep 1.5
-    cpu_snapshot "$work/$run.cpu1"
   fi
   for ((h = 1; h <= receivers; h++)); do stop "${sub_pid[h]}" || true; done
   stop_drivers "$run"
   [ -n "$ok" ] || return 0
-  local rates=() most=0 total msgs mbs
+  local error
+  for ((h = 1; h <= receivers; h++)); do
+    error=$(client_error "$work/$run-sub-h$h.log")
+    [ -z "$error" ] || { failure "$run" "subscriber on h$h: $error"; return 0; }
+  done
+  error=$(client_error "$work/$run-pub.log")
+  [ -z "$error" ] || { failure "$run" "publisher: $error"; return 0; }
+  local rates=() msgs mbs
   for ((h = 1; h <= receivers; h++)); do
     read -r msgs mbs < <(receiver_rate "$work/$run-sub-h$h.log")
     if [ "$msgs" = - ]; then
@@ -446,23 +508,33 @@ throughput_run() { # <side> <receivers> <length> <repeat>
     echo "$msgs" >>"$work/$cell-msgs.$side"
     echo "$mbs" >>"$work/$cell-mbs.$side"
   done
-  # Driver CPU per message over the publishing window: the receiving drivers' per message
-  # they delivered, the sending driver's per message the fastest receiver got.
-  for ((h = 1; h <= receivers; h++)); do
-    total=$(last_total "$work/$run-sub-h$h.log")
-    [ "$total" -gt "$most" ] && most=$total
+  # Driver CPU per message over the CPU window: messages = how far the sender's (snd-pos)
+  # or receiver's (rcv-pos) position moved, over the frame length (header + message,
+  # aligned to 32 bytes).
+  local frame=$(((32 + length + 31) / 32 * 32)) moved
+  for ((h = 0; h <= receivers; h++)); do
     cpu=$(cpu_delta "$work/$run.cpu0" "$work/$run.cpu1" driver "h$h")
-    per=$(per_message_us "$cpu" "$total")
-    [ "$per" = - ] || echo "$per" >>"$work/$cell-rcvcpu.$side"
+    moved=$(position_moved "$work/$run-p0-h$h.txt" "$work/$run-p1-h$h.txt")
+    per=$(per_message_us "$cpu" "$((moved / frame))")
+    [ "$per" = - ] && continue
+    if [ "$h" -eq 0 ]; then echo "$per" >>"$work/$cell-sndcpu.$side"; else echo "$per" >>"$work/$cell-rcvcpu.$side"; fi
   done
-  cpu=$(cpu_delta "$work/$run.cpu0" "$work/$run.cpu1" driver h0)
-  per=$(per_message_us "$cpu" "$most")
-  [ "$per" = - ] || echo "$per" >>"$work/$cell-sndcpu.$side"
-  note "   receivers msgs/s MB/s: $(printf '[%s] ' "${rates[@]}")  sending driver ${per} µs CPU/msg"
+  note "   receivers msgs/s MB/s: $(printf '[%s] ' "${rates[@]}")"
 }
-# The last "totals N messages" of a receiver's log (0 without one).
-last_total() {
-  awk '{ for (i = 1; i < NF; i++) if ($i == "totals") t = $(i + 1) + 0 } END { print t + 0 }' "$1"
+# The CPU snapshot $2 (0 or 1) of run $1 with every driver's counters (hosts 0..$3).
+window_mark() {
+  local h
+  cpu_snapshot "$work/$1.cpu$2"
+  for ((h = 0; h <= $3; h++)); do
+    target/release/aeron-stat -d "${driver_dir[h]}" -w false >"$work/$1-p$2-h$h.txt" 2>&1 || true
+  done
+}
+# How far the first snd-pos or rcv-pos moved between two aeron-stat outputs (0 if unknown).
+position_moved() {
+  [ -e "$1" ] && [ -e "$2" ] || { echo 0; return; }
+  awk 'FNR == 1 { f++ } { line = $0; sub(/^ *[0-9]+ *: */, "", line); split(line, parts, " - "); gsub(/,/, "", parts[1])
+      if ((parts[2] ~ /^snd-pos:/ || parts[2] ~ /^rcv-pos:/) && p[f] == "") p[f] = parts[1] }
+    END { if (p[1] == "" || p[2] == "") print 0; else print p[2] - p[1] }' "$1" "$2"
 }
 # <cpu seconds> <messages> -> µs per message, 3 decimals ("-" when either is missing).
 per_message_us() {
@@ -502,9 +574,12 @@ ping_pong_run() { # <side> <repeat>
       cpu_snapshot "$work/$run.cpu0"
       ip netns exec "$(host_ns 0)" timeout -k 5 "$run_timeout" target/examples-c/ping -p "${driver_dir[0]}" \
         -c "$ping_channel" -C "$pong_channel" -L 32 -m "$round_trips" -w "$((round_trips / 10))" \
-        </dev/null >"$ping_log" 2>&1 || ping_rc=$?
+        </dev/null >"$ping_log" 2>&1 &
+      pids+=($!)
+      wait_watching $! "$ping_log" "$pong_log"
+      ping_rc=$ended_by
     else
-      ping_rc=pong
+      ping_rc="pong not ready: $(tail -3 "$pong_log" | tr '\n' ' ')"
     fi
   else
     local samples=(-Daeron.sample.ping.channel="$ping_channel" -Daeron.sample.pong.channel="$pong_channel"
@@ -523,8 +598,10 @@ ping_pong_run() { # <side> <repeat>
       -Daeron.sample.warmup.iterations=1 -Daeron.sample.warmup.messages="$((round_trips / 10))"
     cpu_snapshot "$work/$run.cpu0"
     # "n" answers its "Execute again?" prompt.
-    echo n | ip netns exec "$(host_ns 0)" timeout -k 5 "$run_timeout" "${java_command[@]}" >"$ping_log" 2>&1 ||
-      ping_rc=$?
+    ip netns exec "$(host_ns 0)" timeout -k 5 "$run_timeout" "${java_command[@]}" <<<n >"$ping_log" 2>&1 &
+    pids+=($!)
+    wait_watching $! "$ping_log" "$pong_log"
+    ping_rc=$ended_by
   fi
   [ -e "$work/$run.cpu0" ] && cpu_snapshot "$work/$run.cpu1"
   stop "$pong" || true
@@ -536,7 +613,12 @@ ping_pong_run() { # <side> <repeat>
     read -r p50 p90 p99 p999 < <(hdr_percentiles "$ping_log")
   fi
   if [ "$ping_rc" != 0 ] || [ "$p50" = - ]; then
-    failure "$run" "ping status $ping_rc$([ "$ping_rc" = 124 ] && echo " (timed out after ${run_timeout}s)"): $(tail -3 "$ping_log" | tr '\n' ' ')"
+    case $ping_rc in
+      0) ping_rc="no percentiles: $(tail -3 "$ping_log" | tr '\n' ' ')" ;;
+      124) ping_rc="timed out after ${run_timeout}s: $(tail -3 "$ping_log" | tr '\n' ' ')" ;;
+      [0-9]*) ping_rc="exit status $ping_rc: $(tail -3 "$ping_log" | tr '\n' ' ')" ;;
+    esac
+    failure "$run" "ping: $ping_rc"
     return 0
   fi
   local d0 d1 per
@@ -587,8 +669,8 @@ report() {
   echo "channels: $data_channel (throughput), ping/pong $ping_channel / $pong_channel"
   echo "throughput: h0 publishes for $((run_seconds + 2)) s to h1..hN; per receiver the mean of its steady 1 s reports;"
   echo "  median over receivers and $repeats repeat(s). Round trip: ping h0, pong h1, 32 B, $round_trips round trips"
-  echo "  after $((round_trips / 10)) warm-up; median of repeats. Driver CPU: utime+stime over the publishing window"
-  echo "  (sending driver per message the fastest receiver got, receiving drivers per message each got) or the ping run."
+  echo "  after $((round_trips / 10)) warm-up; median of repeats. Driver CPU (utime+stime, all threads) per message: from"
+  echo "  the 3rd s of publishing to the last, over the messages its snd-pos / rcv-pos moved by; per round trip: the ping run."
   echo
   row "cell" aeronrs Java ours/Java
   for receivers in $receivers_list; do
@@ -645,9 +727,9 @@ report() {
     done
   done
   echo
-  echo "sending driver half way through (median over runs): backlog = pub-pos - snd-pos (what the publisher wrote"
-  echo "and the sender has not sent; at the term window, 8 MiB, the publisher is back-pressured), window = snd-lmt - snd-pos"
-  echo "(what flow control still allows; 0 = waiting for status messages):"
+  echo "sending driver, sampled once a second while publishing: backlog = pub-pos - snd-pos (written, not yet sent;"
+  echo "at the 8 MiB term window the publisher is back-pressured), window = snd-lmt - snd-pos (what flow control still"
+  echo "allows; under 2 KiB the sender waits for status messages, above it the sender itself is behind):"
   for receivers in $receivers_list; do
     for length in $lengths; do
       for side in ours java; do
@@ -674,7 +756,7 @@ cpu_summary() {
     run=${f%.cpu0}
     [ -e "$run.cpu1" ] || continue
     while read -r role host _; do
-      [ "$role" = clock ] && continue
+      [ "$role" = clock ] || [ "$role" = thread ] && continue
       d=$(stat_delta "$f" "$run.cpu1" "$role" "$host")
       [ "$d" = - ] || lines+=("$host $role $d")
     done <"$f"
@@ -697,18 +779,20 @@ mid_positions() {
     END { if (s == "") print "- -"; else printf "%.0f %.0f\n", (p - s) / 1024, (l - s) / 1024 }' "$1"
 }
 position_summary() {
-  local f backlog window b=() w=()
-  for f in "$work/$1"*-mid-h0.txt; do
+  local f backlog window samples=()
+  for f in "$work/$1"*-mid-h0-*.txt; do
     [ -e "$f" ] || continue
     read -r backlog window < <(mid_positions "$f")
-    [ "$backlog" = - ] && continue
-    b+=("$backlog")
-    w+=("$window")
+    [ "$backlog" = - ] || samples+=("$backlog $window")
   done
-  [ ${#b[@]} -gt 0 ] || { echo -; return; }
-  echo "backlog $(printf '%s\n' "${b[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') KiB," \
-    "window $(printf '%s\n' "${w[@]}" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }') KiB" \
-    "(each run: $(paste -d/ <(printf '%s\n' "${b[@]}") <(printf '%s\n' "${w[@]}") | paste -sd' '))"
+  [ ${#samples[@]} -gt 0 ] || { echo -; return; }
+  local n full shut
+  n=${#samples[@]}
+  full=$(printf '%s\n' "${samples[@]}" | awk '$1 >= 8000 { k++ } END { print k + 0 }')
+  shut=$(printf '%s\n' "${samples[@]}" | awk '$2 < 2 { k++ } END { print k + 0 }')
+  echo "$n samples: backlog median $(printf '%s\n' "${samples[@]}" | cut -d' ' -f1 | median /dev/stdin) KiB" \
+    "(at the 8 MiB term window in $((100 * full / n))%), window median" \
+    "$(printf '%s\n' "${samples[@]}" | cut -d' ' -f2 | median /dev/stdin) KiB (under 2 KiB in $((100 * shut / n))%)"
 }
 # Selected system counters of the runs matching $1 (h0, and summed over h1..h$2).
 counter_summary() {
