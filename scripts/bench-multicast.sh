@@ -54,8 +54,11 @@
 # RUN_SECONDS (10), ROUND_TRIPS (100000, warm-up a tenth of that), RECEIVERS ("1 3"),
 # LENGTHS ("64 1024"), MODE, FC, SO_RCVBUF, RCV_WINDOW, RUN_TIMEOUT (300: bound on every
 # process of a run), LOGS (a directory to keep every run's logs and counters in).
-# A run that fails or times out leaves its cell "-" with the reason, and the script exits
-# non-zero at the end. Counters of every driver (aeron-stat, also for Java's CnC) and the
+# A run that fails or times out (a process that does not start, exits early or hangs, an
+# Aeron client reporting a fatal error, a receiver without a steady second) is shown as "-"
+# in the per-run lines with its reason under the table, and the script exits non-zero; a
+# cell's figure is the median of its runs that succeeded ("-" when none did), next to how
+# many did. Counters of every driver (aeron-stat, also for Java's CnC) and the
 # CPU time of every process are kept per run and summarised under the table.
 set -euo pipefail
 
@@ -188,6 +191,14 @@ build_network() { # <hosts>
   done
 }
 build_network "$((max_receivers + 1))"
+# The kernel caps SO_RCVBUF at net.core.rmem_max without an error: say so if it does.
+bytes_of() { # 2m -> 2097152
+  awk -v s="$1" 'BEGIN { n = s + 0; u = tolower(substr(s, length(s)))
+    if (u == "k") n *= 1024; else if (u == "m") n *= 1048576; else if (u == "g") n *= 1073741824; printf "%d\n", n }'
+}
+rmem_max=$(ip netns exec "$(host_ns 0)" cat /proc/sys/net/core/rmem_max)
+rcvbuf_note="net.core.rmem_max $rmem_max"
+[ "$(bytes_of "$so_rcvbuf")" -le "$rmem_max" ] || rcvbuf_note="CLAMPED by the kernel to net.core.rmem_max $rmem_max"
 
 port_channel() { # <group> <port>
   echo "aeron:udp?endpoint=$1:$2|interface=$subnet.0/24${fc:+|fc=$fc}"
@@ -502,12 +513,14 @@ throughput_run() { # <side> <receivers> <length> <repeat>
     fi
     rates+=("$msgs $mbs")
   done
-  local cell="tp-$receivers-$length" cpu per
+  local cell="tp-$receivers-$length" cpu per all_msgs=() all_mbs=() snd=() rcv=()
   for h in "${!rates[@]}"; do
     read -r msgs mbs <<<"${rates[h]}"
-    echo "$msgs" >>"$work/$cell-msgs.$side"
-    echo "$mbs" >>"$work/$cell-mbs.$side"
+    all_msgs+=("$msgs")
+    all_mbs+=("$mbs")
   done
+  record "$cell-msgs" "$side" "$r" "${all_msgs[@]}"
+  record "$cell-mbs" "$side" "$r" "${all_mbs[@]}"
   # Driver CPU per message over the CPU window: messages = how far the sender's (snd-pos)
   # or receiver's (rcv-pos) position moved, over the frame length (header + message,
   # aligned to 32 bytes).
@@ -517,8 +530,10 @@ throughput_run() { # <side> <receivers> <length> <repeat>
     moved=$(position_moved "$work/$run-p0-h$h.txt" "$work/$run-p1-h$h.txt")
     per=$(per_message_us "$cpu" "$((moved / frame))")
     [ "$per" = - ] && continue
-    if [ "$h" -eq 0 ]; then echo "$per" >>"$work/$cell-sndcpu.$side"; else echo "$per" >>"$work/$cell-rcvcpu.$side"; fi
+    if [ "$h" -eq 0 ]; then snd+=("$per"); else rcv+=("$per"); fi
   done
+  [ ${#snd[@]} -eq 0 ] || record "$cell-sndcpu" "$side" "$r" "${snd[@]}"
+  [ ${#rcv[@]} -eq 0 ] || record "$cell-rcvcpu" "$side" "$r" "${rcv[@]}"
   note "   receivers msgs/s MB/s: $(printf '[%s] ' "${rates[@]}")"
 }
 # The CPU snapshot $2 (0 or 1) of run $1 with every driver's counters (hosts 0..$3).
@@ -539,6 +554,16 @@ position_moved() {
 # <cpu seconds> <messages> -> µs per message, 3 decimals ("-" when either is missing).
 per_message_us() {
   awk -v c="$1" -v n="$2" 'BEGIN { if (c == "-" || n + 0 == 0) print "-"; else printf "%.3f\n", c * 1e6 / n }'
+}
+
+# record <name> <side> <repeat> <values...>: the values into $work/<name>.<side> (one a
+# line: every receiver of every run), and "<repeat> <their median>" into
+# $work/<name>.<side>.runs (one a run: what the paired ratio and the per-run list use).
+record() {
+  local name=$1 side=$2 r=$3
+  shift 3
+  printf '%s\n' "$@" >>"$work/$name.$side"
+  echo "$r $(printf '%s\n' "$@" | median /dev/stdin)" >>"$work/$name.$side.runs"
 }
 
 # --- Round trip --------------------------------------------------------------------------------
@@ -626,12 +651,12 @@ ping_pong_run() { # <side> <repeat>
   d1=$(cpu_delta "$work/$run.cpu0" "$work/$run.cpu1" driver h1)
   per=$(per_message_us "$(awk -v a="$d0" -v b="$d1" 'BEGIN { if (a == "-" || b == "-") print "-"; else print a + b }')" \
     "$((round_trips + round_trips / 10))")
-  [ "$per" = - ] || echo "$per" >>"$work/pp-drvcpu.$side"
+  [ "$per" = - ] || record pp-drvcpu "$side" "$r" "$per"
   note "   p50 $p50 p90 $p90 p99 $p99 p99.9 $p999 µs; drivers ${per} µs CPU per round trip"
-  echo "$p50" >>"$work/pp-p50.$side"
-  echo "$p90" >>"$work/pp-p90.$side"
-  echo "$p99" >>"$work/pp-p99.$side"
-  echo "$p999" >>"$work/pp-p99.9.$side"
+  record pp-p50 "$side" "$r" "$p50"
+  record pp-p90 "$side" "$r" "$p90"
+  record pp-p99 "$side" "$r" "$p99"
+  record pp-p99.9 "$side" "$r" "$p999"
 }
 
 # --- The runs: ours and Java alternate, the first side swapping each repeat ------------------
@@ -647,24 +672,47 @@ for ((r = 1; r <= repeats; r++)); do
 done
 
 # --- The table ---------------------------------------------------------------------------------
-# A cell's median, or "-" when a run of it failed.
-cell_value() { # <file> <failed-run pattern>
-  local f
-  for f in "${failed[@]}"; do [[ $f == $2* ]] && { echo -; return; }; done
-  if [ -s "$1" ]; then median "$1"; else echo -; fi
+# A cell's median over the runs that succeeded ("-" when none did).
+cell_value() { if [ -s "$1" ]; then median "$1" | fmt_value; else echo -; fi; }
+# Table precision: whole numbers from 1000, else 2 or 3 decimals.
+fmt_value() {
+  awk '{ v = $1 + 0; a = v < 0 ? -v : v
+    if ($1 == "-") print "-"; else if (a >= 1000) printf "%.0f\n", v; else if (a >= 10) printf "%.2f\n", v; else printf "%.3f\n", v }'
 }
-row() { printf '%-50s %12s %12s %10s\n' "$@"; }
-values() { if [ -s "$1" ]; then runs "$1"; else echo -; fi; }
+# The median over repeats of ours/Java within each repeat (both sides ran back to back, so
+# a slow phase of the machine hits both): files <name>.ours.runs and <name>.java.runs.
+paired() {
+  [ -s "$1.ours.runs" ] && [ -s "$1.java.runs" ] || { echo -; return; }
+  join <(sort -k1,1 "$1.ours.runs") <(sort -k1,1 "$1.java.runs") |
+    awk '$3 + 0 != 0 { printf "%.4f\n", $2 / $3 }' | median /dev/stdin | awk '{ printf "%.2f\n", $1 }'
+}
+# "ours-ok/java-ok" runs of a cell.
+runs_ok() {
+  local o=0 j=0
+  [ -s "$1.ours.runs" ] && o=$(wc -l <"$1.ours.runs")
+  [ -s "$1.java.runs" ] && j=$(wc -l <"$1.java.runs")
+  echo "$o/$j of $repeats"
+}
+row() { printf '%-46s %12s %12s %9s %9s %12s\n' "$@"; }
+# One value per repeat, in order, "-" for a failed run.
+values() {
+  local r out=() v
+  for ((r = 1; r <= repeats; r++)); do
+    v=$( { awk -v r="$r" '$1 == r { print $2 }' "$1" 2>/dev/null || true; } | head -1)
+    out+=("${v:--}")
+  done
+  echo "${out[*]}"
+}
 report() {
-  local receivers length unit ours java label name side
+  local receivers length unit ours java label name side f
   echo "UDP multicast across simulated hosts (network namespaces on one bridge), aeronrs vs Java Aeron $aeron_version"
   echo "machine: $(nproc) CPUs ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')), Linux $(uname -r)"
   echo "commit: $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- src scripts examples-c || echo ' + uncommitted changes')"
   echo "command: REPEATS=$repeats RUN_SECONDS=$run_seconds ROUND_TRIPS=$round_trips RECEIVERS='$receivers_list'" \
     "LENGTHS='$lengths' MODE=$mode FC=$fc SO_RCVBUF=$so_rcvbuf RCV_WINDOW=$rcv_window $command_line"
   echo "drivers: one per host; $mode_text;"
-  echo "  term length 16 MiB, SO_RCVBUF $so_rcvbuf, SO_SNDBUF system default, MTU 1408, initial receiver window $rcv_window,"
-  echo "  non-sparse terms; flow control ${fc:-the multicast default (max)}"
+  echo "  term length 16 MiB, SO_RCVBUF $so_rcvbuf ($rcvbuf_note), SO_SNDBUF system default,"
+  echo "  MTU 1408, initial receiver window $rcv_window, non-sparse terms; flow control ${fc:-the multicast default (max)}"
   echo "ours: aeronmd + examples-c streaming_publisher, rate_subscriber, ping, pong (libaeronrs.so); Java: MediaDriver + io.aeron.samples.*"
   echo "channels: $data_channel (throughput), ping/pong $ping_channel / $pong_channel"
   echo "throughput: h0 publishes for $((run_seconds + 2)) s to h1..hN; per receiver the mean of its steady 1 s reports;"
@@ -672,7 +720,7 @@ report() {
   echo "  after $((round_trips / 10)) warm-up; median of repeats. Driver CPU (utime+stime, all threads) per message: from"
   echo "  the 3rd s of publishing to the last, over the messages its snd-pos / rcv-pos moved by; per round trip: the ping run."
   echo
-  row "cell" aeronrs Java ours/Java
+  row "cell" aeronrs Java ours/Java paired "runs ok o/J"
   for receivers in $receivers_list; do
     for length in $lengths; do
       for unit in msgs mbs sndcpu rcvcpu; do
@@ -683,29 +731,33 @@ report() {
           rcvcpu) label="  receiving driver CPU µs/msg" ;;
         esac
         [ "${label:0:1}" = " " ] || label="throughput, $receivers rcv, $length B, $label"
-        ours=$(cell_value "$work/tp-$receivers-$length-$unit.ours" "tp-ours-$receivers-$length-")
-        java=$(cell_value "$work/tp-$receivers-$length-$unit.java" "tp-java-$receivers-$length-")
-        row "$label" "$ours" "$java" "$(ratio "$ours" "$java")"
+        f="$work/tp-$receivers-$length-$unit"
+        ours=$(cell_value "$f.ours")
+        java=$(cell_value "$f.java")
+        row "$label" "$ours" "$java" "$(ratio "$ours" "$java")" "$(paired "$f")" "$(runs_ok "$f")"
       done
     done
   done
   for name in p50 p90 p99 p99.9 drvcpu; do
     label="round trip, 32 B, $name µs"
     [ "$name" = drvcpu ] && label="  both drivers CPU µs/round trip"
-    ours=$(cell_value "$work/pp-$name.ours" "pp-ours-")
-    java=$(cell_value "$work/pp-$name.java" "pp-java-")
-    row "$label" "$ours" "$java" "$(ratio "$ours" "$java")"
+    f="$work/pp-$name"
+    ours=$(cell_value "$f.ours")
+    java=$(cell_value "$f.java")
+    row "$label" "$ours" "$java" "$(ratio "$ours" "$java")" "$(paired "$f")" "$(runs_ok "$f")"
   done
   echo "throughput: ours/Java > 1 means ours is faster; round trip and CPU: ours/Java < 1 means ours is lower."
+  echo "aeronrs, Java: medians over the runs that succeeded (throughput: over every receiver of them); paired: the"
+  echo "median over repeats of ours/Java within a repeat; runs ok: runs that succeeded, ours/Java (FAILED below)."
   echo
-  echo "each run (throughput: one value per receiver):"
+  echo "each run, in repeat order (throughput: the median of its receivers; '-' = failed):"
   for receivers in $receivers_list; do
     for length in $lengths; do
-      echo "  $receivers rcv $length B msgs/s  ours $(values "$work/tp-$receivers-$length-msgs.ours") | Java $(values "$work/tp-$receivers-$length-msgs.java")"
+      echo "  $receivers rcv $length B msgs/s  ours $(values "$work/tp-$receivers-$length-msgs.ours.runs") | Java $(values "$work/tp-$receivers-$length-msgs.java.runs")"
     done
   done
   for name in p50 p99; do
-    echo "  round trip $name µs  ours $(values "$work/pp-$name.ours") | Java $(values "$work/pp-$name.java")"
+    echo "  round trip $name µs  ours $(values "$work/pp-$name.ours.runs") | Java $(values "$work/pp-$name.java.runs")"
   done
   echo
   echo "CPU seconds over the publishing window / ping run, per process (median over runs; h0 publishes or pings):"
