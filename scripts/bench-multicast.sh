@@ -50,6 +50,9 @@
 # receiver gets the whole stream at the pace of the slowest, which is well defined. The
 # applications busy-spin on both sides (Aeron's samples do).
 #
+# With FC=min the channel carries g:/<receivers> (min group size): the stream starts only
+# once every receiver is there (see port_channel).
+#
 # Environment: REPEATS (3; ours and Java alternate which goes first per repeat),
 # RUN_SECONDS (10), ROUND_TRIPS (100000, warm-up a tenth of that), RECEIVERS ("1 3"),
 # LENGTHS ("64 1024"), MODE, FC, SO_RCVBUF, RCV_WINDOW, RUN_TIMEOUT (300: bound on every
@@ -200,12 +203,18 @@ rmem_max=$(ip netns exec "$(host_ns 0)" cat /proc/sys/net/core/rmem_max)
 rcvbuf_note="net.core.rmem_max $rmem_max"
 [ "$(bytes_of "$so_rcvbuf")" -le "$rmem_max" ] || rcvbuf_note="CLAMPED by the kernel to net.core.rmem_max $rmem_max"
 
-port_channel() { # <group> <port>
-  echo "aeron:udp?endpoint=$1:$2|interface=$subnet.0/24${fc:+|fc=$fc}"
+# fc=min waits for the whole group: g:/<receivers> (as Aeron's min and tagged strategies
+# read it), so the stream starts once every receiver has sent a status message. Without
+# it the first receiver to have its image ready starts the stream, and the others, still
+# mapping their logs (48 MiB each here), join megabytes behind and begin with a NAK storm.
+port_channel() { # <group> <port> <receivers>
+  local flow=$fc
+  [ "$flow" = min ] && flow="min,g:/$3"
+  echo "aeron:udp?endpoint=$1:$2|interface=$subnet.0/24${flow:+|fc=$flow}"
 }
-data_channel=$(port_channel 239.255.90.1 40456)
-ping_channel=$(port_channel 239.255.90.3 40457)
-pong_channel=$(port_channel 239.255.90.5 40458)
+data_channel_for() { port_channel 239.255.90.1 40456 "$1"; }
+ping_channel=$(port_channel 239.255.90.3 40457 1)
+pong_channel=$(port_channel 239.255.90.5 40458 1)
 
 # --- Both drivers' settings ------------------------------------------------------------------
 ours_env=(AERON_TERM_BUFFER_LENGTH=16m AERON_SOCKET_SO_RCVBUF="$so_rcvbuf" AERON_SOCKET_SO_SNDBUF=0
@@ -434,7 +443,8 @@ receiver_rate() {
 
 throughput_run() { # <side> <receivers> <length> <repeat>
   local side=$1 receivers=$2 length=$3 r=$4
-  local run="tp-$side-$receivers-$length-$r" h ok=1
+  local run="tp-$side-$receivers-$length-$r" h ok=1 data_channel
+  data_channel=$(data_channel_for "$receivers")
   starting "$work/$run" "$side: throughput, 1 publisher -> $receivers receiver(s), $length B"
   start_drivers "$side" "$receivers" "$run" || { stop_drivers "$run"; return; }
   local sub_pid=()
@@ -714,7 +724,8 @@ report() {
   echo "  term length 16 MiB, SO_RCVBUF $so_rcvbuf ($rcvbuf_note), SO_SNDBUF system default,"
   echo "  MTU 1408, initial receiver window $rcv_window, non-sparse terms; flow control ${fc:-the multicast default (max)}"
   echo "ours: aeronmd + examples-c streaming_publisher, rate_subscriber, ping, pong (libaeronrs.so); Java: MediaDriver + io.aeron.samples.*"
-  echo "channels: $data_channel (throughput), ping/pong $ping_channel / $pong_channel"
+  echo "channels: $(data_channel_for N) (throughput, N receivers),"
+  echo "  ping/pong $ping_channel / $pong_channel"
   echo "throughput: h0 publishes for $((run_seconds + 2)) s to h1..hN; per receiver the mean of its steady 1 s reports;"
   echo "  median over receivers and $repeats repeat(s). Round trip: ping h0, pong h1, 32 B, $round_trips round trips"
   echo "  after $((round_trips / 10)) warm-up; median of repeats. Driver CPU (utime+stime, all threads) per message: from"
