@@ -619,6 +619,23 @@ typedef int (*aeron_congestion_control_strategy_supplier_func_t)(struct aeron_co
 // Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
 typedef int aeron_threading_mode_t;
 
+// `update(state, now_ns)`: the timed interval starts at `now_ns`.
+typedef void (*aeron_duty_cycle_tracker_update_func_t)(void *state, int64_t now_ns);
+
+// `measure_and_update(state, now_ns)`: the interval ends at `now_ns`; the next starts.
+typedef void (*aeron_duty_cycle_tracker_measure_and_update_func_t)(void *state, int64_t now_ns);
+
+// A duty-cycle tracker: Aeron's `struct aeron_duty_cycle_tracker_stct`, field for field.
+// Filled in and owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_duty_cycle_tracker_stct {
+  aeron_duty_cycle_tracker_update_func_t update;
+  aeron_duty_cycle_tracker_measure_and_update_func_t measure_and_update;
+  void *state;
+} aeron_duty_cycle_tracker_stct;
+
+// Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
+typedef struct aeron_duty_cycle_tracker_stct aeron_duty_cycle_tracker_t;
+
 // Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
 typedef int aeron_inferable_boolean_t;
@@ -1485,6 +1502,71 @@ int aeron_driver_context_set_threading_mode(struct aeron_driver_context_t *conte
 // # Safety
 // `context` must be NULL or live.
 aeron_threading_mode_t aeron_driver_context_get_threading_mode(struct aeron_driver_context_t *context);
+
+// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
+// and `measure_and_update` at the start of each of its duty cycles, in place of the
+// built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
+// 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                          aeron_duty_cycle_tracker_t *value);
+
+// Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// sender's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                       aeron_duty_cycle_tracker_t *value);
+
+// Returns the sender's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_sender_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// receiver's thread, while a driver made from the context runs.
+int aeron_driver_context_set_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                         aeron_duty_cycle_tracker_t *value);
+
+// Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the name resolver's time tracker: `update` before and `measure_and_update` after
+// every name lookup and resolution the conductor makes (the built-in one writes system
+// counters 32-33 against `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). NULL restores the
+// built-in tracker. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_context_t *context,
+                                                        aeron_duty_cycle_tracker_t *value);
+
+// Returns the name resolver's time tracker set (NULL for the built-in one or a NULL
+// context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
 
 // Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
 // for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if

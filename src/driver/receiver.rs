@@ -41,6 +41,7 @@ impl Receiver {
             counters.position(SystemCounterId::ReceiverMaxCycleTime).clone(),
             counters.position(SystemCounterId::ReceiverCycleTimeThresholdExceeded).clone(),
             ctx.agents.receiver_cycle_threshold_ns,
+            ctx.agents.receiver_duty_cycle_tracker.clone(),
         );
         Self {
             commands,
@@ -130,6 +131,11 @@ impl Receiver {
 }
 
 impl Agent for Receiver {
+    fn on_start(&mut self) -> Result<()> {
+        self.tracker.update(nano_time());
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         let now_ns = nano_time();
         self.tracker.measure_and_update(now_ns);

@@ -53,6 +53,7 @@ impl Sender {
             counters.position(SystemCounterId::SenderMaxCycleTime).clone(),
             counters.position(SystemCounterId::SenderCycleTimeThresholdExceeded).clone(),
             ctx.agents.sender_cycle_threshold_ns,
+            ctx.agents.sender_duty_cycle_tracker.clone(),
         );
         Self {
             commands,
@@ -162,6 +163,11 @@ impl Sender {
 }
 
 impl Agent for Sender {
+    fn on_start(&mut self) -> Result<()> {
+        self.tracker.update(nano_time());
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         let now_ns = nano_time();
         self.tracker.measure_and_update(now_ns);

@@ -42,6 +42,7 @@ use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, ReceiverCommand, SenderCommand};
 use crate::driver::context::DriverContext;
+use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
@@ -106,8 +107,8 @@ pub struct Conductor {
     pub(crate) timeout_check_deadline_ns: i64,
     pub(crate) last_command_consumer_position: i64,
     pub(crate) time_of_last_command_position_change_ns: i64,
-    last_cycle_ns: i64,
-    max_cycle_ns: i64,
+    /// Conductor duty cycles (system counters 26, 27) or the supplied tracker.
+    duty_cycle_tracker: DutyCycleTracker,
 }
 
 impl Conductor {
@@ -144,20 +145,10 @@ impl Conductor {
         }
     }
 
-    /// Cached clocks (`spec/driver.md` §3 step 1) and the duty-cycle time counters (26, 27).
+    /// Cached clocks (`spec/driver.md` §3 step 1) and the duty-cycle tracker.
     fn track_time(&mut self, now_ns: i64) {
         self.now_ns = now_ns;
-        if self.last_cycle_ns != 0 {
-            let cycle = now_ns - self.last_cycle_ns;
-            if cycle > self.max_cycle_ns {
-                self.max_cycle_ns = cycle;
-                self.system.set(SystemCounterId::ConductorMaxCycleTime, cycle);
-            }
-            if cycle > self.ctx.conductor_cycle_threshold_ns as i64 {
-                self.system.increment(SystemCounterId::ConductorCycleTimeThresholdExceeded);
-            }
-        }
-        self.last_cycle_ns = now_ns;
+        self.duty_cycle_tracker.measure_and_update(now_ns);
         if now_ns >= self.clock_update_deadline_ns {
             self.clock_update_deadline_ns = now_ns + CLOCK_UPDATE_INTERVAL_NS;
             self.now_ms = epoch_ms();
@@ -201,6 +192,12 @@ impl DriverConductor {
             ctx.publication_reserved_session_id_low,
             ctx.publication_reserved_session_id_high,
         );
+        let duty_cycle_tracker = DutyCycleTracker::new(
+            parts.system.position(SystemCounterId::ConductorMaxCycleTime).clone(),
+            parts.system.position(SystemCounterId::ConductorCycleTimeThresholdExceeded).clone(),
+            ctx.conductor_cycle_threshold_ns,
+            ctx.agents.conductor_duty_cycle_tracker.clone(),
+        );
         let conductor = Conductor {
             proxy: parts.proxy,
             counters: parts.counters,
@@ -230,8 +227,7 @@ impl DriverConductor {
             timeout_check_deadline_ns: now_ns + ctx.timer_interval_ns as i64,
             last_command_consumer_position: parts.to_driver.consumer_position(),
             time_of_last_command_position_change_ns: now_ns,
-            last_cycle_ns: 0,
-            max_cycle_ns: 0,
+            duty_cycle_tracker,
             ctx,
         };
         Self { to_driver: parts.to_driver, conductor }
@@ -239,6 +235,11 @@ impl DriverConductor {
 }
 
 impl Agent for DriverConductor {
+    fn on_start(&mut self) -> Result<()> {
+        self.conductor.duty_cycle_tracker.update(nano_time());
+        Ok(())
+    }
+
     /// One duty cycle. Allocation-free when there is nothing to do.
     fn do_work(&mut self) -> Result<i32> {
         let c = &mut self.conductor;

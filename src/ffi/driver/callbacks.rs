@@ -16,6 +16,7 @@ use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, set};
+use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -93,11 +94,18 @@ type HookFn = unsafe extern "C" fn(*mut c_void);
 type OnStartFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 
 /// The C functions and states behind a context's callbacks, for the getters.
-#[derive(Default)]
 pub(crate) struct CCallbacks {
     validator: Option<(ValidatorFn, CState)>,
     hook: Option<(HookFn, CState)>,
     on_start: Option<(OnStartFn, CState)>,
+    /// Conductor, sender, receiver and name resolver trackers as set (NULL: built in).
+    pub(crate) duty_cycle_trackers: [*mut aeron_duty_cycle_tracker_t; 4],
+}
+
+impl Default for CCallbacks {
+    fn default() -> Self {
+        Self { validator: None, hook: None, on_start: None, duty_cycle_trackers: [std::ptr::null_mut(); 4] }
+    }
 }
 
 /// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=deny` stands for: refuses every token.

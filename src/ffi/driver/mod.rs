@@ -15,6 +15,7 @@ use crate::util::sys::set_current_thread_affinity;
 
 pub mod callbacks;
 pub mod context;
+pub mod duty_cycle_trackers;
 pub mod settings_agents;
 pub mod settings_idle;
 pub mod settings_network;
