@@ -238,8 +238,12 @@ aeron_publication_error_values_t;
 #define AERON_ENABLE_EXPERIMENTAL_FEATURES_ENV_VAR "AERON_ENABLE_EXPERIMENTAL_FEATURES"
 #define AERON_DRIVER_STREAM_SESSION_LIMIT_ENV_VAR "AERON_DRIVER_STREAM_SESSION_LIMIT"
 
-/* Only pointers to it appear (congestion control suppliers). */
+/* Only pointers to it appear (congestion control suppliers, plug-ins). */
 struct sockaddr_storage;
+
+/* Aeron's names for the plug-in structs, declared before the function pointer types that
+ * take them (the definitions follow in the generated part). */
+typedef struct aeron_name_resolver_stct aeron_name_resolver_t;
 
 /* Names of the environment variables an Aeron client context reads (aeronc.h), and the
  * pseudo-keys of the URI string builder. Hand-written: cbindgen cannot emit string macros.
@@ -635,6 +639,49 @@ typedef struct aeron_duty_cycle_tracker_stct {
 
 // Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
 typedef struct aeron_duty_cycle_tracker_stct aeron_duty_cycle_tracker_t;
+
+// Looks `name` up as a `host:port` text, stored in `*resolved_name` (owned by the
+// resolver, read before its next call). Returns 1 if found, 0 if not (`*resolved_name`
+// may then be `name` itself or NULL), -1 on failure.
+typedef int (*aeron_name_resolver_lookup_func_t)(aeron_name_resolver_t *resolver,
+                                                 const char *name,
+                                                 const char *uri_param_name,
+                                                 bool is_re_lookup,
+                                                 const char **resolved_name);
+
+// Resolves `name` (a host without port) into `*address` (family and address; the port
+// is set by the caller). Returns 0 or more on success, -1 on failure (with the error set).
+typedef int (*aeron_name_resolver_resolve_func_t)(aeron_name_resolver_t *resolver,
+                                                  const char *name,
+                                                  const char *uri_param_name,
+                                                  bool is_re_resolution,
+                                                  struct sockaddr_storage *address);
+
+// The resolver's periodic work; returns the work done, or -1 on failure.
+typedef int (*aeron_name_resolver_do_work_func_t)(aeron_name_resolver_t *resolver, int64_t now_ms);
+
+// Releases the resolver's resources (the struct itself is the driver's).
+typedef int (*aeron_name_resolver_close_func_t)(aeron_name_resolver_t *resolver);
+
+// A name resolver: Aeron's `struct aeron_name_resolver_stct`, field for field. The
+// driver allocates it (zeroed) and the supplier fills it in.
+typedef struct aeron_name_resolver_stct {
+  const char *name;
+  aeron_name_resolver_lookup_func_t lookup_func;
+  aeron_name_resolver_resolve_func_t resolve_func;
+  aeron_name_resolver_do_work_func_t do_work_func;
+  aeron_name_resolver_close_func_t close_func;
+  void *state;
+} aeron_name_resolver_stct;
+
+// Aeron's name for the resolver (`typedef struct aeron_name_resolver_stct ...`).
+typedef struct aeron_name_resolver_stct aeron_name_resolver_t;
+
+// Fills `*resolver` from `args` (`AERON_NAME_RESOLVER_INIT_ARGS`, possibly NULL) for
+// the driver of `context`. Returns 0, or -1 with the error set.
+typedef int (*aeron_name_resolver_supplier_func_t)(aeron_name_resolver_t *resolver,
+                                                   const char *args,
+                                                   struct aeron_driver_context_t *context);
 
 // Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
@@ -1567,6 +1614,25 @@ int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_cont
 // # Safety
 // `context` must be NULL or live.
 aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
+
+// Sets the supplier of the driver's name resolver (see the module notes): called once by
+// `aeron_driver_init` with the resolver to fill, `AERON_NAME_RESOLVER_INIT_ARGS` and this
+// context; its resolver then resolves every channel and destination address. NULL or the
+// default supplier (as the getter returns it) restore the default resolver. Returns 0, or
+// -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a supplier whose resolver functions are safe to
+// call on the conductor's thread while a driver made from the context runs.
+int aeron_driver_context_set_name_resolver_supplier(struct aeron_driver_context_t *context,
+                                                    aeron_name_resolver_supplier_func_t value);
+
+// Returns the name resolver supplier set, else the default supplier (also for a NULL
+// context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_name_resolver_supplier_func_t aeron_driver_context_get_name_resolver_supplier(struct aeron_driver_context_t *context);
 
 // Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
 // for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
 use crate::driver::agent_config::AgentConfig;
+use crate::driver::media::name_resolver::{DEFAULT_NAME_RESOLVER, NameResolver, NameResolverSupplier};
 use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
@@ -166,6 +167,9 @@ pub struct DriverContext {
     pub cubic_initial_rtt_ns: u64,
     /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
     pub cubic_tcp_mode: bool,
+    /// A name resolver supplied in code, in place of the default one
+    /// (`AERON_NAME_RESOLVER_SUPPLIER` names only `default`, the one built in).
+    pub name_resolver_supplier: Option<NameResolverSupplier>,
 }
 
 impl Default for DriverContext {
@@ -246,6 +250,7 @@ impl Default for DriverContext {
             cubic_measure_rtt: false,
             cubic_initial_rtt_ns: 100_000,
             cubic_tcp_mode: false,
+            name_resolver_supplier: None,
         }
     }
 }
@@ -486,6 +491,14 @@ impl DriverContext {
                 d.cubic_initial_rtt_ns,
             )?,
             cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
+            name_resolver_supplier: match env("AERON_NAME_RESOLVER_SUPPLIER") {
+                Some(name) if name != DEFAULT_NAME_RESOLVER => {
+                    return Err(Error::invalid_argument(format!(
+                        "AERON_NAME_RESOLVER_SUPPLIER={name:?}: only the {DEFAULT_NAME_RESOLVER:?} name resolver is built in (supply others with aeron_driver_context_set_name_resolver_supplier)"
+                    )));
+                }
+                _ => None,
+            },
         };
         ctx.validate()?;
         Ok(ctx)
@@ -563,6 +576,15 @@ impl DriverContext {
         match &self.termination_validator_fn {
             Some(f) => f.validate(token),
             None => self.termination_validator == TerminationValidator::Allow,
+        }
+    }
+
+    /// The driver's name resolver: the supplied one, else the default.
+    pub fn make_name_resolver(&self) -> Result<Box<dyn NameResolver>> {
+        match &self.name_resolver_supplier {
+            Some(supplier) => (supplier.0)(self.network.name_resolver_init_args.as_deref())
+                .map_err(|e| e.context("failed to init name resolver")),
+            None => Ok(Box::new(crate::driver::media::name_resolver::DefaultNameResolver)),
         }
     }
 

@@ -137,6 +137,7 @@ impl MediaDriver {
         let (conductor_proxy, agent_commands) =
             command_queue(system.position(SystemCounterId::ConductorProxyFails).clone());
         let interceptors = IncomingInterceptors::from_context(&ctx)?;
+        let name_resolver = ctx.make_name_resolver()?;
         let sender = Sender::new(
             &ctx,
             sender_commands,
@@ -164,6 +165,7 @@ impl MediaDriver {
             conductor_proxy,
             agent_commands,
             loss_report,
+            name_resolver,
         });
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).

@@ -44,6 +44,7 @@ use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, Receiver
 use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
+use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
@@ -109,6 +110,8 @@ pub struct Conductor {
     pub(crate) time_of_last_command_position_change_ns: i64,
     /// Conductor duty cycles (system counters 26, 27) or the supplied tracker.
     duty_cycle_tracker: DutyCycleTracker,
+    /// Resolves channel and destination addresses; each call timed (counters 32, 33).
+    pub(crate) name_resolver: TimeTrackingNameResolver,
 }
 
 impl Conductor {
@@ -181,6 +184,8 @@ pub struct ConductorParts {
     pub conductor_proxy: Proxy<ConductorCommand>,
     pub agent_commands: CommandQueue<ConductorCommand>,
     pub loss_report: LossReport,
+    /// The default resolver or the one the context's supplier made.
+    pub name_resolver: Box<dyn NameResolver>,
 }
 
 impl DriverConductor {
@@ -197,6 +202,15 @@ impl DriverConductor {
             parts.system.position(SystemCounterId::ConductorCycleTimeThresholdExceeded).clone(),
             ctx.conductor_cycle_threshold_ns,
             ctx.agents.conductor_duty_cycle_tracker.clone(),
+        );
+        let name_resolver = TimeTrackingNameResolver::new(
+            parts.name_resolver,
+            DutyCycleTracker::new(
+                parts.system.position(SystemCounterId::NameResolverMaxTime).clone(),
+                parts.system.position(SystemCounterId::NameResolverTimeThresholdExceeded).clone(),
+                ctx.agents.name_resolver_threshold_ns,
+                ctx.agents.name_resolver_time_tracker.clone(),
+            ),
         );
         let conductor = Conductor {
             proxy: parts.proxy,
@@ -228,6 +242,7 @@ impl DriverConductor {
             last_command_consumer_position: parts.to_driver.consumer_position(),
             time_of_last_command_position_change_ns: now_ns,
             duty_cycle_tracker,
+            name_resolver,
             ctx,
         };
         Self { to_driver: parts.to_driver, conductor }
@@ -279,6 +294,10 @@ impl Agent for DriverConductor {
             work += publication.update_pub_pos_and_lmt();
         }
         work += c.free_end_of_life_logs();
+        match c.name_resolver.do_work(c.now_ms) {
+            Ok(n) => work += n,
+            Err(e) => c.log_error(&e.context("name resolver do_work")),
+        }
         c.flush_proxy_failures();
         Ok(work)
     }
@@ -286,6 +305,7 @@ impl Agent for DriverConductor {
     /// Frees every resource and writes the -1 "shut down" heartbeat clients look for.
     fn on_close(&mut self) {
         self.conductor.close_all();
+        self.conductor.name_resolver.close();
         self.to_driver.set_consumer_heartbeat_time(-1);
     }
 

@@ -16,6 +16,7 @@ use crate::util::sys::set_current_thread_affinity;
 pub mod callbacks;
 pub mod context;
 pub mod duty_cycle_trackers;
+pub mod name_resolver;
 pub mod settings_agents;
 pub mod settings_idle;
 pub mod settings_network;
@@ -23,6 +24,7 @@ pub mod settings_publications;
 pub mod settings_storage;
 pub mod settings_timeouts;
 pub mod settings_udp;
+pub mod sockaddr;
 
 use context::{DriverContextHandle, aeron_driver_context_t, handle as context_handle};
 
