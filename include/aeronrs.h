@@ -281,6 +281,297 @@ typedef struct aeron_cnc_metadata_stct
 aeron_cnc_metadata_t;
 #pragma pack(pop)
 
+/* Media plug-ins of the embedded driver (aeronmd.h): Aeron's UDP channel transport
+ * bindings and interceptor bindings, with Aeron's struct tags, member names and layouts,
+ * so a transport or interceptor written for Aeron's C driver fills in and calls the same
+ * structs here. Hand-written: the nested and mutually referring structs are beyond
+ * cbindgen; src/ffi/driver/media/types.rs mirrors them and asserts the layouts, as does
+ * c-tests/test_driver_plugins.c.
+ *
+ * What differs from Aeron's driver (see aeron_driver_context_set_udp_channel_transport_bindings):
+ * the transport poller functions of a bindings table must be the defaults (the driver
+ * polls its transports itself); the channel, dispatcher, publication and image pointers
+ * given to notification functions are opaque; error_log and errors_counter of a transport
+ * are NULL. */
+/* Only pointers to these system structs appear (<sys/socket.h>, <sys/uio.h>, <time.h>). */
+struct sockaddr_storage;
+struct iovec;
+struct mmsghdr;
+struct timespec;
+
+typedef struct aeron_driver_context_t aeron_driver_context_t;
+typedef struct aeron_udp_channel_t aeron_udp_channel_t;
+struct aeron_distinct_error_log_stct;
+
+#define AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS (2)
+
+/* Which agent a transport or data path serves. */
+typedef enum aeron_udp_channel_transport_affinity_en
+{
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER,
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_CONDUCTOR
+}
+aeron_udp_channel_transport_affinity_t;
+
+typedef struct aeron_udp_channel_transport_params_stct aeron_udp_channel_transport_params_t;
+typedef struct aeron_udp_channel_transport_stct aeron_udp_channel_transport_t;
+typedef struct aeron_network_publication_stct aeron_network_publication_t;
+typedef struct aeron_publication_image_stct aeron_publication_image_t;
+typedef struct aeron_udp_transport_poller_stct aeron_udp_transport_poller_t;
+typedef struct aeron_udp_channel_data_paths_stct aeron_udp_channel_data_paths_t;
+typedef struct aeron_data_packet_dispatcher_stct aeron_data_packet_dispatcher_t;
+
+/* Socket buffer lengths (0 = the OS default), MTU, multicast interface index and TTL a
+ * transport is opened with. */
+struct aeron_udp_channel_transport_params_stct
+{
+    size_t socket_rcvbuf;
+    size_t socket_sndbuf;
+    size_t mtu_length;
+    unsigned int multicast_if_index;
+    uint8_t ttl;
+    bool is_media_timestamping;
+};
+
+/* One transport (socket pair): filled in by the bindings' init_func; the driver sets
+ * data_paths before calling it. fd sends, recv_fd receives (often the same). */
+struct aeron_udp_channel_transport_stct
+{
+    int fd;
+    int recv_fd;
+    aeron_udp_channel_data_paths_t *data_paths;
+    struct sockaddr_storage *connected_address;
+    void *dispatch_clientd;
+    void *bindings_clientd;
+    void *destination_clientd;
+    void *interceptor_clientds[AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS];
+    struct aeron_distinct_error_log_stct *error_log;
+    int64_t *errors_counter;
+    uint32_t timestamp_flags;
+};
+
+typedef int (*aeron_udp_channel_transport_init_func_t)(
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *bind_addr,
+    struct sockaddr_storage *multicast_if_addr,
+    struct sockaddr_storage *connect_addr,
+    aeron_udp_channel_transport_params_t *params,
+    aeron_driver_context_t *context,
+    aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_channel_transport_reconnect_func_t)(
+    aeron_udp_channel_transport_t *transport, struct sockaddr_storage *connect_addr);
+
+typedef int (*aeron_udp_channel_transport_close_func_t)(aeron_udp_channel_transport_t *transport);
+
+/* Called for each datagram received: the buffer is valid for the call only. */
+typedef void (*aeron_udp_transport_recv_func_t)(
+    aeron_udp_channel_data_paths_t *data_paths,
+    aeron_udp_channel_transport_t *transport,
+    void *receiver_clientd,
+    void *endpoint_clientd,
+    void *destination_clientd,
+    uint8_t *buffer,
+    size_t length,
+    struct sockaddr_storage *addr,
+    struct timespec *media_timestamp);
+
+typedef int (*aeron_udp_channel_transport_recvmmsg_func_t)(
+    aeron_udp_channel_transport_t *transport,
+    struct mmsghdr *msgvec,
+    size_t vlen,
+    int64_t *bytes_rcved,
+    aeron_udp_transport_recv_func_t recv_func,
+    void *clientd);
+
+typedef int (*aeron_udp_channel_transport_send_func_t)(
+    aeron_udp_channel_data_paths_t *data_paths,
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *address,
+    struct iovec *iov,
+    size_t iov_length,
+    int64_t *bytes_sent);
+
+typedef int (*aeron_udp_channel_transport_get_so_rcvbuf_func_t)(
+    aeron_udp_channel_transport_t *transport, size_t *so_rcvbuf);
+
+typedef int (*aeron_udp_channel_transport_bind_addr_and_port_func_t)(
+    aeron_udp_channel_transport_t *transport, char *buffer, size_t length);
+
+typedef int (*aeron_udp_transport_poller_init_func_t)(
+    aeron_udp_transport_poller_t *poller,
+    aeron_driver_context_t *context,
+    aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_transport_poller_close_func_t)(aeron_udp_transport_poller_t *poller);
+
+typedef int (*aeron_udp_transport_poller_add_func_t)(
+    aeron_udp_transport_poller_t *poller, aeron_udp_channel_transport_t *transport);
+
+typedef int (*aeron_udp_transport_poller_remove_func_t)(
+    aeron_udp_transport_poller_t *poller, aeron_udp_channel_transport_t *transport);
+
+typedef int (*aeron_udp_transport_poller_poll_func_t)(
+    aeron_udp_transport_poller_t *poller,
+    struct mmsghdr *msgvec,
+    size_t vlen,
+    int64_t *bytes_rcved,
+    aeron_udp_transport_recv_func_t recv_func,
+    aeron_udp_channel_transport_recvmmsg_func_t recvmmsg_func,
+    void *clientd);
+
+/* The media: how transports are opened, closed, sent on and received from. */
+typedef struct aeron_udp_channel_transport_bindings_stct aeron_udp_channel_transport_bindings_t;
+
+struct aeron_udp_channel_transport_bindings_stct
+{
+    aeron_udp_channel_transport_init_func_t init_func;
+    aeron_udp_channel_transport_reconnect_func_t reconnect_func;
+    aeron_udp_channel_transport_close_func_t close_func;
+    aeron_udp_channel_transport_recvmmsg_func_t recvmmsg_func;
+    aeron_udp_channel_transport_send_func_t send_func;
+    aeron_udp_channel_transport_get_so_rcvbuf_func_t get_so_rcvbuf_func;
+    aeron_udp_channel_transport_bind_addr_and_port_func_t bind_addr_and_port_func;
+    aeron_udp_transport_poller_init_func_t poller_init_func;
+    aeron_udp_transport_poller_close_func_t poller_close_func;
+    aeron_udp_transport_poller_add_func_t poller_add_func;
+    aeron_udp_transport_poller_remove_func_t poller_remove_func;
+    aeron_udp_transport_poller_poll_func_t poller_poll_func;
+    struct meta_info_fields
+    {
+        const char *name;
+        const char *type;
+        const void *source_symbol;
+    }
+    meta_info;
+};
+
+typedef struct aeron_udp_channel_interceptor_bindings_stct aeron_udp_channel_interceptor_bindings_t;
+
+/* Makes an interceptor's bindings with `delegate_bindings` as the next ones. */
+typedef aeron_udp_channel_interceptor_bindings_t *(aeron_udp_channel_interceptor_bindings_load_func_t)(
+    aeron_udp_channel_interceptor_bindings_t *delegate_bindings);
+
+typedef struct aeron_udp_channel_outgoing_interceptor_stct aeron_udp_channel_outgoing_interceptor_t;
+typedef struct aeron_udp_channel_incoming_interceptor_stct aeron_udp_channel_incoming_interceptor_t;
+
+typedef enum aeron_udp_channel_interceptor_notification_type_en
+{
+    AERON_UDP_CHANNEL_INTERCEPTOR_ADD_NOTIFICATION,
+    AERON_UDP_CHANNEL_INTERCEPTOR_REMOVE_NOTIFICATION
+}
+aeron_udp_channel_interceptor_notification_type_t;
+
+/* An outgoing stage: passes the datagrams on with delegate->outgoing_send_func(
+ * delegate->interceptor_state, delegate->next_interceptor, ...), or not. */
+typedef int (*aeron_udp_channel_interceptor_outgoing_send_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_outgoing_interceptor_t *delegate,
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *address,
+    struct iovec *iov,
+    size_t iov_length,
+    int64_t *bytes_sent);
+
+/* An incoming stage: passes the datagram on with delegate->incoming_func(
+ * delegate->interceptor_state, delegate->next_interceptor, ...), or not. */
+typedef void (*aeron_udp_channel_interceptor_incoming_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_incoming_interceptor_t *delegate,
+    aeron_udp_channel_transport_t *transport,
+    void *receiver_clientd,
+    void *endpoint_clientd,
+    void *destination_clientd,
+    uint8_t *buffer,
+    size_t length,
+    struct sockaddr_storage *addr,
+    struct timespec *media_timestamp);
+
+typedef int (*aeron_udp_channel_interceptor_init_func_t)(
+    void **interceptor_state, aeron_driver_context_t *context, aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_channel_interceptor_close_func_t)(void *interceptor_state);
+
+typedef int (*aeron_udp_channel_interceptor_transport_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    const aeron_udp_channel_t *udp_channel,
+    aeron_data_packet_dispatcher_t *data_packet_dispatcher,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+typedef int (*aeron_udp_channel_interceptor_publication_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    aeron_network_publication_t *publication,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+typedef int (*aeron_udp_channel_interceptor_image_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    aeron_publication_image_t *image,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+/* One interceptor of a chain: its functions for either direction; the chain continues
+ * with meta_info.next_interceptor_bindings (NULL ends it). */
+struct aeron_udp_channel_interceptor_bindings_stct
+{
+    aeron_udp_channel_interceptor_init_func_t outgoing_init_func;
+    aeron_udp_channel_interceptor_init_func_t incoming_init_func;
+    aeron_udp_channel_interceptor_outgoing_send_func_t outgoing_send_func;
+    aeron_udp_channel_interceptor_incoming_func_t incoming_func;
+    aeron_udp_channel_interceptor_close_func_t outgoing_close_func;
+    aeron_udp_channel_interceptor_close_func_t incoming_close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t outgoing_transport_notification_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t incoming_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t outgoing_publication_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t incoming_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t outgoing_image_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t incoming_image_notification_func;
+    struct interceptor_meta_info_fields
+    {
+        const char *name;
+        const char *type;
+        const aeron_udp_channel_interceptor_bindings_t *next_interceptor_bindings;
+        void (*source_symbol)(void);
+    }
+    meta_info;
+};
+
+/* An outgoing stage as the driver links it: the last one sends on the transport. */
+struct aeron_udp_channel_outgoing_interceptor_stct
+{
+    void *interceptor_state;
+    aeron_udp_channel_interceptor_outgoing_send_func_t outgoing_send_func;
+    aeron_udp_channel_interceptor_close_func_t close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t outgoing_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t outgoing_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t outgoing_image_notification_func;
+    aeron_udp_channel_outgoing_interceptor_t *next_interceptor;
+};
+
+/* An incoming stage as the driver links it: the last one hands the datagram to the
+ * driver. */
+struct aeron_udp_channel_incoming_interceptor_stct
+{
+    void *interceptor_state;
+    aeron_udp_channel_interceptor_incoming_func_t incoming_func;
+    aeron_udp_channel_interceptor_close_func_t close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t incoming_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t incoming_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t incoming_image_notification_func;
+    aeron_udp_channel_incoming_interceptor_t *next_interceptor;
+};
+
+/* An agent's data paths: the chains' first stages and where sends and receives start. */
+struct aeron_udp_channel_data_paths_stct
+{
+    aeron_udp_channel_outgoing_interceptor_t *outgoing_interceptors;
+    aeron_udp_channel_incoming_interceptor_t *incoming_interceptors;
+    aeron_udp_channel_transport_send_func_t send_func;
+    aeron_udp_transport_recv_func_t recv_func;
+};
+
 
 // Conductor, sender and receiver each on their own thread.
 #define AERON_THREADING_MODE_DEDICATED 0
@@ -1614,6 +1905,69 @@ int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_cont
 // # Safety
 // `context` must be NULL or live.
 aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
+
+// Sets the UDP channel transport bindings: every UDP transport of a driver made from the
+// context is then opened (`init_func`), sent on (`send_func`, after the outgoing
+// interceptors), received from (`recvmmsg_func`, before the incoming interceptors),
+// queried (`bind_addr_and_port_func`, `get_so_rcvbuf_func`), reconnected and closed
+// through it, as in Aeron. The poller functions must be the default table's (the driver
+// polls its transports itself), and the others non-NULL. NULL restores the driver's own
+// sockets (unless interceptors are set). Returns 0, or -1 (EINVAL) for a NULL context or a
+// table that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a table whose functions are safe to call from
+// the driver's threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_transport_bindings(struct aeron_driver_context_t *context,
+                                                            aeron_udp_channel_transport_bindings_t *value);
+
+// Returns the transport bindings set, else the default table (also for a NULL context):
+// C functions over the transport struct that open and use sockets as the driver does,
+// to copy and override, or to delegate to.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_transport_bindings_t *aeron_driver_context_get_udp_channel_transport_bindings(struct aeron_driver_context_t *context);
+
+// Sets the outgoing interceptors: a chain of bindings (first to last through
+// `meta_info.next_interceptor_bindings`) whose `outgoing_init_func` each agent calls
+// when the driver is created and whose `outgoing_send_func` sees, in order, every
+// datagram the sender and the receiver send, before the transport's `send_func`, as in
+// Aeron. Each needs `outgoing_init_func` and `outgoing_send_func`; publication and image
+// notification functions must be NULL. NULL removes the chain. Returns 0, or -1 (EINVAL)
+// for a NULL context or a chain that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a chain whose functions are safe to call on the
+// driver's agent threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the outgoing interceptors set (NULL if none, or for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context);
+
+// Sets the incoming interceptors: as the outgoing ones, with `incoming_init_func` and
+// `incoming_func`, which sees every datagram the sender and the receiver read, after the
+// transport's `recvmmsg_func` and before the driver, and may drop it. The chain replaces
+// the loss interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures (as in
+// Aeron, where a chain set in code replaces the configured one). NULL removes the chain.
+// Returns 0, or -1 (EINVAL) for a NULL context or a chain that breaks the rules.
+//
+// # Safety
+// As the outgoing setter.
+int aeron_driver_context_set_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the incoming interceptors set (NULL if none, or for a NULL context; the loss
+// interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures are the driver's own
+// and not C bindings).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context);
 
 // Sets the supplier of the driver's name resolver (see the module notes): called once by
 // `aeron_driver_init` with the resolver to fill, `AERON_NAME_RESOLVER_INIT_ARGS` and this

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
 use crate::driver::agent_config::AgentConfig;
+use crate::driver::media::media_plugin::MediaPluginSupplier;
 use crate::driver::media::name_resolver::{DEFAULT_NAME_RESOLVER, NameResolver, NameResolverSupplier};
 use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
@@ -170,6 +171,9 @@ pub struct DriverContext {
     /// A name resolver supplied in code, in place of the default one
     /// (`AERON_NAME_RESOLVER_SUPPLIER` names only `default`, the one built in).
     pub name_resolver_supplier: Option<NameResolverSupplier>,
+    /// Transports opened, sent on and received from by a plug-in (C transport bindings and
+    /// interceptors), in place of the driver's own sockets.
+    pub media_plugin_supplier: Option<MediaPluginSupplier>,
 }
 
 impl Default for DriverContext {
@@ -251,6 +255,7 @@ impl Default for DriverContext {
             cubic_initial_rtt_ns: 100_000,
             cubic_tcp_mode: false,
             name_resolver_supplier: None,
+            media_plugin_supplier: None,
         }
     }
 }
@@ -499,6 +504,7 @@ impl DriverContext {
                 }
                 _ => None,
             },
+            media_plugin_supplier: None,
         };
         ctx.validate()?;
         Ok(ctx)

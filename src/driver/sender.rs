@@ -16,7 +16,7 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::media::destination_tracker::DestinationTracker;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
-use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller, notify_plugins};
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
@@ -77,8 +77,18 @@ impl Sender {
 
     fn on_command(&mut self, command: SenderCommand) {
         match command {
-            SenderCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            SenderCommand::AddEndpoint(endpoint) => {
+                if let Err(e) = notify_plugins(endpoint.as_ref(), true) {
+                    self.report(e.context("sender on_add_endpoint interceptors transport notifications"));
+                }
+                self.poller.add(*endpoint);
+            }
             SenderCommand::RemoveEndpoint { endpoint_id } => {
+                if let Some(endpoint) = self.poller.entries().iter().find(|e| e.id() == endpoint_id)
+                    && let Err(e) = notify_plugins(endpoint, false)
+                {
+                    self.report(e.context("sender on_remove_endpoint interceptors transport notifications"));
+                }
                 self.poller.remove(|e| e.id() == endpoint_id);
                 self.to_conductor.send(ConductorCommand::SendEndpointReleased { endpoint_id });
             }

@@ -214,8 +214,14 @@ impl Conductor {
             so_rcvbuf: endpoint_channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
         };
         let destination_id = m.correlated.correlation_id;
-        let destination =
-            ReceiveDestination::open(destination_id, &udp, buffers, self.ctx.socket_multicast_ttl)?;
+        let destination = ReceiveDestination::open(
+            destination_id,
+            &udp,
+            buffers,
+            self.ctx.socket_multicast_ttl,
+            self.ctx.mtu_length,
+            &self.media,
+        )?;
         let bound = format_source_identity(&destination.local_addr());
         let status_counter_id = self.receive_endpoints[endpoint].status.counter_id();
         let local_sockaddr = allocate_local_sockaddr(

@@ -44,6 +44,7 @@ use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, Receiver
 use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
+use crate::driver::media::media_plugin::Media;
 use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
@@ -112,6 +113,8 @@ pub struct Conductor {
     duty_cycle_tracker: DutyCycleTracker,
     /// Resolves channel and destination addresses; each call timed (counters 32, 33).
     pub(crate) name_resolver: TimeTrackingNameResolver,
+    /// What endpoints open their transports with.
+    pub(crate) media: Media,
 }
 
 impl Conductor {
@@ -186,6 +189,7 @@ pub struct ConductorParts {
     pub loss_report: LossReport,
     /// The default resolver or the one the context's supplier made.
     pub name_resolver: Box<dyn NameResolver>,
+    pub media: Media,
 }
 
 impl DriverConductor {
@@ -243,6 +247,7 @@ impl DriverConductor {
             time_of_last_command_position_change_ns: now_ns,
             duty_cycle_tracker,
             name_resolver,
+            media: parts.media,
             ctx,
         };
         Self { to_driver: parts.to_driver, conductor }

@@ -143,8 +143,9 @@ impl Conductor {
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
             max_images: self.ctx.network.max_images_per_endpoint as usize,
             max_images_per_source: self.ctx.network.max_images_per_source as usize,
+            mtu_length: self.ctx.mtu_length,
         };
-        let endpoint = ReceiveChannelEndpoint::open(registration_id, channel, settings)?;
+        let endpoint = ReceiveChannelEndpoint::open(registration_id, channel, settings, &self.media)?;
         let bound = endpoint.local_addr().map(|a| format_source_identity(&a)).unwrap_or_default();
         let status = allocate_channel_status(
             &mut self.counters,

@@ -127,6 +127,8 @@ impl Conductor {
             connect: self.ctx.network.connect_enabled,
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
             num_destinations: None,
+            mtu_length: params.mtu_length,
+            media: self.media.clone(),
         };
         let mut endpoint = SendChannelEndpoint::open(registration_id, channel, settings)?;
         let bound = format_source_identity(&endpoint.local_addr());

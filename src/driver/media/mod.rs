@@ -7,6 +7,7 @@ pub mod data_packet_dispatcher;
 pub mod destination_tracker;
 pub mod interface_address;
 pub mod loss_injection;
+pub mod media_plugin;
 pub mod name_resolver;
 pub mod receive_channel_endpoint;
 pub mod receive_destination;

@@ -17,6 +17,7 @@ use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
+use crate::ffi::driver::media::settings::MediaSettings;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
@@ -103,6 +104,8 @@ pub(crate) struct CCallbacks {
     pub(crate) duty_cycle_trackers: [*mut aeron_duty_cycle_tracker_t; 4],
     /// The name resolver supplier set (None: the default).
     pub(crate) name_resolver_supplier: aeron_name_resolver_supplier_func_t,
+    /// Transport bindings and interceptor chains as set.
+    pub(crate) media: MediaSettings,
 }
 
 impl Default for CCallbacks {
@@ -113,6 +116,7 @@ impl Default for CCallbacks {
             on_start: None,
             duty_cycle_trackers: [std::ptr::null_mut(); 4],
             name_resolver_supplier: None,
+            media: MediaSettings::default(),
         }
     }
 }

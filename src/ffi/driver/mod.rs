@@ -16,6 +16,7 @@ use crate::util::sys::set_current_thread_affinity;
 pub mod callbacks;
 pub mod context;
 pub mod duty_cycle_trackers;
+pub mod media;
 pub mod name_resolver;
 pub mod settings_agents;
 pub mod settings_idle;
