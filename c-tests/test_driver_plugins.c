@@ -5,7 +5,8 @@
  * table with counting send/receive/init/close functions, and interceptors: an outgoing
  * one that drops every 10th datagram the sender sends while the stream still arrives
  * whole, once and in order (recovered by NAKs), and an incoming one that sees every
- * datagram and the transports come and go. Also the layouts of the structs and the
+ * datagram and the transports come and go; port managers that choose where endpoints
+ * bind and hear when the ports are free again. Also the layouts of the structs and the
  * refusals of what is not supported. */
 #include <netinet/in.h>
 #include <stdatomic.h>
@@ -551,6 +552,83 @@ static void stream_through_bindings_and_a_lossy_interceptor(void)
     CHECK_EQ_LL(atomic_load(&g_droppers_closed), 2);
 }
 
+/* ---- port managers ---- */
+
+typedef struct
+{
+    int port;
+    atomic_int gets;
+    atomic_int frees;
+    atomic_int freed_port;
+}
+fixed_port_t;
+
+/* Binds port 0 to `port`, keeps other ports. */
+static int fixed_port_get(
+    void *state, struct sockaddr_storage *bind_addr_out, aeron_udp_channel_t *udp_channel, struct sockaddr_storage *bind_addr)
+{
+    fixed_port_t *manager = (fixed_port_t *)state;
+    CHECK(NULL != udp_channel);
+    memcpy(bind_addr_out, bind_addr, sizeof(*bind_addr_out));
+    struct sockaddr_in *in = (struct sockaddr_in *)bind_addr_out;
+    if (AF_INET == in->sin_family && 0 == in->sin_port)
+    {
+        in->sin_port = htons((uint16_t)manager->port);
+    }
+    atomic_fetch_add(&manager->gets, 1);
+    return 0;
+}
+
+static void fixed_port_free(void *state, struct sockaddr_storage *bind_addr)
+{
+    fixed_port_t *manager = (fixed_port_t *)state;
+    atomic_store(&manager->freed_port, ntohs(((struct sockaddr_in *)bind_addr)->sin_port));
+    atomic_fetch_add(&manager->frees, 1);
+}
+
+static void port_managers_choose_bind_addresses(void)
+{
+    fixed_port_t receiver_state;
+    memset(&receiver_state, 0, sizeof(receiver_state));
+    receiver_state.port = free_udp_port();
+    fixed_port_t sender_state;
+    memset(&sender_state, 0, sizeof(sender_state));
+    aeron_port_manager_t receiver_manager = { fixed_port_get, fixed_port_free, &receiver_state };
+    aeron_port_manager_t sender_manager = { fixed_port_get, fixed_port_free, &sender_state };
+    test_env_t env;
+    memset(&env, 0, sizeof(env));
+    prepare_driver(&env, "ports");
+    CHECK(aeron_driver_context_get_receiver_port_manager(env.driver_context) == NULL);
+    CHECK_EQ_LL(aeron_driver_context_set_receiver_port_manager(env.driver_context, &receiver_manager), 0);
+    CHECK_EQ_LL(aeron_driver_context_set_sender_port_manager(env.driver_context, &sender_manager), 0);
+    CHECK(aeron_driver_context_get_receiver_port_manager(env.driver_context) == &receiver_manager);
+    CHECK(aeron_driver_context_get_sender_port_manager(env.driver_context) == &sender_manager);
+    aeron_port_manager_t incomplete = { fixed_port_get, NULL, NULL };
+    CHECK_EQ_LL(aeron_driver_context_set_sender_port_manager(env.driver_context, &incomplete), -1);
+    CHECK_EQ_LL(aeron_errcode(), EINVAL);
+    CHECK_EQ_LL(aeron_driver_context_set_timer_interval_ns(env.driver_context, 20000000), 0);
+    launch_driver(&env);
+    connect_client(&env);
+
+    aeron_subscription_t *subscription = add_subscription(env.client, "aeron:udp?endpoint=127.0.0.1:0", 8);
+    char resolved[64];
+    CHECK(aeron_subscription_resolved_endpoint(subscription, resolved, sizeof(resolved)) > 0);
+    char expected[64];
+    snprintf(expected, sizeof(expected), "127.0.0.1:%d", receiver_state.port);
+    CHECK(strcmp(resolved, expected) == 0);
+    char channel[128];
+    snprintf(channel, sizeof(channel), "aeron:udp?endpoint=%s", expected);
+    aeron_publication_t *publication = add_publication(env.client, channel, 8);
+    WAIT_FOR(aeron_subscription_is_connected(subscription), sleep_ms(1));
+    CHECK_EQ_LL(atomic_load(&receiver_state.gets), 1);
+    CHECK_EQ_LL(atomic_load(&sender_state.gets), 1);
+    aeron_subscription_close(subscription, NULL, NULL);
+    WAIT_FOR(1 == atomic_load(&receiver_state.frees), sleep_ms(1));
+    CHECK_EQ_LL(atomic_load(&receiver_state.freed_port), receiver_state.port);
+    aeron_publication_close(publication, NULL, NULL);
+    teardown(&env);
+}
+
 /* ---- what is refused ---- */
 
 static int custom_poller_init(
@@ -620,10 +698,26 @@ static void refusals_and_defaults(void)
     CHECK(aeron_driver_context_get_udp_channel_incoming_interceptors(context) == NULL);
     CHECK_EQ_LL(aeron_driver_context_close(context), 0);
 
-    /* Only the default name resolver is built in. */
-    setenv("AERON_NAME_RESOLVER_SUPPLIER", "csv_table", 1);
-    CHECK_EQ_LL(aeron_driver_context_init(&context), -1);
-    CHECK(strstr(aeron_errmsg(), "AERON_NAME_RESOLVER_SUPPLIER") != NULL);
+    /* Only the default name resolver and media are built in, and no outgoing interceptor. */
+    const char *refused[][2] = {
+        { "AERON_NAME_RESOLVER_SUPPLIER", "csv_table" },
+        { "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "ef_vi" },
+        { "AERON_CONDUCTOR_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "ef_vi" },
+        { "AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS", "loss" },
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+    {
+        setenv(refused[i][0], refused[i][1], 1);
+        CHECK_EQ_LL(aeron_driver_context_init(&context), -1);
+        CHECK_EQ_LL(aeron_errcode(), EINVAL);
+        CHECK(strstr(aeron_errmsg(), refused[i][0]) != NULL);
+        unsetenv(refused[i][0]);
+    }
+    setenv("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "default", 1);
+    setenv("AERON_NAME_RESOLVER_SUPPLIER", "default", 1);
+    CHECK_EQ_LL(aeron_driver_context_init(&context), 0);
+    CHECK_EQ_LL(aeron_driver_context_close(context), 0);
+    unsetenv("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA");
     unsetenv("AERON_NAME_RESOLVER_SUPPLIER");
 }
 
@@ -633,5 +727,6 @@ int main(void)
     RUN(trackers_see_every_duty_cycle);
     RUN(name_resolver_and_its_time_tracker);
     RUN(stream_through_bindings_and_a_lossy_interceptor);
+    RUN(port_managers_choose_bind_addresses);
     return 0;
 }

@@ -974,6 +974,28 @@ typedef int (*aeron_name_resolver_supplier_func_t)(aeron_name_resolver_t *resolv
                                                    const char *args,
                                                    struct aeron_driver_context_t *context);
 
+// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
+// address `udp_channel` names). Returns 0, or -1 with the error set.
+typedef int (*aeron_port_manager_get_managed_port_func_t)(void *state,
+                                                          struct sockaddr_storage *bind_addr_out,
+                                                          struct aeron_udp_channel_t *udp_channel,
+                                                          struct sockaddr_storage *bind_addr);
+
+// `*bind_addr` (an address `get_managed_port` gave) is no longer bound.
+typedef void (*aeron_port_manager_free_managed_port_func_t)(void *state,
+                                                            struct sockaddr_storage *bind_addr);
+
+// A port manager: Aeron's `struct aeron_port_manager_stct`, field for field. Filled in and
+// owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_port_manager_stct {
+  aeron_port_manager_get_managed_port_func_t get_managed_port;
+  aeron_port_manager_free_managed_port_func_t free_managed_port;
+  void *state;
+} aeron_port_manager_stct;
+
+// Aeron's name for the port manager (`typedef struct aeron_port_manager_stct ...`).
+typedef struct aeron_port_manager_stct aeron_port_manager_t;
+
 // Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
 typedef int aeron_inferable_boolean_t;
@@ -1987,6 +2009,40 @@ int aeron_driver_context_set_name_resolver_supplier(struct aeron_driver_context_
 // # Safety
 // `context` must be NULL or live.
 aeron_name_resolver_supplier_func_t aeron_driver_context_get_name_resolver_supplier(struct aeron_driver_context_t *context);
+
+// Sets the sender's port manager: asked for the bind address of every send channel
+// endpoint (the control group of a multicast channel, else the local control address)
+// and told when that address is free again, in place of the wildcard port manager of
+// `AERON_SENDER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager. Returns 0, or
+// -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_port_manager(struct aeron_driver_context_t *context,
+                                                 aeron_port_manager_t *value);
+
+// Returns the sender's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_sender_port_manager(struct aeron_driver_context_t *context);
+
+// Sets the receiver's port manager: asked for the bind address of every receive
+// destination (its endpoint address), as the sender's, in place of the wildcard port
+// manager of `AERON_RECEIVER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager.
+// Returns 0, or -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// As the sender's setter.
+int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t *context,
+                                                   aeron_port_manager_t *value);
+
+// Returns the receiver's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
 
 // Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
 // for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if

@@ -200,7 +200,8 @@ const READ: &[(&str, &str, Check)] = &[
     ("AERON_DRIVER_STREAM_SESSION_LIMIT_ENV_VAR", "9", |c| c.stream_session_limit == 9),
 ];
 
-/// Variables aeronmd.h names that configure C plug-ins aeronrs does not load.
+/// Variables aeronmd.h names that configure C plug-ins aeronrs does not load by name (the
+/// bindings and outgoing interceptors accept only `default` / nothing).
 const NOT_READ: &[&str] = &[
     "AERON_AGENT_ON_START_FUNCTION_ENV_VAR",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA_ENV_VAR",

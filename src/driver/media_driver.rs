@@ -147,6 +147,7 @@ impl MediaDriver {
             _ => IncomingInterceptors::from_context(&ctx)?,
         };
         let name_resolver = ctx.make_name_resolver()?;
+        let (sender_port_manager, receiver_port_manager) = ctx.make_port_managers();
         let sender = Sender::new(
             &ctx,
             sender_commands,
@@ -176,6 +177,8 @@ impl MediaDriver {
             loss_report,
             name_resolver,
             media,
+            sender_port_manager,
+            receiver_port_manager,
         });
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).

@@ -53,6 +53,7 @@ fn fixture_with(flow_control: Box<dyn FlowControl>) -> Fixture {
         num_destinations: None,
         mtu_length: 1408,
         media: crate::driver::media::media_plugin::Media::default(),
+        bind: None,
     };
     let endpoint = SendChannelEndpoint::open(1, &channel, settings).unwrap();
     let log = LogBuffers::alloc(TERM, 4096).unwrap();

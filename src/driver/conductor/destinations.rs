@@ -214,24 +214,40 @@ impl Conductor {
             so_rcvbuf: endpoint_channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
         };
         let destination_id = m.correlated.correlation_id;
-        let destination = ReceiveDestination::open(
+        let bind_address = self.receiver_port_manager.get_managed_port(&udp, udp.remote_data)?;
+        let opened = ReceiveDestination::open(
             destination_id,
             &udp,
+            bind_address,
             buffers,
             self.ctx.socket_multicast_ttl,
             self.ctx.mtu_length,
             &self.media,
-        )?;
+        );
+        let destination = match opened {
+            Ok(destination) => destination,
+            Err(e) => {
+                self.free_receive_port(Some(bind_address));
+                return Err(e);
+            }
+        };
         let bound = format_source_identity(&destination.local_addr());
         let status_counter_id = self.receive_endpoints[endpoint].status.counter_id();
-        let local_sockaddr = allocate_local_sockaddr(
+        let local_sockaddr = match allocate_local_sockaddr(
             &mut self.counters,
             RCV_LOCAL_SOCKADDR_NAME,
             m.registration_id,
             status_counter_id,
             &bound,
             self.now_ms,
-        )?;
+        ) {
+            Ok(local_sockaddr) => local_sockaddr,
+            Err(e) => {
+                drop(destination);
+                self.free_receive_port(Some(bind_address));
+                return Err(e);
+            }
+        };
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
         let entry = &mut self.receive_endpoints[endpoint];
         entry.destinations.push(ReceiveDestinationRecord {
@@ -239,6 +255,7 @@ impl Conductor {
             canonical_form: destination.canonical_form().to_string(),
             local_sockaddr,
             removing: false,
+            bind_address,
         });
         self.receiver_proxy.send(ReceiverCommand::AddDestination {
             endpoint_id: entry.id,

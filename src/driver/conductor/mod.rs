@@ -46,6 +46,7 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
 use crate::driver::media::media_plugin::Media;
 use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
+use crate::driver::media::port_manager::PortManager;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
@@ -115,6 +116,9 @@ pub struct Conductor {
     pub(crate) name_resolver: TimeTrackingNameResolver,
     /// What endpoints open their transports with.
     pub(crate) media: Media,
+    /// Where send endpoints and receive destinations bind.
+    pub(crate) sender_port_manager: Box<dyn PortManager>,
+    pub(crate) receiver_port_manager: Box<dyn PortManager>,
 }
 
 impl Conductor {
@@ -190,6 +194,8 @@ pub struct ConductorParts {
     /// The default resolver or the one the context's supplier made.
     pub name_resolver: Box<dyn NameResolver>,
     pub media: Media,
+    pub sender_port_manager: Box<dyn PortManager>,
+    pub receiver_port_manager: Box<dyn PortManager>,
 }
 
 impl DriverConductor {
@@ -248,6 +254,8 @@ impl DriverConductor {
             duty_cycle_tracker,
             name_resolver,
             media: parts.media,
+            sender_port_manager: parts.sender_port_manager,
+            receiver_port_manager: parts.receiver_port_manager,
             ctx,
         };
         Self { to_driver: parts.to_driver, conductor }

@@ -9,6 +9,7 @@ pub mod interface_address;
 pub mod loss_injection;
 pub mod media_plugin;
 pub mod name_resolver;
+pub mod port_manager;
 pub mod receive_channel_endpoint;
 pub mod receive_destination;
 pub mod receiver_harness;

@@ -73,6 +73,9 @@ pub struct ReceiveEndpointSettings {
     pub max_images_per_source: usize,
     /// `AERON_MTU_LENGTH` (transport plug-ins are told).
     pub mtu_length: usize,
+    /// Where the endpoint's own destination binds (its endpoint address, as the port
+    /// manager gave it).
+    pub bind: SocketAddr,
 }
 
 pub struct ReceiveChannelEndpoint {
@@ -114,6 +117,7 @@ impl ReceiveChannelEndpoint {
             destinations.push(ReceiveDestination::open(
                 id,
                 channel,
+                settings.bind,
                 settings.buffers,
                 settings.default_multicast_ttl,
                 settings.mtu_length,

@@ -34,11 +34,13 @@ pub struct ReceiveDestination {
 }
 
 impl ReceiveDestination {
-    /// Binds `channel`'s endpoint as described above, through `media`; `default_ttl` is
-    /// `AERON_SOCKET_MULTICAST_TTL`.
+    /// Binds `bind` (`channel`'s endpoint as the receiver's port manager gave it) as
+    /// described above, through `media`; `default_ttl` is `AERON_SOCKET_MULTICAST_TTL`.
+    #[allow(clippy::too_many_arguments)]
     pub fn open(
         id: i64,
         channel: &UdpChannel,
+        bind: SocketAddr,
         buffers: SocketBuffers,
         default_ttl: u8,
         mtu_length: usize,
@@ -46,7 +48,7 @@ impl ReceiveDestination {
     ) -> Result<Self> {
         let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
         let spec = TransportSpec {
-            bind: channel.remote_data,
+            bind,
             multicast_if: channel.local_data,
             multicast_if_index: channel.interface_index,
             ttl: if channel.multicast_ttl != 0 { channel.multicast_ttl } else { default_ttl },

@@ -58,6 +58,7 @@ impl ReceiverHarness {
             max_images: 16,
             max_images_per_source: 16,
             mtu_length: 1408,
+            bind: channel.remote_data,
         };
         let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings, &Media::default())?;
         endpoint.dispatcher().add_subscription(STREAM_ID, None);

@@ -49,6 +49,8 @@ pub struct SendEndpointSettings {
     pub mtu_length: usize,
     /// The driver's media: its own sockets or a plug-in.
     pub media: Media,
+    /// What to bind, as the sender's port manager gave it (default: [`SendChannelEndpoint::bind_address`]).
+    pub bind: Option<SocketAddr>,
 }
 
 /// Where the endpoint's data goes.
@@ -91,15 +93,14 @@ impl SendChannelEndpoint {
         let connect = settings.connect && channel.has_explicit_endpoint && !channel.is_multi_destination();
         let ttl =
             if channel.multicast_ttl != 0 { channel.multicast_ttl } else { settings.default_multicast_ttl };
-        // Aeron's arguments: multicast binds the control group and joins on the interface;
-        // otherwise the local control address, with the remote one as the "interface".
-        let (bind, multicast_if) = if channel.is_multicast && !channel.is_multi_destination() {
-            (channel.remote_control, channel.local_control)
+        // Aeron's arguments: the "interface" of a unicast channel is its remote address.
+        let multicast_if = if channel.is_multicast && !channel.is_multi_destination() {
+            channel.local_control
         } else {
-            (channel.local_control, channel.remote_control)
+            channel.remote_control
         };
         let spec = TransportSpec {
-            bind,
+            bind: settings.bind.unwrap_or_else(|| Self::bind_address(channel)),
             multicast_if,
             multicast_if_index: channel.interface_index,
             ttl,
@@ -119,6 +120,16 @@ impl SendChannelEndpoint {
         };
         let is_unicast = !channel.is_multicast && !channel.is_multi_destination();
         Ok(Self { id, transport: Arc::new(transport), route, is_unicast, reported_destination_bound: false })
+    }
+
+    /// The address the endpoint of `channel` binds before the port manager has its say
+    /// (Aeron's): the control group of a multicast channel, else the local control address.
+    pub fn bind_address(channel: &UdpChannel) -> SocketAddr {
+        if channel.is_multicast && !channel.is_multi_destination() {
+            channel.remote_control
+        } else {
+            channel.local_control
+        }
     }
 
     #[inline]
@@ -290,6 +301,7 @@ mod tests {
             num_destinations: None,
             mtu_length: 1408,
             media: Media::default(),
+            bind: None,
         }
     }
 

@@ -19,6 +19,7 @@ use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, s
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::driver::media::settings::MediaSettings;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
+use crate::ffi::driver::port_managers::aeron_port_manager_t;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -106,6 +107,8 @@ pub(crate) struct CCallbacks {
     pub(crate) name_resolver_supplier: aeron_name_resolver_supplier_func_t,
     /// Transport bindings and interceptor chains as set.
     pub(crate) media: MediaSettings,
+    /// Sender and receiver port managers as set (NULL: built in).
+    pub(crate) port_managers: [*mut aeron_port_manager_t; 2],
 }
 
 impl Default for CCallbacks {
@@ -117,6 +120,7 @@ impl Default for CCallbacks {
             duty_cycle_trackers: [std::ptr::null_mut(); 4],
             name_resolver_supplier: None,
             media: MediaSettings::default(),
+            port_managers: [std::ptr::null_mut(); 2],
         }
     }
 }

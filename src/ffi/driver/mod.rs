@@ -18,6 +18,7 @@ pub mod context;
 pub mod duty_cycle_trackers;
 pub mod media;
 pub mod name_resolver;
+pub mod port_managers;
 pub mod settings_agents;
 pub mod settings_idle;
 pub mod settings_network;
