@@ -14,7 +14,12 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include "aeron_duty_cycle_tracker.h"
+#include "aeron_name_resolver.h"
+#include "aeron_port_manager.h"
 #include "client_support.h"
+#include "media/aeron_udp_channel_transport.h"
+#include "media/aeron_udp_channel_transport_bindings.h"
 
 /* Aeron's layouts (LP64). */
 _Static_assert(sizeof(aeron_duty_cycle_tracker_t) == 24, "tracker size");
@@ -416,6 +421,16 @@ static int observer_transport_notification(
     (void)interceptor_state;
     (void)data_packet_dispatcher;
     CHECK(NULL != transport && NULL != udp_channel);
+    /* Interceptors may keep data of their own on each transport. */
+    if (AERON_UDP_CHANNEL_INTERCEPTOR_ADD_NOTIFICATION == type)
+    {
+        CHECK(NULL == aeron_udp_channel_transport_get_interceptor_clientd(transport, 0));
+        aeron_udp_channel_transport_set_interceptor_clientd(transport, 0, transport);
+    }
+    else
+    {
+        CHECK(transport == aeron_udp_channel_transport_get_interceptor_clientd(transport, 0));
+    }
     atomic_fetch_add(
         AERON_UDP_CHANNEL_INTERCEPTOR_ADD_NOTIFICATION == type ? &g_transports_added : &g_transports_removed, 1);
     return 0;
@@ -446,9 +461,14 @@ static void on_fragment(void *clientd, const uint8_t *buffer, size_t length, aer
     check->received++;
 }
 
-static void stream_through_bindings_and_a_lossy_interceptor(void)
+static void stream_through_bindings_and_a_lossy_interceptor_in(aeron_threading_mode_t mode)
 {
     memset(&g_bindings, 0, sizeof(g_bindings));
+    atomic_store(&g_dropped, 0);
+    atomic_store(&g_droppers_closed, 0);
+    atomic_store(&g_incoming_seen, 0);
+    atomic_store(&g_transports_added, 0);
+    atomic_store(&g_transports_removed, 0);
     g_bindings.defaults = *aeron_driver_context_get_udp_channel_transport_bindings(NULL);
     aeron_udp_channel_transport_bindings_t bindings = g_bindings.defaults;
     bindings.init_func = counting_init;
@@ -476,6 +496,13 @@ static void stream_through_bindings_and_a_lossy_interceptor(void)
     test_env_t env;
     memset(&env, 0, sizeof(env));
     prepare_driver(&env, "bindings");
+    CHECK_EQ_LL(aeron_driver_context_set_threading_mode(env.driver_context, mode), 0);
+    if (AERON_THREADING_MODE_DEDICATED == mode)
+    {
+        CHECK_EQ_LL(aeron_driver_context_set_sender_idle_strategy(env.driver_context, "sleep-ns"), 0);
+        CHECK_EQ_LL(aeron_driver_context_set_receiver_idle_strategy(env.driver_context, "sleep-ns"), 0);
+        CHECK_EQ_LL(aeron_driver_context_set_conductor_idle_strategy(env.driver_context, "sleep-ns"), 0);
+    }
     CHECK_EQ_LL(aeron_driver_context_set_udp_channel_transport_bindings(env.driver_context, &bindings), 0);
     CHECK(aeron_driver_context_get_udp_channel_transport_bindings(env.driver_context) == &bindings);
     CHECK_EQ_LL(aeron_driver_context_set_udp_channel_outgoing_interceptors(env.driver_context, &dropper), 0);
@@ -550,6 +577,13 @@ static void stream_through_bindings_and_a_lossy_interceptor(void)
     CHECK_EQ_LL(atomic_load(&g_bindings.closes), atomic_load(&g_bindings.inits));
     /* One dropper per agent (sender and receiver), each closed with the driver. */
     CHECK_EQ_LL(atomic_load(&g_droppers_closed), 2);
+}
+
+/* All agents on one thread, then each on its own. */
+static void stream_through_bindings_and_a_lossy_interceptor(void)
+{
+    stream_through_bindings_and_a_lossy_interceptor_in(AERON_THREADING_MODE_SHARED);
+    stream_through_bindings_and_a_lossy_interceptor_in(AERON_THREADING_MODE_DEDICATED);
 }
 
 /* ---- port managers ---- */
