@@ -162,7 +162,7 @@ impl Agent for Receiver {
     }
 
     fn role_name(&self) -> &str {
-        "receiver"
+        crate::driver::agent_config::role::RECEIVER
     }
 
     /// Waits on the endpoints' sockets: a datagram ends the park at once.
