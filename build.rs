@@ -22,6 +22,7 @@ fn main() {
         "include/aeronrs_driver_env.h.in",
         "include/aeronrs_client_env.h.in",
         "include/aeronrs_util.h.in",
+        "include/aeronrs_media.h.in",
     ];
     for part in hand_written {
         println!("cargo:rerun-if-changed={part}");

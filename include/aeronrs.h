@@ -238,8 +238,12 @@ aeron_publication_error_values_t;
 #define AERON_ENABLE_EXPERIMENTAL_FEATURES_ENV_VAR "AERON_ENABLE_EXPERIMENTAL_FEATURES"
 #define AERON_DRIVER_STREAM_SESSION_LIMIT_ENV_VAR "AERON_DRIVER_STREAM_SESSION_LIMIT"
 
-/* Only pointers to it appear (congestion control suppliers). */
+/* Only pointers to it appear (congestion control suppliers, plug-ins). */
 struct sockaddr_storage;
+
+/* Aeron's names for the plug-in structs, declared before the function pointer types that
+ * take them (the definitions follow in the generated part). */
+typedef struct aeron_name_resolver_stct aeron_name_resolver_t;
 
 /* Names of the environment variables an Aeron client context reads (aeronc.h), and the
  * pseudo-keys of the URI string builder. Hand-written: cbindgen cannot emit string macros.
@@ -276,6 +280,297 @@ typedef struct aeron_cnc_metadata_stct
 }
 aeron_cnc_metadata_t;
 #pragma pack(pop)
+
+/* Media plug-ins of the embedded driver (aeronmd.h): Aeron's UDP channel transport
+ * bindings and interceptor bindings, with Aeron's struct tags, member names and layouts,
+ * so a transport or interceptor written for Aeron's C driver fills in and calls the same
+ * structs here. Hand-written: the nested and mutually referring structs are beyond
+ * cbindgen; src/ffi/driver/media/types.rs mirrors them and asserts the layouts, as does
+ * c-tests/test_driver_plugins.c.
+ *
+ * What differs from Aeron's driver (see aeron_driver_context_set_udp_channel_transport_bindings):
+ * the transport poller functions of a bindings table must be the defaults (the driver
+ * polls its transports itself); the channel, dispatcher, publication and image pointers
+ * given to notification functions are opaque; error_log and errors_counter of a transport
+ * are NULL. */
+/* Only pointers to these system structs appear (<sys/socket.h>, <sys/uio.h>, <time.h>). */
+struct sockaddr_storage;
+struct iovec;
+struct mmsghdr;
+struct timespec;
+
+typedef struct aeron_driver_context_t aeron_driver_context_t;
+typedef struct aeron_udp_channel_t aeron_udp_channel_t;
+struct aeron_distinct_error_log_stct;
+
+#define AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS (2)
+
+/* Which agent a transport or data path serves. */
+typedef enum aeron_udp_channel_transport_affinity_en
+{
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER,
+    AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_CONDUCTOR
+}
+aeron_udp_channel_transport_affinity_t;
+
+typedef struct aeron_udp_channel_transport_params_stct aeron_udp_channel_transport_params_t;
+typedef struct aeron_udp_channel_transport_stct aeron_udp_channel_transport_t;
+typedef struct aeron_network_publication_stct aeron_network_publication_t;
+typedef struct aeron_publication_image_stct aeron_publication_image_t;
+typedef struct aeron_udp_transport_poller_stct aeron_udp_transport_poller_t;
+typedef struct aeron_udp_channel_data_paths_stct aeron_udp_channel_data_paths_t;
+typedef struct aeron_data_packet_dispatcher_stct aeron_data_packet_dispatcher_t;
+
+/* Socket buffer lengths (0 = the OS default), MTU, multicast interface index and TTL a
+ * transport is opened with. */
+struct aeron_udp_channel_transport_params_stct
+{
+    size_t socket_rcvbuf;
+    size_t socket_sndbuf;
+    size_t mtu_length;
+    unsigned int multicast_if_index;
+    uint8_t ttl;
+    bool is_media_timestamping;
+};
+
+/* One transport (socket pair): filled in by the bindings' init_func; the driver sets
+ * data_paths before calling it. fd sends, recv_fd receives (often the same). */
+struct aeron_udp_channel_transport_stct
+{
+    int fd;
+    int recv_fd;
+    aeron_udp_channel_data_paths_t *data_paths;
+    struct sockaddr_storage *connected_address;
+    void *dispatch_clientd;
+    void *bindings_clientd;
+    void *destination_clientd;
+    void *interceptor_clientds[AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS];
+    struct aeron_distinct_error_log_stct *error_log;
+    int64_t *errors_counter;
+    uint32_t timestamp_flags;
+};
+
+typedef int (*aeron_udp_channel_transport_init_func_t)(
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *bind_addr,
+    struct sockaddr_storage *multicast_if_addr,
+    struct sockaddr_storage *connect_addr,
+    aeron_udp_channel_transport_params_t *params,
+    aeron_driver_context_t *context,
+    aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_channel_transport_reconnect_func_t)(
+    aeron_udp_channel_transport_t *transport, struct sockaddr_storage *connect_addr);
+
+typedef int (*aeron_udp_channel_transport_close_func_t)(aeron_udp_channel_transport_t *transport);
+
+/* Called for each datagram received: the buffer is valid for the call only. */
+typedef void (*aeron_udp_transport_recv_func_t)(
+    aeron_udp_channel_data_paths_t *data_paths,
+    aeron_udp_channel_transport_t *transport,
+    void *receiver_clientd,
+    void *endpoint_clientd,
+    void *destination_clientd,
+    uint8_t *buffer,
+    size_t length,
+    struct sockaddr_storage *addr,
+    struct timespec *media_timestamp);
+
+typedef int (*aeron_udp_channel_transport_recvmmsg_func_t)(
+    aeron_udp_channel_transport_t *transport,
+    struct mmsghdr *msgvec,
+    size_t vlen,
+    int64_t *bytes_rcved,
+    aeron_udp_transport_recv_func_t recv_func,
+    void *clientd);
+
+typedef int (*aeron_udp_channel_transport_send_func_t)(
+    aeron_udp_channel_data_paths_t *data_paths,
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *address,
+    struct iovec *iov,
+    size_t iov_length,
+    int64_t *bytes_sent);
+
+typedef int (*aeron_udp_channel_transport_get_so_rcvbuf_func_t)(
+    aeron_udp_channel_transport_t *transport, size_t *so_rcvbuf);
+
+typedef int (*aeron_udp_channel_transport_bind_addr_and_port_func_t)(
+    aeron_udp_channel_transport_t *transport, char *buffer, size_t length);
+
+typedef int (*aeron_udp_transport_poller_init_func_t)(
+    aeron_udp_transport_poller_t *poller,
+    aeron_driver_context_t *context,
+    aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_transport_poller_close_func_t)(aeron_udp_transport_poller_t *poller);
+
+typedef int (*aeron_udp_transport_poller_add_func_t)(
+    aeron_udp_transport_poller_t *poller, aeron_udp_channel_transport_t *transport);
+
+typedef int (*aeron_udp_transport_poller_remove_func_t)(
+    aeron_udp_transport_poller_t *poller, aeron_udp_channel_transport_t *transport);
+
+typedef int (*aeron_udp_transport_poller_poll_func_t)(
+    aeron_udp_transport_poller_t *poller,
+    struct mmsghdr *msgvec,
+    size_t vlen,
+    int64_t *bytes_rcved,
+    aeron_udp_transport_recv_func_t recv_func,
+    aeron_udp_channel_transport_recvmmsg_func_t recvmmsg_func,
+    void *clientd);
+
+/* The media: how transports are opened, closed, sent on and received from. */
+typedef struct aeron_udp_channel_transport_bindings_stct aeron_udp_channel_transport_bindings_t;
+
+struct aeron_udp_channel_transport_bindings_stct
+{
+    aeron_udp_channel_transport_init_func_t init_func;
+    aeron_udp_channel_transport_reconnect_func_t reconnect_func;
+    aeron_udp_channel_transport_close_func_t close_func;
+    aeron_udp_channel_transport_recvmmsg_func_t recvmmsg_func;
+    aeron_udp_channel_transport_send_func_t send_func;
+    aeron_udp_channel_transport_get_so_rcvbuf_func_t get_so_rcvbuf_func;
+    aeron_udp_channel_transport_bind_addr_and_port_func_t bind_addr_and_port_func;
+    aeron_udp_transport_poller_init_func_t poller_init_func;
+    aeron_udp_transport_poller_close_func_t poller_close_func;
+    aeron_udp_transport_poller_add_func_t poller_add_func;
+    aeron_udp_transport_poller_remove_func_t poller_remove_func;
+    aeron_udp_transport_poller_poll_func_t poller_poll_func;
+    struct meta_info_fields
+    {
+        const char *name;
+        const char *type;
+        const void *source_symbol;
+    }
+    meta_info;
+};
+
+typedef struct aeron_udp_channel_interceptor_bindings_stct aeron_udp_channel_interceptor_bindings_t;
+
+/* Makes an interceptor's bindings with `delegate_bindings` as the next ones. */
+typedef aeron_udp_channel_interceptor_bindings_t *(aeron_udp_channel_interceptor_bindings_load_func_t)(
+    aeron_udp_channel_interceptor_bindings_t *delegate_bindings);
+
+typedef struct aeron_udp_channel_outgoing_interceptor_stct aeron_udp_channel_outgoing_interceptor_t;
+typedef struct aeron_udp_channel_incoming_interceptor_stct aeron_udp_channel_incoming_interceptor_t;
+
+typedef enum aeron_udp_channel_interceptor_notification_type_en
+{
+    AERON_UDP_CHANNEL_INTERCEPTOR_ADD_NOTIFICATION,
+    AERON_UDP_CHANNEL_INTERCEPTOR_REMOVE_NOTIFICATION
+}
+aeron_udp_channel_interceptor_notification_type_t;
+
+/* An outgoing stage: passes the datagrams on with delegate->outgoing_send_func(
+ * delegate->interceptor_state, delegate->next_interceptor, ...), or not. */
+typedef int (*aeron_udp_channel_interceptor_outgoing_send_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_outgoing_interceptor_t *delegate,
+    aeron_udp_channel_transport_t *transport,
+    struct sockaddr_storage *address,
+    struct iovec *iov,
+    size_t iov_length,
+    int64_t *bytes_sent);
+
+/* An incoming stage: passes the datagram on with delegate->incoming_func(
+ * delegate->interceptor_state, delegate->next_interceptor, ...), or not. */
+typedef void (*aeron_udp_channel_interceptor_incoming_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_incoming_interceptor_t *delegate,
+    aeron_udp_channel_transport_t *transport,
+    void *receiver_clientd,
+    void *endpoint_clientd,
+    void *destination_clientd,
+    uint8_t *buffer,
+    size_t length,
+    struct sockaddr_storage *addr,
+    struct timespec *media_timestamp);
+
+typedef int (*aeron_udp_channel_interceptor_init_func_t)(
+    void **interceptor_state, aeron_driver_context_t *context, aeron_udp_channel_transport_affinity_t affinity);
+
+typedef int (*aeron_udp_channel_interceptor_close_func_t)(void *interceptor_state);
+
+typedef int (*aeron_udp_channel_interceptor_transport_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    const aeron_udp_channel_t *udp_channel,
+    aeron_data_packet_dispatcher_t *data_packet_dispatcher,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+typedef int (*aeron_udp_channel_interceptor_publication_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    aeron_network_publication_t *publication,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+typedef int (*aeron_udp_channel_interceptor_image_notification_func_t)(
+    void *interceptor_state,
+    aeron_udp_channel_transport_t *transport,
+    aeron_publication_image_t *image,
+    aeron_udp_channel_interceptor_notification_type_t type);
+
+/* One interceptor of a chain: its functions for either direction; the chain continues
+ * with meta_info.next_interceptor_bindings (NULL ends it). */
+struct aeron_udp_channel_interceptor_bindings_stct
+{
+    aeron_udp_channel_interceptor_init_func_t outgoing_init_func;
+    aeron_udp_channel_interceptor_init_func_t incoming_init_func;
+    aeron_udp_channel_interceptor_outgoing_send_func_t outgoing_send_func;
+    aeron_udp_channel_interceptor_incoming_func_t incoming_func;
+    aeron_udp_channel_interceptor_close_func_t outgoing_close_func;
+    aeron_udp_channel_interceptor_close_func_t incoming_close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t outgoing_transport_notification_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t incoming_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t outgoing_publication_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t incoming_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t outgoing_image_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t incoming_image_notification_func;
+    struct interceptor_meta_info_fields
+    {
+        const char *name;
+        const char *type;
+        const aeron_udp_channel_interceptor_bindings_t *next_interceptor_bindings;
+        void (*source_symbol)(void);
+    }
+    meta_info;
+};
+
+/* An outgoing stage as the driver links it: the last one sends on the transport. */
+struct aeron_udp_channel_outgoing_interceptor_stct
+{
+    void *interceptor_state;
+    aeron_udp_channel_interceptor_outgoing_send_func_t outgoing_send_func;
+    aeron_udp_channel_interceptor_close_func_t close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t outgoing_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t outgoing_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t outgoing_image_notification_func;
+    aeron_udp_channel_outgoing_interceptor_t *next_interceptor;
+};
+
+/* An incoming stage as the driver links it: the last one hands the datagram to the
+ * driver. */
+struct aeron_udp_channel_incoming_interceptor_stct
+{
+    void *interceptor_state;
+    aeron_udp_channel_interceptor_incoming_func_t incoming_func;
+    aeron_udp_channel_interceptor_close_func_t close_func;
+    aeron_udp_channel_interceptor_transport_notification_func_t incoming_transport_notification_func;
+    aeron_udp_channel_interceptor_publication_notification_func_t incoming_publication_notification_func;
+    aeron_udp_channel_interceptor_image_notification_func_t incoming_image_notification_func;
+    aeron_udp_channel_incoming_interceptor_t *next_interceptor;
+};
+
+/* An agent's data paths: the chains' first stages and where sends and receives start. */
+struct aeron_udp_channel_data_paths_stct
+{
+    aeron_udp_channel_outgoing_interceptor_t *outgoing_interceptors;
+    aeron_udp_channel_incoming_interceptor_t *incoming_interceptors;
+    aeron_udp_channel_transport_send_func_t send_func;
+    aeron_udp_transport_recv_func_t recv_func;
+};
 
 
 // Conductor, sender and receiver each on their own thread.
@@ -618,6 +913,88 @@ typedef int (*aeron_congestion_control_strategy_supplier_func_t)(struct aeron_co
 
 // Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
 typedef int aeron_threading_mode_t;
+
+// `update(state, now_ns)`: the timed interval starts at `now_ns`.
+typedef void (*aeron_duty_cycle_tracker_update_func_t)(void *state, int64_t now_ns);
+
+// `measure_and_update(state, now_ns)`: the interval ends at `now_ns`; the next starts.
+typedef void (*aeron_duty_cycle_tracker_measure_and_update_func_t)(void *state, int64_t now_ns);
+
+// A duty-cycle tracker: Aeron's `struct aeron_duty_cycle_tracker_stct`, field for field.
+// Filled in and owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_duty_cycle_tracker_stct {
+  aeron_duty_cycle_tracker_update_func_t update;
+  aeron_duty_cycle_tracker_measure_and_update_func_t measure_and_update;
+  void *state;
+} aeron_duty_cycle_tracker_stct;
+
+// Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
+typedef struct aeron_duty_cycle_tracker_stct aeron_duty_cycle_tracker_t;
+
+// Looks `name` up as a `host:port` text, stored in `*resolved_name` (owned by the
+// resolver, read before its next call). Returns 1 if found, 0 if not (`*resolved_name`
+// may then be `name` itself or NULL), -1 on failure.
+typedef int (*aeron_name_resolver_lookup_func_t)(aeron_name_resolver_t *resolver,
+                                                 const char *name,
+                                                 const char *uri_param_name,
+                                                 bool is_re_lookup,
+                                                 const char **resolved_name);
+
+// Resolves `name` (a host without port) into `*address` (family and address; the port
+// is set by the caller). Returns 0 or more on success, -1 on failure (with the error set).
+typedef int (*aeron_name_resolver_resolve_func_t)(aeron_name_resolver_t *resolver,
+                                                  const char *name,
+                                                  const char *uri_param_name,
+                                                  bool is_re_resolution,
+                                                  struct sockaddr_storage *address);
+
+// The resolver's periodic work; returns the work done, or -1 on failure.
+typedef int (*aeron_name_resolver_do_work_func_t)(aeron_name_resolver_t *resolver, int64_t now_ms);
+
+// Releases the resolver's resources (the struct itself is the driver's).
+typedef int (*aeron_name_resolver_close_func_t)(aeron_name_resolver_t *resolver);
+
+// A name resolver: Aeron's `struct aeron_name_resolver_stct`, field for field. The
+// driver allocates it (zeroed) and the supplier fills it in.
+typedef struct aeron_name_resolver_stct {
+  const char *name;
+  aeron_name_resolver_lookup_func_t lookup_func;
+  aeron_name_resolver_resolve_func_t resolve_func;
+  aeron_name_resolver_do_work_func_t do_work_func;
+  aeron_name_resolver_close_func_t close_func;
+  void *state;
+} aeron_name_resolver_stct;
+
+// Aeron's name for the resolver (`typedef struct aeron_name_resolver_stct ...`).
+typedef struct aeron_name_resolver_stct aeron_name_resolver_t;
+
+// Fills `*resolver` from `args` (`AERON_NAME_RESOLVER_INIT_ARGS`, possibly NULL) for
+// the driver of `context`. Returns 0, or -1 with the error set.
+typedef int (*aeron_name_resolver_supplier_func_t)(aeron_name_resolver_t *resolver,
+                                                   const char *args,
+                                                   struct aeron_driver_context_t *context);
+
+// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
+// address `udp_channel` names). Returns 0, or -1 with the error set.
+typedef int (*aeron_port_manager_get_managed_port_func_t)(void *state,
+                                                          struct sockaddr_storage *bind_addr_out,
+                                                          struct aeron_udp_channel_t *udp_channel,
+                                                          struct sockaddr_storage *bind_addr);
+
+// `*bind_addr` (an address `get_managed_port` gave) is no longer bound.
+typedef void (*aeron_port_manager_free_managed_port_func_t)(void *state,
+                                                            struct sockaddr_storage *bind_addr);
+
+// A port manager: Aeron's `struct aeron_port_manager_stct`, field for field. Filled in and
+// owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_port_manager_stct {
+  aeron_port_manager_get_managed_port_func_t get_managed_port;
+  aeron_port_manager_free_managed_port_func_t free_managed_port;
+  void *state;
+} aeron_port_manager_stct;
+
+// Aeron's name for the port manager (`typedef struct aeron_port_manager_stct ...`).
+typedef struct aeron_port_manager_stct aeron_port_manager_t;
 
 // Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
@@ -1486,6 +1863,187 @@ int aeron_driver_context_set_threading_mode(struct aeron_driver_context_t *conte
 // # Safety
 // `context` must be NULL or live.
 aeron_threading_mode_t aeron_driver_context_get_threading_mode(struct aeron_driver_context_t *context);
+
+// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
+// and `measure_and_update` at the start of each of its duty cycles, in place of the
+// built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
+// 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                          aeron_duty_cycle_tracker_t *value);
+
+// Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// sender's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                       aeron_duty_cycle_tracker_t *value);
+
+// Returns the sender's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_sender_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// receiver's thread, while a driver made from the context runs.
+int aeron_driver_context_set_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                         aeron_duty_cycle_tracker_t *value);
+
+// Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the name resolver's time tracker: `update` before and `measure_and_update` after
+// every name lookup and resolution the conductor makes (the built-in one writes system
+// counters 32-33 against `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). NULL restores the
+// built-in tracker. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_context_t *context,
+                                                        aeron_duty_cycle_tracker_t *value);
+
+// Returns the name resolver's time tracker set (NULL for the built-in one or a NULL
+// context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
+
+// Sets the UDP channel transport bindings: every UDP transport of a driver made from the
+// context is then opened (`init_func`), sent on (`send_func`, after the outgoing
+// interceptors), received from (`recvmmsg_func`, before the incoming interceptors),
+// queried (`bind_addr_and_port_func`, `get_so_rcvbuf_func`), reconnected and closed
+// through it, as in Aeron. The poller functions must be the default table's (the driver
+// polls its transports itself), and the others non-NULL. NULL restores the driver's own
+// sockets (unless interceptors are set). Returns 0, or -1 (EINVAL) for a NULL context or a
+// table that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a table whose functions are safe to call from
+// the driver's threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_transport_bindings(struct aeron_driver_context_t *context,
+                                                            aeron_udp_channel_transport_bindings_t *value);
+
+// Returns the transport bindings set, else the default table (also for a NULL context):
+// C functions over the transport struct that open and use sockets as the driver does,
+// to copy and override, or to delegate to.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_transport_bindings_t *aeron_driver_context_get_udp_channel_transport_bindings(struct aeron_driver_context_t *context);
+
+// Sets the outgoing interceptors: a chain of bindings (first to last through
+// `meta_info.next_interceptor_bindings`) whose `outgoing_init_func` each agent calls
+// when the driver is created and whose `outgoing_send_func` sees, in order, every
+// datagram the sender and the receiver send, before the transport's `send_func`, as in
+// Aeron. Each needs `outgoing_init_func` and `outgoing_send_func`; publication and image
+// notification functions must be NULL. NULL removes the chain. Returns 0, or -1 (EINVAL)
+// for a NULL context or a chain that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a chain whose functions are safe to call on the
+// driver's agent threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the outgoing interceptors set (NULL if none, or for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context);
+
+// Sets the incoming interceptors: as the outgoing ones, with `incoming_init_func` and
+// `incoming_func`, which sees every datagram the sender and the receiver read, after the
+// transport's `recvmmsg_func` and before the driver, and may drop it. The chain replaces
+// the loss interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures (as in
+// Aeron, where a chain set in code replaces the configured one). NULL removes the chain.
+// Returns 0, or -1 (EINVAL) for a NULL context or a chain that breaks the rules.
+//
+// # Safety
+// As the outgoing setter.
+int aeron_driver_context_set_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the incoming interceptors set (NULL if none, or for a NULL context; the loss
+// interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures are the driver's own
+// and not C bindings).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context);
+
+// Sets the supplier of the driver's name resolver (see the module notes): called once by
+// `aeron_driver_init` with the resolver to fill, `AERON_NAME_RESOLVER_INIT_ARGS` and this
+// context; its resolver then resolves every channel and destination address. NULL or the
+// default supplier (as the getter returns it) restore the default resolver. Returns 0, or
+// -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a supplier whose resolver functions are safe to
+// call on the conductor's thread while a driver made from the context runs.
+int aeron_driver_context_set_name_resolver_supplier(struct aeron_driver_context_t *context,
+                                                    aeron_name_resolver_supplier_func_t value);
+
+// Returns the name resolver supplier set, else the default supplier (also for a NULL
+// context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_name_resolver_supplier_func_t aeron_driver_context_get_name_resolver_supplier(struct aeron_driver_context_t *context);
+
+// Sets the sender's port manager: asked for the bind address of every send channel
+// endpoint (the control group of a multicast channel, else the local control address)
+// and told when that address is free again, in place of the wildcard port manager of
+// `AERON_SENDER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager. Returns 0, or
+// -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_port_manager(struct aeron_driver_context_t *context,
+                                                 aeron_port_manager_t *value);
+
+// Returns the sender's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_sender_port_manager(struct aeron_driver_context_t *context);
+
+// Sets the receiver's port manager: asked for the bind address of every receive
+// destination (its endpoint address), as the sender's, in place of the wildcard port
+// manager of `AERON_RECEIVER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager.
+// Returns 0, or -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// As the sender's setter.
+int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t *context,
+                                                   aeron_port_manager_t *value);
+
+// Returns the receiver's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
 
 // Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
 // for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if

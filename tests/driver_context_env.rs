@@ -160,6 +160,7 @@ const READ: &[(&str, &str, Check)] = &[
     ("AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR_ENV_VAR", "127.0.0.1:2", |c| {
         c.network.resolver_bootstrap_neighbor.as_deref() == Some("127.0.0.1:2")
     }),
+    ("AERON_NAME_RESOLVER_SUPPLIER_ENV_VAR", "default", |c| c.name_resolver_supplier.is_none()),
     ("AERON_NAME_RESOLVER_INIT_ARGS_ENV_VAR", "a=b", |c| {
         c.network.name_resolver_init_args.as_deref() == Some("a=b")
     }),
@@ -199,13 +200,13 @@ const READ: &[(&str, &str, Check)] = &[
     ("AERON_DRIVER_STREAM_SESSION_LIMIT_ENV_VAR", "9", |c| c.stream_session_limit == 9),
 ];
 
-/// Variables aeronmd.h names that configure C plug-ins aeronrs does not load.
+/// Variables aeronmd.h names that configure C plug-ins aeronrs does not load by name (the
+/// bindings and outgoing interceptors accept only `default` / nothing).
 const NOT_READ: &[&str] = &[
     "AERON_AGENT_ON_START_FUNCTION_ENV_VAR",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA_ENV_VAR",
     "AERON_CONDUCTOR_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA_ENV_VAR",
     "AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS_ENV_VAR",
-    "AERON_NAME_RESOLVER_SUPPLIER_ENV_VAR",
     "AERON_DRIVER_DYNAMIC_LIBRARIES_ENV_VAR",
 ];
 

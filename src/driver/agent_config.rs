@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::driver::context::DriverContext;
+use crate::driver::duty_cycle_tracker::SuppliedDutyCycleTracker;
 use crate::util::agent::Agent;
 use crate::util::clock::epoch_ms;
 use crate::util::config::{check_range, env, env_or, parse_duration_ns, parse_i64};
@@ -193,6 +194,12 @@ pub struct AgentConfig {
     pub name_resolver_threshold_ns: u64,
     /// Set in code only (Aeron's `AERON_AGENT_ON_START_FUNCTION` names a C symbol).
     pub on_start: Option<AgentOnStart>,
+    /// Trackers supplied in code (`aeron_driver_context_set_*_duty_cycle_tracker`,
+    /// `..._set_name_resolver_time_tracker`), replacing the built-in ones.
+    pub conductor_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
+    pub sender_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
+    pub receiver_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
+    pub name_resolver_time_tracker: Option<SuppliedDutyCycleTracker>,
 }
 
 const SECOND_NS: u64 = 1_000_000_000;
@@ -228,6 +235,10 @@ impl Default for AgentConfig {
             name_resolver_threshold_ns: 5 * SECOND_NS,
             agent_time_slice_ns: DEFAULT_AGENT_TIME_SLICE_NS,
             on_start: None,
+            conductor_duty_cycle_tracker: None,
+            sender_duty_cycle_tracker: None,
+            receiver_duty_cycle_tracker: None,
+            name_resolver_time_tracker: None,
         }
     }
 }
@@ -274,7 +285,7 @@ impl AgentConfig {
                 d.name_resolver_threshold_ns,
             )?,
             agent_time_slice_ns: agent_time_slice(d.agent_time_slice_ns)?,
-            on_start: None,
+            ..d
         })
     }
 }

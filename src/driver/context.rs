@@ -8,6 +8,9 @@ use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
 use crate::driver::agent_config::AgentConfig;
+use crate::driver::media::media_plugin::MediaPluginSupplier;
+use crate::driver::media::name_resolver::{DEFAULT_NAME_RESOLVER, NameResolver, NameResolverSupplier};
+use crate::driver::media::port_manager::{PortManager, PortManagerSupplier, WildcardPortManager};
 use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
@@ -166,6 +169,16 @@ pub struct DriverContext {
     pub cubic_initial_rtt_ns: u64,
     /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
     pub cubic_tcp_mode: bool,
+    /// A name resolver supplied in code, in place of the default one
+    /// (`AERON_NAME_RESOLVER_SUPPLIER` names only `default`, the one built in).
+    pub name_resolver_supplier: Option<NameResolverSupplier>,
+    /// Transports opened, sent on and received from by a plug-in (C transport bindings and
+    /// interceptors), in place of the driver's own sockets.
+    pub media_plugin_supplier: Option<MediaPluginSupplier>,
+    /// Port managers supplied in code, in place of the wildcard port managers of
+    /// `network.{sender,receiver}_wildcard_port_range`.
+    pub sender_port_manager: Option<PortManagerSupplier>,
+    pub receiver_port_manager: Option<PortManagerSupplier>,
 }
 
 impl Default for DriverContext {
@@ -246,6 +259,10 @@ impl Default for DriverContext {
             cubic_measure_rtt: false,
             cubic_initial_rtt_ns: 100_000,
             cubic_tcp_mode: false,
+            name_resolver_supplier: None,
+            media_plugin_supplier: None,
+            sender_port_manager: None,
+            receiver_port_manager: None,
         }
     }
 }
@@ -486,6 +503,20 @@ impl DriverContext {
                 d.cubic_initial_rtt_ns,
             )?,
             cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
+            media_plugin_supplier: {
+                refuse_plugin_names()?;
+                None
+            },
+            name_resolver_supplier: match env("AERON_NAME_RESOLVER_SUPPLIER") {
+                Some(name) if name != DEFAULT_NAME_RESOLVER => {
+                    return Err(Error::invalid_argument(format!(
+                        "AERON_NAME_RESOLVER_SUPPLIER={name:?}: only the {DEFAULT_NAME_RESOLVER:?} name resolver is built in (supply others with aeron_driver_context_set_name_resolver_supplier)"
+                    )));
+                }
+                _ => None,
+            },
+            sender_port_manager: None,
+            receiver_port_manager: None,
         };
         ctx.validate()?;
         Ok(ctx)
@@ -566,10 +597,54 @@ impl DriverContext {
         }
     }
 
+    /// The driver's name resolver: the supplied one, else the default.
+    pub fn make_name_resolver(&self) -> Result<Box<dyn NameResolver>> {
+        match &self.name_resolver_supplier {
+            Some(supplier) => (supplier.0)(self.network.name_resolver_init_args.as_deref())
+                .map_err(|e| e.context("failed to init name resolver")),
+            None => Ok(Box::new(crate::driver::media::name_resolver::DefaultNameResolver)),
+        }
+    }
+
+    /// The sender's and the receiver's port managers: the supplied ones, else wildcard port
+    /// managers over the configured ranges.
+    pub fn make_port_managers(&self) -> (Box<dyn PortManager>, Box<dyn PortManager>) {
+        let make = |supplied: &Option<PortManagerSupplier>, range, is_sender| match supplied {
+            Some(supplier) => (supplier.0)(),
+            None => Box::new(WildcardPortManager::new(range, is_sender)) as Box<dyn PortManager>,
+        };
+        (
+            make(&self.sender_port_manager, self.network.sender_wildcard_port_range, true),
+            make(&self.receiver_port_manager, self.network.receiver_wildcard_port_range, false),
+        )
+    }
+
     /// The client liveness timeout in whole milliseconds (at least 1), as clients are judged.
     pub fn client_liveness_timeout_ms(&self) -> i64 {
         ((self.client_liveness_timeout_ns / MS_NS) as i64).max(1)
     }
+}
+
+/// Aeron loads transport bindings and outgoing interceptors by name; the only names it has
+/// built in are the default media and interceptors with no outgoing side, so anything else
+/// is refused here (C bindings and interceptors are set in code).
+fn refuse_plugin_names() -> Result<()> {
+    for name in
+        ["AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "AERON_CONDUCTOR_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA"]
+    {
+        if let Some(value) = env(name).filter(|v| v != "default") {
+            return Err(Error::invalid_argument(format!(
+                "{name}={value:?}: only the default media is built in (set C bindings with aeron_driver_context_set_udp_channel_transport_bindings)"
+            )));
+        }
+    }
+    const OUTGOING: &str = "AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS";
+    if let Some(value) = env(OUTGOING).filter(|v| !v.trim().is_empty()) {
+        return Err(Error::invalid_argument(format!(
+            "{OUTGOING}={value:?}: no built-in interceptor has an outgoing side (loss, fixed-loss and multi-gap-loss are incoming; set C interceptors with aeron_driver_context_set_udp_channel_outgoing_interceptors)"
+        )));
+    }
+    Ok(())
 }
 
 /// Term lengths are powers of two in [64 KiB, 1 GiB].

@@ -24,6 +24,7 @@ use crate::driver::context::{DriverContext, ThreadingMode};
 use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
 use crate::driver::loss::LossReport;
 use crate::driver::media::loss_injection::IncomingInterceptors;
+use crate::driver::media::media_plugin::Media;
 use crate::driver::receiver::Receiver;
 use crate::driver::sender::Sender;
 use crate::driver::system_counters::{
@@ -138,7 +139,17 @@ impl MediaDriver {
             command_queue(system.position(SystemCounterId::ReceiverProxyFails).clone());
         let (conductor_proxy, agent_commands) =
             command_queue(system.position(SystemCounterId::ConductorProxyFails).clone());
-        let interceptors = IncomingInterceptors::from_context(&ctx)?;
+        let media = match &ctx.media_plugin_supplier {
+            Some(supplier) => Media::with_plugin((supplier.0)()?),
+            None => Media::default(),
+        };
+        // Interceptors supplied in code replace the configured loss injection.
+        let interceptors = match media.plugin() {
+            Some(plugin) if plugin.replaces_incoming_interceptors() => None,
+            _ => IncomingInterceptors::from_context(&ctx)?,
+        };
+        let name_resolver = ctx.make_name_resolver()?;
+        let (sender_port_manager, receiver_port_manager) = ctx.make_port_managers();
         let sender = Sender::new(
             &ctx,
             sender_commands,
@@ -166,6 +177,10 @@ impl MediaDriver {
             conductor_proxy,
             agent_commands,
             loss_report,
+            name_resolver,
+            media,
+            sender_port_manager,
+            receiver_port_manager,
         });
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).

@@ -51,6 +51,9 @@ fn fixture_with(flow_control: Box<dyn FlowControl>) -> Fixture {
         connect: true,
         default_multicast_ttl: 0,
         num_destinations: None,
+        mtu_length: 1408,
+        media: crate::driver::media::media_plugin::Media::default(),
+        bind: None,
     };
     let endpoint = SendChannelEndpoint::open(1, &channel, settings).unwrap();
     let log = LogBuffers::alloc(TERM, 4096).unwrap();

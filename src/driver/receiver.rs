@@ -14,7 +14,9 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::media::data_packet_dispatcher::SessionState;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveContext};
-use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use crate::driver::media::transport_poller::{
+    RECEIVE_BUFFER_LENGTH, TransportPoller, TransportSet, notify_plugins,
+};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
@@ -41,6 +43,7 @@ impl Receiver {
             counters.position(SystemCounterId::ReceiverMaxCycleTime).clone(),
             counters.position(SystemCounterId::ReceiverCycleTimeThresholdExceeded).clone(),
             ctx.agents.receiver_cycle_threshold_ns,
+            ctx.agents.receiver_duty_cycle_tracker.clone(),
         );
         Self {
             commands,
@@ -53,14 +56,27 @@ impl Receiver {
         }
     }
 
+    /// Transport notifications of plug-in transports joining or leaving the poller; a
+    /// failure goes to the error log.
+    fn notify<T: TransportSet + ?Sized>(&self, transports: &T, added: bool) {
+        if let Err(e) = notify_plugins(transports, added) {
+            self.to_conductor
+                .send(ConductorCommand::Error(e.context("receiver interceptors transport notifications")));
+        }
+    }
+
     fn endpoint(&mut self, endpoint_id: i64) -> Option<&mut ReceiveChannelEndpoint> {
         self.poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id)
     }
 
     fn on_command(&mut self, command: ReceiverCommand) {
         match command {
-            ReceiverCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            ReceiverCommand::AddEndpoint(endpoint) => {
+                self.notify(endpoint.as_ref(), true);
+                self.poller.add(*endpoint);
+            }
             ReceiverCommand::AddDestination { endpoint_id, destination } => {
+                self.notify(destination.transport(), true);
                 if let Some(endpoint) = self.endpoint(endpoint_id) {
                     endpoint.add_destination(*destination);
                     self.poller.refresh();
@@ -68,12 +84,18 @@ impl Receiver {
             }
             ReceiverCommand::RemoveDestination { endpoint_id, canonical_form } => {
                 let removed = self.endpoint(endpoint_id).and_then(|e| e.remove_destination(&canonical_form));
+                if let Some(destination) = &removed {
+                    self.notify(destination.transport(), false);
+                }
                 self.poller.refresh();
                 let destination_id = removed.map(|d| d.id());
                 self.to_conductor
                     .send(ConductorCommand::ReceiveDestinationReleased { endpoint_id, destination_id });
             }
             ReceiverCommand::RemoveEndpoint { endpoint_id } => {
+                if let Some(endpoint) = self.poller.entries().iter().find(|e| e.id() == endpoint_id) {
+                    self.notify(endpoint, false);
+                }
                 self.poller.remove(|e| e.id() == endpoint_id);
                 self.to_conductor.send(ConductorCommand::ReceiveEndpointReleased { endpoint_id });
             }
@@ -130,6 +152,11 @@ impl Receiver {
 }
 
 impl Agent for Receiver {
+    fn on_start(&mut self) -> Result<()> {
+        self.tracker.update(nano_time());
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         let now_ns = nano_time();
         self.tracker.measure_and_update(now_ns);

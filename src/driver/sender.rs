@@ -16,7 +16,7 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::media::destination_tracker::DestinationTracker;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
-use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller, notify_plugins};
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
@@ -53,6 +53,7 @@ impl Sender {
             counters.position(SystemCounterId::SenderMaxCycleTime).clone(),
             counters.position(SystemCounterId::SenderCycleTimeThresholdExceeded).clone(),
             ctx.agents.sender_cycle_threshold_ns,
+            ctx.agents.sender_duty_cycle_tracker.clone(),
         );
         Self {
             commands,
@@ -76,8 +77,18 @@ impl Sender {
 
     fn on_command(&mut self, command: SenderCommand) {
         match command {
-            SenderCommand::AddEndpoint(endpoint) => self.poller.add(*endpoint),
+            SenderCommand::AddEndpoint(endpoint) => {
+                if let Err(e) = notify_plugins(endpoint.as_ref(), true) {
+                    self.report(e.context("sender on_add_endpoint interceptors transport notifications"));
+                }
+                self.poller.add(*endpoint);
+            }
             SenderCommand::RemoveEndpoint { endpoint_id } => {
+                if let Some(endpoint) = self.poller.entries().iter().find(|e| e.id() == endpoint_id)
+                    && let Err(e) = notify_plugins(endpoint, false)
+                {
+                    self.report(e.context("sender on_remove_endpoint interceptors transport notifications"));
+                }
                 self.poller.remove(|e| e.id() == endpoint_id);
                 self.to_conductor.send(ConductorCommand::SendEndpointReleased { endpoint_id });
             }
@@ -162,6 +173,11 @@ impl Sender {
 }
 
 impl Agent for Sender {
+    fn on_start(&mut self) -> Result<()> {
+        self.tracker.update(nano_time());
+        Ok(())
+    }
+
     fn do_work(&mut self) -> Result<i32> {
         let now_ns = nano_time();
         self.tracker.measure_and_update(now_ns);

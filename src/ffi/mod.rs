@@ -84,6 +84,19 @@ pub(crate) fn clear_last_error() {
     });
 }
 
+/// The error a C plug-in reported (through `AERON_SET_ERR`, i.e. this thread's last
+/// error) when its `what` failed; a generic one if it set none.
+#[cold]
+pub(crate) fn error_from_c(what: &str) -> Error {
+    let (code, message) =
+        LAST_ERROR.with(|e| (e.borrow().code, e.borrow().message.to_string_lossy().into_owned()));
+    match (code, message.is_empty()) {
+        (0, true) => Error::aeron(AeronErrorCode::GenericError, format!("{what} failed (no error set)")),
+        (0, false) => Error::aeron(AeronErrorCode::GenericError, format!("{what} failed: {message}")),
+        _ => Error::with_code(code, format!("{what} failed: {message}")),
+    }
+}
+
 pub(crate) fn last_error_code() -> c_int {
     LAST_ERROR.with(|e| e.borrow().code)
 }

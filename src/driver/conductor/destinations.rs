@@ -29,8 +29,9 @@ use crate::driver::conductor::network_subscriptions::SpySubscriptionLink;
 use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
 use crate::driver::conductor::receive_endpoints::ReceiveDestinationRecord;
 use crate::driver::conductor::subscriptions::SubscriptionLink;
+use crate::driver::media::name_resolver::resolve_host_and_port_with;
 use crate::driver::media::receive_destination::ReceiveDestination;
-use crate::driver::media::socket_address::{format_source_identity, resolve_host_and_port};
+use crate::driver::media::socket_address::format_source_identity;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode, same_address};
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::{CHANNEL_STATUS_ACTIVE, allocate_local_sockaddr};
@@ -94,7 +95,7 @@ impl Conductor {
     }
 
     /// The address of a send destination's `endpoint`.
-    fn send_destination_address(channel: &str) -> Result<std::net::SocketAddr> {
+    fn send_destination_address(&mut self, channel: &str) -> Result<std::net::SocketAddr> {
         if channel.starts_with(SPY_CHANNEL_PREFIX) {
             return Err(invalid_channel(format!("Aeron spies are invalid as send destinations: {channel}")));
         }
@@ -109,7 +110,7 @@ impl Conductor {
                 )));
             }
         };
-        let address = resolve_host_and_port(ENDPOINT, endpoint)?;
+        let address = resolve_host_and_port_with(&mut self.name_resolver, ENDPOINT, endpoint, false)?;
         if address.port() == 0 {
             return Err(Error::invalid_argument(format!(
                 "{ENDPOINT} has port=0 for send destination: channel={channel}"
@@ -122,7 +123,7 @@ impl Conductor {
         let channel = m.channel_str()?;
         let (endpoint_id, index) =
             self.manual_send_endpoint(m.correlated.client_id, m.registration_id, "add destination", channel)?;
-        let address = Self::send_destination_address(channel)?;
+        let address = self.send_destination_address(channel)?;
         self.send_endpoints[index].manual_destinations.push((m.correlated.correlation_id, address));
         self.sender_proxy.send(SenderCommand::AddDestination {
             endpoint_id,
@@ -141,7 +142,7 @@ impl Conductor {
             "remove destination",
             channel,
         )?;
-        let address = Self::send_destination_address(channel)?;
+        let address = self.send_destination_address(channel)?;
         let destinations = &mut self.send_endpoints[index].manual_destinations;
         let Some(i) = destinations.iter().position(|(_, a)| same_address(a, &address)) else {
             return Err(Error::invalid_argument(format!("unknown destination: {channel}")));
@@ -205,7 +206,7 @@ impl Conductor {
         if channel.starts_with(SPY_CHANNEL_PREFIX) {
             return self.add_spy_rcv_destination(m, link, channel);
         }
-        let udp = UdpChannel::parse_destination(channel)?;
+        let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
         check_destination_params(&udp.uri, channel)?;
         let endpoint_channel = &self.receive_endpoints[endpoint].channel;
         let buffers = SocketBuffers {
@@ -213,18 +214,40 @@ impl Conductor {
             so_rcvbuf: endpoint_channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
         };
         let destination_id = m.correlated.correlation_id;
-        let destination =
-            ReceiveDestination::open(destination_id, &udp, buffers, self.ctx.socket_multicast_ttl)?;
+        let bind_address = self.receiver_port_manager.get_managed_port(&udp, udp.remote_data)?;
+        let opened = ReceiveDestination::open(
+            destination_id,
+            &udp,
+            bind_address,
+            buffers,
+            self.ctx.socket_multicast_ttl,
+            self.ctx.mtu_length,
+            &self.media,
+        );
+        let destination = match opened {
+            Ok(destination) => destination,
+            Err(e) => {
+                self.free_receive_port(Some(bind_address));
+                return Err(e);
+            }
+        };
         let bound = format_source_identity(&destination.local_addr());
         let status_counter_id = self.receive_endpoints[endpoint].status.counter_id();
-        let local_sockaddr = allocate_local_sockaddr(
+        let local_sockaddr = match allocate_local_sockaddr(
             &mut self.counters,
             RCV_LOCAL_SOCKADDR_NAME,
             m.registration_id,
             status_counter_id,
             &bound,
             self.now_ms,
-        )?;
+        ) {
+            Ok(local_sockaddr) => local_sockaddr,
+            Err(e) => {
+                drop(destination);
+                self.free_receive_port(Some(bind_address));
+                return Err(e);
+            }
+        };
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
         let entry = &mut self.receive_endpoints[endpoint];
         entry.destinations.push(ReceiveDestinationRecord {
@@ -232,6 +255,7 @@ impl Conductor {
             canonical_form: destination.canonical_form().to_string(),
             local_sockaddr,
             removing: false,
+            bind_address,
         });
         self.receiver_proxy.send(ReceiverCommand::AddDestination {
             endpoint_id: entry.id,
@@ -280,7 +304,7 @@ impl Conductor {
         link: usize,
         channel: &str,
     ) -> Result<()> {
-        let udp = UdpChannel::parse_destination(channel)?;
+        let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
         let params = SubscriptionParams::parse(&self.ctx, |key| udp.uri.get(key))?;
         let stream_id = self.network_subscriptions[link].stream_id;
         self.spy_subscriptions.push(SpySubscriptionLink {
@@ -310,7 +334,7 @@ impl Conductor {
             return self.remove_local_rcv_destination(m, channel);
         }
         let (_, endpoint) = self.mds_subscription(m.correlated.client_id, m.registration_id)?;
-        let udp = UdpChannel::parse_destination(channel)?;
+        let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
         let entry = &mut self.receive_endpoints[endpoint];
         let record =
             entry.destinations.iter_mut().find(|d| !d.removing && d.canonical_form == udp.canonical_form);

@@ -42,7 +42,11 @@ use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::ring_buffer::{ManyToOneRingBuffer, RingBuffer};
 use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, ReceiverCommand, SenderCommand};
 use crate::driver::context::DriverContext;
+use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
+use crate::driver::media::media_plugin::Media;
+use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
+use crate::driver::media::port_manager::PortManager;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
@@ -106,8 +110,15 @@ pub struct Conductor {
     pub(crate) timeout_check_deadline_ns: i64,
     pub(crate) last_command_consumer_position: i64,
     pub(crate) time_of_last_command_position_change_ns: i64,
-    last_cycle_ns: i64,
-    max_cycle_ns: i64,
+    /// Conductor duty cycles (system counters 26, 27) or the supplied tracker.
+    duty_cycle_tracker: DutyCycleTracker,
+    /// Resolves channel and destination addresses; each call timed (counters 32, 33).
+    pub(crate) name_resolver: TimeTrackingNameResolver,
+    /// What endpoints open their transports with.
+    pub(crate) media: Media,
+    /// Where send endpoints and receive destinations bind.
+    pub(crate) sender_port_manager: Box<dyn PortManager>,
+    pub(crate) receiver_port_manager: Box<dyn PortManager>,
 }
 
 impl Conductor {
@@ -144,20 +155,10 @@ impl Conductor {
         }
     }
 
-    /// Cached clocks (`spec/driver.md` §3 step 1) and the duty-cycle time counters (26, 27).
+    /// Cached clocks (`spec/driver.md` §3 step 1) and the duty-cycle tracker.
     fn track_time(&mut self, now_ns: i64) {
         self.now_ns = now_ns;
-        if self.last_cycle_ns != 0 {
-            let cycle = now_ns - self.last_cycle_ns;
-            if cycle > self.max_cycle_ns {
-                self.max_cycle_ns = cycle;
-                self.system.set(SystemCounterId::ConductorMaxCycleTime, cycle);
-            }
-            if cycle > self.ctx.conductor_cycle_threshold_ns as i64 {
-                self.system.increment(SystemCounterId::ConductorCycleTimeThresholdExceeded);
-            }
-        }
-        self.last_cycle_ns = now_ns;
+        self.duty_cycle_tracker.measure_and_update(now_ns);
         if now_ns >= self.clock_update_deadline_ns {
             self.clock_update_deadline_ns = now_ns + CLOCK_UPDATE_INTERVAL_NS;
             self.now_ms = epoch_ms();
@@ -191,6 +192,11 @@ pub struct ConductorParts {
     pub conductor_proxy: Proxy<ConductorCommand>,
     pub agent_commands: CommandQueue<ConductorCommand>,
     pub loss_report: LossReport,
+    /// The default resolver or the one the context's supplier made.
+    pub name_resolver: Box<dyn NameResolver>,
+    pub media: Media,
+    pub sender_port_manager: Box<dyn PortManager>,
+    pub receiver_port_manager: Box<dyn PortManager>,
 }
 
 impl DriverConductor {
@@ -201,6 +207,21 @@ impl DriverConductor {
             random_i32(),
             ctx.publication_reserved_session_id_low,
             ctx.publication_reserved_session_id_high,
+        );
+        let duty_cycle_tracker = DutyCycleTracker::new(
+            parts.system.position(SystemCounterId::ConductorMaxCycleTime).clone(),
+            parts.system.position(SystemCounterId::ConductorCycleTimeThresholdExceeded).clone(),
+            ctx.conductor_cycle_threshold_ns,
+            ctx.agents.conductor_duty_cycle_tracker.clone(),
+        );
+        let name_resolver = TimeTrackingNameResolver::new(
+            parts.name_resolver,
+            DutyCycleTracker::new(
+                parts.system.position(SystemCounterId::NameResolverMaxTime).clone(),
+                parts.system.position(SystemCounterId::NameResolverTimeThresholdExceeded).clone(),
+                ctx.agents.name_resolver_threshold_ns,
+                ctx.agents.name_resolver_time_tracker.clone(),
+            ),
         );
         let conductor = Conductor {
             proxy: parts.proxy,
@@ -231,8 +252,11 @@ impl DriverConductor {
             timeout_check_deadline_ns: now_ns + ctx.timer_interval_ns as i64,
             last_command_consumer_position: parts.to_driver.consumer_position(),
             time_of_last_command_position_change_ns: now_ns,
-            last_cycle_ns: 0,
-            max_cycle_ns: 0,
+            duty_cycle_tracker,
+            name_resolver,
+            media: parts.media,
+            sender_port_manager: parts.sender_port_manager,
+            receiver_port_manager: parts.receiver_port_manager,
             ctx,
         };
         Self { to_driver: parts.to_driver, conductor }
@@ -240,6 +264,11 @@ impl DriverConductor {
 }
 
 impl Agent for DriverConductor {
+    fn on_start(&mut self) -> Result<()> {
+        self.conductor.duty_cycle_tracker.update(nano_time());
+        Ok(())
+    }
+
     /// One duty cycle. Allocation-free when there is nothing to do.
     fn do_work(&mut self) -> Result<i32> {
         let c = &mut self.conductor;
@@ -279,6 +308,10 @@ impl Agent for DriverConductor {
             work += publication.update_pub_pos_and_lmt();
         }
         work += c.free_end_of_life_logs();
+        match c.name_resolver.do_work(c.now_ms) {
+            Ok(n) => work += n,
+            Err(e) => c.log_error(&e.context("name resolver do_work")),
+        }
         c.flush_proxy_failures();
         Ok(work)
     }
@@ -286,6 +319,7 @@ impl Agent for DriverConductor {
     /// Frees every resource and writes the -1 "shut down" heartbeat clients look for.
     fn on_close(&mut self) {
         self.conductor.close_all();
+        self.conductor.name_resolver.close();
         self.to_driver.set_consumer_heartbeat_time(-1);
     }
 

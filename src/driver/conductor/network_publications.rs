@@ -45,7 +45,7 @@ impl Conductor {
         channel: &str,
         exclusive: bool,
     ) -> Result<()> {
-        let udp = UdpChannel::parse(channel)?;
+        let udp = UdpChannel::parse_with(channel, &mut self.name_resolver)?;
         if !udp.is_multi_destination() && udp.has_explicit_endpoint && udp.remote_data.port() == 0 {
             return Err(Error::invalid_argument(format!(
                 "endpoint has port=0 for publication: channel={channel}"

@@ -56,7 +56,7 @@ impl Conductor {
         stream_id: i32,
         channel: &str,
     ) -> Result<()> {
-        let udp = UdpChannel::parse(channel)?;
+        let udp = UdpChannel::parse_with(channel, &mut self.name_resolver)?;
         let params = NetworkSubscriptionParams::parse(&self.ctx, &udp)
             .map_err(|e| e.context(format_args!("channel={channel}")))?;
         self.get_or_add_client(correlated.client_id)?;
@@ -127,7 +127,7 @@ impl Conductor {
         stream_id: i32,
         channel: &str,
     ) -> Result<()> {
-        let udp = UdpChannel::parse(channel)?;
+        let udp = UdpChannel::parse_with(channel, &mut self.name_resolver)?;
         let params = SubscriptionParams::parse(&self.ctx, |key| udp.uri.get(key))
             .map_err(|e| e.context(format_args!("channel={channel}")))?;
         self.get_or_add_client(correlated.client_id)?;

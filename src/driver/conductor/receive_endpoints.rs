@@ -19,7 +19,7 @@ use crate::driver::conductor::params::invalid_param;
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
-use crate::driver::media::udp_channel::UdpChannel;
+use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::{
     CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_status,
@@ -45,6 +45,8 @@ pub struct ReceiveDestinationRecord {
     pub local_sockaddr: Position,
     /// REMOVE_RCV_DESTINATION went to the receiver; freed when it answers.
     pub removing: bool,
+    /// What the receiver's port manager said to bind; freed when the destination goes.
+    pub bind_address: std::net::SocketAddr,
 }
 
 #[derive(Debug)]
@@ -143,10 +145,30 @@ impl Conductor {
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
             max_images: self.ctx.network.max_images_per_endpoint as usize,
             max_images_per_source: self.ctx.network.max_images_per_source as usize,
+            mtu_length: self.ctx.mtu_length,
+            bind: channel.remote_data,
         };
-        let endpoint = ReceiveChannelEndpoint::open(registration_id, channel, settings)?;
+        // A multi-destination endpoint binds nothing until destinations come.
+        let bind = if channel.control_mode == UdpControlMode::Manual {
+            None
+        } else {
+            Some(self.receiver_port_manager.get_managed_port(channel, channel.remote_data)?)
+        };
+        let opened = ReceiveChannelEndpoint::open(
+            registration_id,
+            channel,
+            ReceiveEndpointSettings { bind: bind.unwrap_or(channel.remote_data), ..settings },
+            &self.media,
+        );
+        let endpoint = match opened {
+            Ok(endpoint) => endpoint,
+            Err(e) => {
+                self.free_receive_port(bind);
+                return Err(e);
+            }
+        };
         let bound = endpoint.local_addr().map(|a| format_source_identity(&a)).unwrap_or_default();
-        let status = allocate_channel_status(
+        let status = match allocate_channel_status(
             &mut self.counters,
             RECEIVE_CHANNEL_STATUS_TYPE_ID,
             RECEIVE_CHANNEL_STATUS_NAME,
@@ -154,7 +176,14 @@ impl Conductor {
             &channel.original_uri,
             &bound,
             self.now_ms,
-        )?;
+        ) {
+            Ok(status) => status,
+            Err(e) => {
+                drop(endpoint);
+                self.free_receive_port(bind);
+                return Err(e);
+            }
+        };
         let mut destinations = Vec::with_capacity(1);
         for destination in endpoint.destinations() {
             match allocate_local_sockaddr(
@@ -172,10 +201,13 @@ impl Conductor {
                         canonical_form: destination.canonical_form().to_string(),
                         local_sockaddr,
                         removing: false,
+                        bind_address: bind.unwrap_or(channel.remote_data),
                     });
                 }
                 Err(e) => {
                     free_counter(&mut self.counters, status.counter_id(), self.now_ms);
+                    drop(endpoint);
+                    self.free_receive_port(bind);
                     return Err(e);
                 }
             }
@@ -274,6 +306,16 @@ impl Conductor {
         if let Some(index) = self.receive_endpoint_index(endpoint_id) {
             let endpoint = self.receive_endpoints.swap_remove(index);
             endpoint.free_counters(&mut self.counters, self.now_ms);
+            for destination in &endpoint.destinations {
+                self.receiver_port_manager.free_managed_port(destination.bind_address);
+            }
+        }
+    }
+
+    /// Frees a port the receiver's port manager gave (when an open failed after it).
+    pub(crate) fn free_receive_port(&mut self, bind: Option<std::net::SocketAddr>) {
+        if let Some(bind) = bind {
+            self.receiver_port_manager.free_managed_port(bind);
         }
     }
 
@@ -287,6 +329,7 @@ impl Conductor {
             let record = endpoint.destinations.swap_remove(i);
             record.local_sockaddr.set_release(CHANNEL_STATUS_CLOSING);
             free_counter(&mut self.counters, record.local_sockaddr.counter_id(), self.now_ms);
+            self.receiver_port_manager.free_managed_port(record.bind_address);
         }
     }
 }

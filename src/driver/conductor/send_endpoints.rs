@@ -47,6 +47,8 @@ pub struct SendEndpointEntry {
     /// Since when no publication uses it; it closes a timer interval later unless reused,
     /// so a channel removed and added again keeps its socket (and fixed port).
     pub unused_since_ns: Option<i64>,
+    /// What the sender's port manager said to bind; freed when the endpoint is released.
+    pub bind_address: std::net::SocketAddr,
 }
 
 impl SendEndpointEntry {
@@ -127,11 +129,34 @@ impl Conductor {
             connect: self.ctx.network.connect_enabled,
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
             num_destinations: None,
+            mtu_length: params.mtu_length,
+            media: self.media.clone(),
+            bind: None,
         };
-        let mut endpoint = SendChannelEndpoint::open(registration_id, channel, settings)?;
+        let bind_address =
+            self.sender_port_manager.get_managed_port(channel, SendChannelEndpoint::bind_address(channel))?;
+        let opened = SendChannelEndpoint::open(
+            registration_id,
+            channel,
+            SendEndpointSettings { bind: Some(bind_address), ..settings },
+        );
+        let mut endpoint = match opened {
+            Ok(endpoint) => endpoint,
+            Err(e) => {
+                self.sender_port_manager.free_managed_port(bind_address);
+                return Err(e);
+            }
+        };
         let bound = format_source_identity(&endpoint.local_addr());
         let (status, num_destinations, local_sockaddr) =
-            self.allocate_send_endpoint_counters(channel, registration_id, &bound)?;
+            match self.allocate_send_endpoint_counters(channel, registration_id, &bound) {
+                Ok(counters) => counters,
+                Err(e) => {
+                    drop(endpoint);
+                    self.sender_port_manager.free_managed_port(bind_address);
+                    return Err(e);
+                }
+            };
         if let (Some(tracker), Some(counter)) = (endpoint.destination_tracker_mut(), &num_destinations) {
             tracker.set_num_destinations_counter(counter.clone());
         }
@@ -153,6 +178,7 @@ impl Conductor {
             socket_rcvbuf_length,
             closing: false,
             unused_since_ns: None,
+            bind_address,
         });
         Ok(self.send_endpoints.len() - 1)
     }
@@ -261,6 +287,11 @@ impl Conductor {
         if let Some(index) = self.send_endpoint_index(id) {
             let endpoint = self.send_endpoints.swap_remove(index);
             endpoint.free_counters(&mut self.counters, self.now_ms);
+            let bind_address = endpoint.bind_address;
+            // The socket closes with the conductor's share of the transport; then the
+            // port is free.
+            drop(endpoint);
+            self.sender_port_manager.free_managed_port(bind_address);
         }
     }
 }

@@ -20,6 +20,7 @@ use std::net::SocketAddr;
 
 use super::data_datagram::{DataDatagram, validate_data_datagram};
 use super::data_packet_dispatcher::{DataPacketDispatcher, SessionState};
+use super::media_plugin::Media;
 use super::receive_destination::ReceiveDestination;
 use super::transport_poller::TransportSet;
 use super::udp_channel::{UdpChannel, UdpControlMode};
@@ -70,6 +71,11 @@ pub struct ReceiveEndpointSettings {
     /// `AERONRS_MAX_IMAGES_PER_ENDPOINT` / `AERONRS_MAX_IMAGES_PER_SOURCE`.
     pub max_images: usize,
     pub max_images_per_source: usize,
+    /// `AERON_MTU_LENGTH` (transport plug-ins are told).
+    pub mtu_length: usize,
+    /// Where the endpoint's own destination binds (its endpoint address, as the port
+    /// manager gave it).
+    pub bind: SocketAddr,
 }
 
 pub struct ReceiveChannelEndpoint {
@@ -100,14 +106,22 @@ impl TransportSet for ReceiveChannelEndpoint {
 impl ReceiveChannelEndpoint {
     /// Opens the endpoint for `channel`: bound to its endpoint address, or, for a
     /// multi-destination subscription, with no destination until one is added.
-    pub fn open(id: i64, channel: &UdpChannel, settings: ReceiveEndpointSettings) -> Result<Self> {
+    pub fn open(
+        id: i64,
+        channel: &UdpChannel,
+        settings: ReceiveEndpointSettings,
+        media: &Media,
+    ) -> Result<Self> {
         let mut destinations = Vec::with_capacity(2);
         if channel.control_mode != UdpControlMode::Manual {
             destinations.push(ReceiveDestination::open(
                 id,
                 channel,
+                settings.bind,
                 settings.buffers,
                 settings.default_multicast_ttl,
+                settings.mtu_length,
+                media,
             )?);
         }
         Ok(Self {

@@ -12,8 +12,9 @@
 
 use std::net::SocketAddr;
 
+use super::media_plugin::{Media, TransportAffinity, TransportSpec};
 use super::udp_channel::UdpChannel;
-use super::udp_transport::{MulticastParams, SocketBuffers, UdpTransport};
+use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::util::error::{Error, Result};
 
 #[derive(Debug)]
@@ -33,21 +34,30 @@ pub struct ReceiveDestination {
 }
 
 impl ReceiveDestination {
-    /// Binds `channel`'s endpoint as described above; `default_ttl` is
-    /// `AERON_SOCKET_MULTICAST_TTL`.
-    pub fn open(id: i64, channel: &UdpChannel, buffers: SocketBuffers, default_ttl: u8) -> Result<Self> {
+    /// Binds `bind` (`channel`'s endpoint as the receiver's port manager gave it) as
+    /// described above, through `media`; `default_ttl` is `AERON_SOCKET_MULTICAST_TTL`.
+    #[allow(clippy::too_many_arguments)]
+    pub fn open(
+        id: i64,
+        channel: &UdpChannel,
+        bind: SocketAddr,
+        buffers: SocketBuffers,
+        default_ttl: u8,
+        mtu_length: usize,
+        media: &Media,
+    ) -> Result<Self> {
         let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
-        let transport = if channel.is_multicast {
-            let ttl = if channel.multicast_ttl != 0 { channel.multicast_ttl } else { default_ttl };
-            let params = MulticastParams {
-                interface_address: channel.local_data.ip(),
-                interface_index: channel.interface_index,
-                ttl,
-            };
-            UdpTransport::open_multicast(channel.remote_data, &params, None, buffers).map_err(context)?
-        } else {
-            UdpTransport::bind(channel.remote_data, buffers).map_err(context)?
+        let spec = TransportSpec {
+            bind,
+            multicast_if: channel.local_data,
+            multicast_if_index: channel.interface_index,
+            ttl: if channel.multicast_ttl != 0 { channel.multicast_ttl } else { default_ttl },
+            connect: None,
+            buffers,
+            mtu_length,
+            affinity: TransportAffinity::Receiver,
         };
+        let transport = UdpTransport::open(media, &spec, channel).map_err(context)?;
         let control_address = if channel.is_multicast {
             Some(channel.remote_control)
         } else if channel.has_explicit_control {

@@ -12,6 +12,7 @@ use crate::concurrent::AtomicBuffer;
 use crate::concurrent::counters::CountersManager;
 use crate::driver::agent_proxy::{CommandQueue, ConductorCommand, Proxy, command_queue};
 use crate::driver::image_status::ImageStatus;
+use crate::driver::media::media_plugin::Media;
 use crate::driver::media::receive_channel_endpoint::{
     ReceiveChannelEndpoint, ReceiveContext, ReceiveEndpointSettings,
 };
@@ -56,8 +57,10 @@ impl ReceiverHarness {
             default_multicast_ttl: 0,
             max_images: 16,
             max_images_per_source: 16,
+            mtu_length: 1408,
+            bind: channel.remote_data,
         };
-        let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings)?;
+        let mut endpoint = ReceiveChannelEndpoint::open(1, &channel, settings, &Media::default())?;
         endpoint.dispatcher().add_subscription(STREAM_ID, None);
         let log_buffers = LogBuffers::alloc(TERM_LENGTH, 4096)?;
         log::fill_default_frame_header(log_buffers.metadata(), SESSION_ID, STREAM_ID, INITIAL_TERM_ID);

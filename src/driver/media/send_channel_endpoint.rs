@@ -24,9 +24,10 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use super::destination_tracker::{DestinationTracker, MAX_DYNAMIC_DESTINATIONS};
+use super::media_plugin::{Media, TransportAffinity, TransportSpec};
 use super::transport_poller::TransportSet;
 use super::udp_channel::{UdpChannel, UdpControlMode};
-use super::udp_transport::{MulticastParams, SocketBuffers, UdpTransport};
+use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
@@ -44,6 +45,12 @@ pub struct SendEndpointSettings {
     pub default_multicast_ttl: u8,
     /// The `mdc-num-dest` counter of a multi-destination endpoint.
     pub num_destinations: Option<Position>,
+    /// The MTU of the publication that opens it (transport plug-ins are told).
+    pub mtu_length: usize,
+    /// The driver's media: its own sockets or a plug-in.
+    pub media: Media,
+    /// What to bind, as the sender's port manager gave it (default: [`SendChannelEndpoint::bind_address`]).
+    pub bind: Option<SocketAddr>,
 }
 
 /// Where the endpoint's data goes.
@@ -80,47 +87,49 @@ impl TransportSet for SendChannelEndpoint {
 }
 
 impl SendChannelEndpoint {
-    /// Opens the socket for `channel` as described above.
+    /// Opens the socket for `channel` as described above, through `settings.media`.
     pub fn open(id: i64, channel: &UdpChannel, settings: SendEndpointSettings) -> Result<Self> {
         let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
         let connect = settings.connect && channel.has_explicit_endpoint && !channel.is_multi_destination();
-        let (transport, route) = if channel.is_multi_destination() {
-            let transport = UdpTransport::bind(channel.local_control, settings.buffers).map_err(context)?;
-            let is_manual = channel.control_mode == UdpControlMode::Manual;
-            (transport, Route::Destinations(DestinationTracker::new(is_manual, settings.num_destinations)))
-        } else if channel.is_multicast {
-            let ttl = if channel.multicast_ttl != 0 {
-                channel.multicast_ttl
-            } else {
-                settings.default_multicast_ttl
-            };
-            let params = MulticastParams {
-                interface_address: channel.local_control.ip(),
-                interface_index: channel.interface_index,
-                ttl,
-            };
-            let transport = UdpTransport::open_multicast(
-                channel.remote_control,
-                &params,
-                connect.then_some(channel.remote_data),
-                settings.buffers,
-            )
-            .map_err(context)?;
-            let route = if connect { Route::Connected } else { Route::To(channel.remote_data) };
-            (transport, route)
+        let ttl =
+            if channel.multicast_ttl != 0 { channel.multicast_ttl } else { settings.default_multicast_ttl };
+        // Aeron's arguments: the "interface" of a unicast channel is its remote address.
+        let multicast_if = if channel.is_multicast && !channel.is_multi_destination() {
+            channel.local_control
         } else {
-            let mut transport =
-                UdpTransport::bind(channel.local_control, settings.buffers).map_err(context)?;
-            let route = if connect {
-                transport.connect(channel.remote_data).map_err(context)?;
-                Route::Connected
-            } else {
-                Route::To(channel.remote_data)
-            };
-            (transport, route)
+            channel.remote_control
+        };
+        let spec = TransportSpec {
+            bind: settings.bind.unwrap_or_else(|| Self::bind_address(channel)),
+            multicast_if,
+            multicast_if_index: channel.interface_index,
+            ttl,
+            connect: connect.then_some(channel.remote_data),
+            buffers: settings.buffers,
+            mtu_length: settings.mtu_length,
+            affinity: TransportAffinity::Sender,
+        };
+        let transport = UdpTransport::open(&settings.media, &spec, channel).map_err(context)?;
+        let route = if channel.is_multi_destination() {
+            let is_manual = channel.control_mode == UdpControlMode::Manual;
+            Route::Destinations(DestinationTracker::new(is_manual, settings.num_destinations))
+        } else if connect {
+            Route::Connected
+        } else {
+            Route::To(channel.remote_data)
         };
         let is_unicast = !channel.is_multicast && !channel.is_multi_destination();
         Ok(Self { id, transport: Arc::new(transport), route, is_unicast, reported_destination_bound: false })
+    }
+
+    /// The address the endpoint of `channel` binds before the port manager has its say
+    /// (Aeron's): the control group of a multicast channel, else the local control address.
+    pub fn bind_address(channel: &UdpChannel) -> SocketAddr {
+        if channel.is_multicast && !channel.is_multi_destination() {
+            channel.remote_control
+        } else {
+            channel.local_control
+        }
     }
 
     #[inline]
@@ -290,6 +299,9 @@ mod tests {
             connect: true,
             default_multicast_ttl,
             num_destinations: None,
+            mtu_length: 1408,
+            media: Media::default(),
+            bind: None,
         }
     }
 

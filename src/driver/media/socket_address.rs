@@ -133,13 +133,15 @@ pub fn socket_address(
     })
 }
 
-/// Resolves the `host:port` value of URI parameter `key` (port required).
+/// Resolves the `host:port` value of URI parameter `key` (port required) with the default
+/// name resolver.
 pub fn resolve_host_and_port(key: &str, value: &str) -> Result<SocketAddr> {
-    let text = AddressText::split(key, value, value)?;
-    let port = text.port.ok_or_else(|| invalid(key, value, "missing port (expected host:port)"))?;
-    let port = parse_port(key, value, port)?;
-    let ip = resolve_host(key, value, text.host, text.ipv6)?;
-    socket_address(key, value, ip, port, text.scope)
+    super::name_resolver::resolve_host_and_port_with(
+        &mut super::name_resolver::DefaultNameResolver,
+        key,
+        value,
+        false,
+    )
 }
 
 /// The wildcard address of `addr`'s family with port 0 (Aeron's default local address).

@@ -7,7 +7,9 @@
 //! Entries are the caller's endpoint objects, each lending one or more `UdpTransport`s (a
 //! receive endpoint has one per destination), so a datagram is handed to its endpoint
 //! directly with the index of the transport it came from. The loss-injection interceptors,
-//! when configured, sit between the socket and the handler. Adding and removing entries
+//! when configured, sit between the socket and the handler. A media plug-in's transport
+//! reads and delivers through the plug-in (`media_plugin.rs`), which may hand a datagram
+//! to another transport of the same poller. Adding and removing entries
 //! or transports allocates (call [`TransportPoller::refresh`] after changing an entry's
 //! transports); polling does not.
 #![forbid(unsafe_code)]
@@ -16,7 +18,10 @@ use std::net::SocketAddr;
 use std::os::fd::AsRawFd;
 use std::time::Duration;
 
+use std::sync::Arc;
+
 use super::loss_injection::IncomingInterceptorChain;
+use super::media_plugin::PluginTransport;
 use super::udp_transport::UdpTransport;
 use crate::util::error::{Error, Result};
 use crate::util::sys::{poll_now, poll_wait};
@@ -45,6 +50,17 @@ impl TransportSet for UdpTransport {
     }
 }
 
+/// Tells the plug-in transports of `entry` that they joined (`added`) or are leaving the
+/// agent's poller (Aeron's transport notifications to interceptors).
+pub fn notify_plugins<T: TransportSet + ?Sized>(entry: &T, added: bool) -> Result<()> {
+    for t in 0..entry.transport_count() {
+        if let Some(plugin) = entry.transport(t).plugin() {
+            plugin.on_poller_change(added)?;
+        }
+    }
+    Ok(())
+}
+
 /// What one poll did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PollOutcome {
@@ -62,6 +78,13 @@ pub struct TransportPoller<T> {
     poll_fds: Vec<libc::pollfd>,
     /// (entry index, transport index) of each `poll_fds` slot.
     owners: Vec<(usize, usize)>,
+    /// The plug-in transport of each slot (`None` for the driver's own sockets).
+    plugins: Vec<Option<Arc<dyn PluginTransport>>>,
+    /// The plug-in key of each slot (0 for the driver's own sockets).
+    keys: Vec<u64>,
+    /// `messages_per_transport` receive slots for plug-in transports (allocated with the
+    /// first one).
+    plugin_buffers: Vec<u8>,
     messages_per_transport: usize,
     interceptors: Option<IncomingInterceptorChain>,
 }
@@ -74,6 +97,9 @@ impl<T: TransportSet> TransportPoller<T> {
             entries: Vec::new(),
             poll_fds: Vec::new(),
             owners: Vec::new(),
+            plugins: Vec::new(),
+            keys: Vec::new(),
+            plugin_buffers: Vec::new(),
             messages_per_transport: messages_per_transport.max(1),
             interceptors,
         }
@@ -96,12 +122,20 @@ impl<T: TransportSet> TransportPoller<T> {
     pub fn refresh(&mut self) {
         self.poll_fds.clear();
         self.owners.clear();
+        self.plugins.clear();
+        self.keys.clear();
         for (e, entry) in self.entries.iter().enumerate() {
             for t in 0..entry.transport_count() {
-                let fd = entry.transport(t).as_raw_fd();
+                let transport = entry.transport(t);
+                let fd = transport.as_raw_fd();
                 self.poll_fds.push(libc::pollfd { fd, events: libc::POLLIN, revents: 0 });
                 self.owners.push((e, t));
+                self.plugins.push(transport.plugin().cloned());
+                self.keys.push(transport.plugin().map_or(0, |p| p.key()));
             }
+        }
+        if self.plugins.iter().any(Option::is_some) && self.plugin_buffers.is_empty() {
+            self.plugin_buffers = vec![0u8; self.messages_per_transport * RECEIVE_BUFFER_LENGTH];
         }
     }
 
@@ -145,13 +179,37 @@ impl<T: TransportSet> TransportPoller<T> {
                 return Ok(outcome);
             }
         }
-        for (&(e, t), poll_fd) in self.owners.iter().zip(self.poll_fds.iter_mut()) {
+        for (slot, (&(e, t), poll_fd)) in self.owners.iter().zip(self.poll_fds.iter_mut()).enumerate() {
             if selective {
                 let readable = poll_fd.revents & libc::POLLIN != 0;
                 poll_fd.revents = 0;
                 if !readable {
                     continue;
                 }
+            }
+            if let Some(plugin) = &self.plugins[slot] {
+                let (entries, owners, keys, interceptors) =
+                    (&mut self.entries, &self.owners, &self.keys, &mut self.interceptors);
+                let mut deliver = |key: u64, datagram: &[u8], source: SocketAddr| {
+                    // Usually the transport just read; an interceptor may pass on a datagram
+                    // it held back from another transport of this agent.
+                    let target =
+                        if keys[slot] == key { Some(slot) } else { keys.iter().position(|&k| k == key) };
+                    let Some(target) = target else { return };
+                    if let Some(chain) = interceptors.as_mut() {
+                        if chain.should_drop(datagram) {
+                            outcome.dropped += 1;
+                            return;
+                        }
+                    }
+                    let (e, t) = owners[target];
+                    on_datagram(&mut entries[e], t, datagram, source);
+                };
+                let read =
+                    plugin.receive(&mut self.plugin_buffers, self.messages_per_transport, &mut deliver)?;
+                outcome.messages += read.messages;
+                outcome.bytes += read.bytes;
+                continue;
             }
             let entry = &mut self.entries[e];
             for _ in 0..self.messages_per_transport {

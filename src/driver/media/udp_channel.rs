@@ -30,7 +30,8 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use super::interface_address::{find_multicast_interface, find_unicast_interface};
-use super::socket_address::{format_source_identity, resolve_host_and_port, wildcard_for};
+use super::name_resolver::{DefaultNameResolver, NameResolver, resolve_host_and_port_with};
+use super::socket_address::{format_source_identity, wildcard_for};
 use crate::uri::keys::{CONTROL, ENDPOINT, INTERFACE};
 use crate::uri::{ChannelUri, ControlMode, Media};
 use crate::util::error::{AeronErrorCode, Error, Result};
@@ -118,18 +119,23 @@ pub fn multicast_control_address(data: &SocketAddr) -> Result<SocketAddr> {
 
 impl UdpChannel {
     /// Parses and resolves `channel` (an `aeron:udp?...` URI, or the UDP part of a spy) for
-    /// a publication or subscription.
+    /// a publication or subscription, with the default name resolver.
     pub fn parse(channel: &str) -> Result<Self> {
-        Self::parse_as(channel, false)
+        Self::parse_as(channel, false, &mut DefaultNameResolver)
+    }
+
+    /// As [`parse`](Self::parse), resolving `endpoint` and `control` through `resolver`.
+    pub fn parse_with(channel: &str, resolver: &mut dyn NameResolver) -> Result<Self> {
+        Self::parse_as(channel, false, resolver)
     }
 
     /// Parses the channel of a destination (ADD_DESTINATION, ADD_RCV_DESTINATION): never
     /// made unique, since destinations are compared by canonical form.
-    pub fn parse_destination(channel: &str) -> Result<Self> {
-        Self::parse_as(channel, true)
+    pub fn parse_destination(channel: &str, resolver: &mut dyn NameResolver) -> Result<Self> {
+        Self::parse_as(channel, true, resolver)
     }
 
-    fn parse_as(channel: &str, is_destination: bool) -> Result<Self> {
+    fn parse_as(channel: &str, is_destination: bool, resolver: &mut dyn NameResolver) -> Result<Self> {
         let mut uri = ChannelUri::parse(channel).map_err(|e| invalid_channel(channel, &e))?;
         // A spy names the channel it watches; the prefix is not part of that channel.
         uri.set_spy(false);
@@ -153,11 +159,12 @@ impl UdpChannel {
         let control_text = uri.get(CONTROL);
         let endpoint_text = uri.get(ENDPOINT);
         let explicit_control = control_text
-            .map(|text| resolve_host_and_port(CONTROL, text))
+            .map(|text| resolve_host_and_port_with(resolver, CONTROL, text, false))
             .transpose()
             .map_err(|e| invalid_channel(channel, &e))?;
         let endpoint = match endpoint_text {
-            Some(text) => resolve_host_and_port(ENDPOINT, text).map_err(|e| invalid_channel(channel, &e))?,
+            Some(text) => resolve_host_and_port_with(resolver, ENDPOINT, text, false)
+                .map_err(|e| invalid_channel(channel, &e))?,
             None => wildcard_for(&explicit_control.unwrap_or_else(|| SocketAddr::from(([0, 0, 0, 0], 0)))),
         };
         let requires_unique_suffix = !is_destination

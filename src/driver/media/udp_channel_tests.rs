@@ -117,7 +117,8 @@ fn manual_and_tag_only_channels() {
     let t = parse("aeron:udp?tags=5");
     assert!(t.is_wildcard() && !t.has_explicit_endpoint);
     assert_eq!(t.canonical_form, "UDP-0.0.0.0:0-0.0.0.0:0#5");
-    let d = UdpChannel::parse_destination("aeron:udp?endpoint=127.0.0.1:0").unwrap();
+    let d =
+        UdpChannel::parse_destination("aeron:udp?endpoint=127.0.0.1:0", &mut DefaultNameResolver).unwrap();
     assert_eq!(d.canonical_form, "UDP-0.0.0.0:0-127.0.0.1:0", "destinations are never made unique");
 }
 

@@ -14,15 +14,21 @@
 //!   a port but not a group never see each other's data.
 //!
 //! The duty-cycle calls (`send_to`, `send`, `recv_from`) make exactly one system call and
-//! never allocate; "would block" is not an error but an empty result.
+//! never allocate; "would block" is not an error but an empty result. A transport opened
+//! through a media plug-in (`media_plugin.rs`) sends through the plug-in instead: one
+//! branch on the duty-cycle path when there is none.
 #![forbid(unsafe_code)]
 
 use std::io::ErrorKind;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 
+use std::sync::Arc;
+
 use socket2::{Domain, Protocol, Socket, Type};
 
+use super::media_plugin::{Media, PluginTransport, TransportSpec};
+use super::udp_channel::UdpChannel;
 use crate::util::error::{Error, Result};
 
 /// Socket buffer sizes for a transport: the channel's `so-sndbuf` / `so-rcvbuf` or the
@@ -44,14 +50,24 @@ pub struct MulticastParams {
     pub ttl: u8,
 }
 
-/// A bound, non-blocking UDP socket (two for a connected multicast publication).
+/// A bound, non-blocking UDP socket (two for a connected multicast publication), or a
+/// transport a media plug-in opened.
 #[derive(Debug)]
 pub struct UdpTransport {
-    socket: UdpSocket,
-    /// The socket that receives, when it is not `socket` (a connected multicast sender).
-    receive_socket: Option<UdpSocket>,
+    io: Io,
     local_addr: SocketAddr,
     connected_addr: Option<SocketAddr>,
+}
+
+#[derive(Debug)]
+enum Io {
+    Socket {
+        socket: UdpSocket,
+        /// The socket that receives, when it is not `socket` (a connected multicast sender).
+        receive_socket: Option<UdpSocket>,
+    },
+    /// Sends and receives go through the plug-in (C transport bindings, interceptors).
+    Plugin(Arc<dyn PluginTransport>),
 }
 
 /// Whether an I/O error only means "nothing to do right now".
@@ -139,7 +155,7 @@ impl UdpTransport {
         set_buffers(&socket, &socket, buffers)?;
         let socket = non_blocking(socket)?;
         let local_addr = socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
-        Ok(Self { socket, receive_socket: None, local_addr, connected_addr: None })
+        Ok(Self { io: Io::Socket { socket, receive_socket: None }, local_addr, connected_addr: None })
     }
 
     /// Opens a multicast transport that receives what is sent to `group` (joined on the
@@ -178,29 +194,83 @@ impl UdpTransport {
             Some(sender) => (non_blocking(sender)?, Some(receive)),
             None => (receive, None),
         };
-        Ok(Self { socket, receive_socket, local_addr, connected_addr: connect })
+        Ok(Self { io: Io::Socket { socket, receive_socket }, local_addr, connected_addr: connect })
+    }
+
+    /// Opens the transport `spec` describes: through `media`'s plug-in when it has one,
+    /// else as [`bind`](Self::bind) or [`open_multicast`](Self::open_multicast) (a
+    /// multicast `bind` address), then connected when `spec.connect` is given.
+    pub fn open(media: &Media, spec: &TransportSpec, channel: &UdpChannel) -> Result<Self> {
+        if let Some(plugin) = media.plugin() {
+            let transport = plugin.open(spec, channel)?;
+            let local_addr = transport.local_addr()?;
+            return Ok(Self { io: Io::Plugin(transport), local_addr, connected_addr: spec.connect });
+        }
+        Self::open_native(spec)
+    }
+
+    /// Opens the transport `spec` describes with this driver's own sockets.
+    pub fn open_native(spec: &TransportSpec) -> Result<Self> {
+        if spec.bind.ip().is_multicast() {
+            let params = MulticastParams {
+                interface_address: spec.multicast_if.ip(),
+                interface_index: spec.multicast_if_index,
+                ttl: spec.ttl,
+            };
+            return Self::open_multicast(spec.bind, &params, spec.connect, spec.buffers);
+        }
+        let mut transport = Self::bind(spec.bind, spec.buffers)?;
+        if let Some(remote) = spec.connect {
+            transport.connect(remote)?;
+        }
+        Ok(transport)
     }
 
     /// Restricts the socket to one peer: `send` goes there and only its datagrams arrive.
     pub fn connect(&mut self, remote: SocketAddr) -> Result<()> {
-        self.socket.connect(remote).map_err(|e| Error::io(&e, format_args!("connect {remote}")))?;
-        self.connected_addr = Some(remote);
-        if self.receive_socket.is_none() {
-            // A wildcard bind gets its address from the route to the peer: report that one.
-            self.local_addr = self.socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
+        match &self.io {
+            Io::Socket { socket, receive_socket } => {
+                socket.connect(remote).map_err(|e| Error::io(&e, format_args!("connect {remote}")))?;
+                if receive_socket.is_none() {
+                    // A wildcard bind gets its address from the route to the peer: report it.
+                    self.local_addr = socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
+                }
+            }
+            Io::Plugin(transport) => {
+                transport.connect(remote)?;
+                self.local_addr = transport.local_addr()?;
+            }
         }
+        self.connected_addr = Some(remote);
         Ok(())
     }
 
-    fn receiver(&self) -> &UdpSocket {
-        self.receive_socket.as_ref().unwrap_or(&self.socket)
+    /// The plug-in transport, if a plug-in opened this one.
+    pub fn plugin(&self) -> Option<&Arc<dyn PluginTransport>> {
+        match &self.io {
+            Io::Plugin(transport) => Some(transport),
+            Io::Socket { .. } => None,
+        }
+    }
+
+    /// The sockets of a native transport: the sending one and, when separate, the
+    /// receiving one (a connected multicast sender). `None` for a plug-in's transport.
+    pub fn into_sockets(self) -> Option<(UdpSocket, Option<UdpSocket>)> {
+        match self.io {
+            Io::Socket { socket, receive_socket } => Some((socket, receive_socket)),
+            Io::Plugin(_) => None,
+        }
     }
 
     /// Sends one datagram to `dest`. Returns the bytes sent, or 0 when the socket buffer is
     /// full (a short send the caller retries later) or `dest` was unreachable last time.
     #[inline]
     pub fn send_to(&self, datagram: &[u8], dest: SocketAddr) -> Result<usize> {
-        match self.socket.send_to(datagram, dest) {
+        let socket = match &self.io {
+            Io::Socket { socket, .. } => socket,
+            Io::Plugin(transport) => return transport.send_to(datagram, dest),
+        };
+        match socket.send_to(datagram, dest) {
             Ok(n) => Ok(n),
             Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
             Err(e) => Err(Error::io(&e, format_args!("sendto {dest}"))),
@@ -212,7 +282,14 @@ impl UdpTransport {
     /// may come back, as Aeron's drivers assume).
     #[inline]
     pub fn send(&self, datagram: &[u8]) -> Result<usize> {
-        match self.socket.send(datagram) {
+        let socket = match &self.io {
+            Io::Socket { socket, .. } => socket,
+            Io::Plugin(transport) => {
+                let dest = self.connected_addr.unwrap_or(self.local_addr);
+                return transport.send_to(datagram, dest);
+            }
+        };
+        match socket.send(datagram) {
             Ok(n) => Ok(n),
             Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
             Err(e) => Err(Error::io(&e, "send")),
@@ -221,10 +298,14 @@ impl UdpTransport {
 
     /// Receives one datagram into `buffer` (truncated if longer). `None` when nothing is
     /// queued. A socket may report an earlier ICMP "port unreachable" here; that says
-    /// nothing about this receive and is reported as `None` too.
+    /// nothing about this receive and is reported as `None` too. A plug-in's transport
+    /// receives through [`PluginTransport::receive`] (the transport poller does that).
     #[inline]
     pub fn recv_from(&self, buffer: &mut [u8]) -> Result<Option<(usize, SocketAddr)>> {
-        match self.receiver().recv_from(buffer) {
+        let Io::Socket { socket, receive_socket } = &self.io else {
+            return Err(Error::illegal_state("a plug-in's transport receives through its plug-in"));
+        };
+        match receive_socket.as_ref().unwrap_or(socket).recv_from(buffer) {
             Ok(received) => Ok(Some(received)),
             Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(None),
             Err(e) => Err(Error::io(&e, "recvfrom")),
@@ -243,21 +324,32 @@ impl UdpTransport {
 
     /// `SO_RCVBUF` as the kernel reports it (Linux doubles the requested value).
     pub fn so_rcvbuf(&self) -> Result<usize> {
-        socket2::SockRef::from(self.receiver())
-            .recv_buffer_size()
-            .map_err(|e| Error::io(&e, "getsockopt(SO_RCVBUF)"))
+        match &self.io {
+            Io::Socket { socket, receive_socket } => {
+                socket2::SockRef::from(receive_socket.as_ref().unwrap_or(socket))
+                    .recv_buffer_size()
+                    .map_err(|e| Error::io(&e, "getsockopt(SO_RCVBUF)"))
+            }
+            Io::Plugin(transport) => transport.so_rcvbuf(),
+        }
     }
 
     /// `SO_SNDBUF` as the kernel reports it.
     pub fn so_sndbuf(&self) -> Result<usize> {
-        socket2::SockRef::from(&self.socket)
-            .send_buffer_size()
-            .map_err(|e| Error::io(&e, "getsockopt(SO_SNDBUF)"))
+        match &self.io {
+            Io::Socket { socket, .. } => socket2::SockRef::from(socket)
+                .send_buffer_size()
+                .map_err(|e| Error::io(&e, "getsockopt(SO_SNDBUF)")),
+            Io::Plugin(transport) => transport.so_sndbuf(),
+        }
     }
 
     /// The multicast TTL / hop limit of the sending socket as the kernel reports it.
     pub fn multicast_ttl(&self) -> Result<u32> {
-        let socket = socket2::SockRef::from(&self.socket);
+        let socket = match &self.io {
+            Io::Socket { socket, .. } => socket2::SockRef::from(socket),
+            Io::Plugin(transport) => return transport.multicast_ttl(self.local_addr.is_ipv6()),
+        };
         let ttl =
             if self.local_addr.is_ipv6() { socket.multicast_hops_v6() } else { socket.multicast_ttl_v4() };
         ttl.map_err(|e| Error::io(&e, "getsockopt(multicast TTL)"))
@@ -265,9 +357,12 @@ impl UdpTransport {
 }
 
 impl AsRawFd for UdpTransport {
-    /// The socket to wait on for received datagrams.
+    /// The socket to wait on for received datagrams (a plug-in's receive descriptor).
     fn as_raw_fd(&self) -> RawFd {
-        self.receiver().as_raw_fd()
+        match &self.io {
+            Io::Socket { socket, receive_socket } => receive_socket.as_ref().unwrap_or(socket).as_raw_fd(),
+            Io::Plugin(transport) => transport.receive_fd(),
+        }
     }
 }
 

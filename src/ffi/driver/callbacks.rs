@@ -16,6 +16,10 @@ use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, set};
+use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
+use crate::ffi::driver::media::settings::MediaSettings;
+use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
+use crate::ffi::driver::port_managers::aeron_port_manager_t;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -93,11 +97,32 @@ type HookFn = unsafe extern "C" fn(*mut c_void);
 type OnStartFn = unsafe extern "C" fn(*mut c_void, *const c_char);
 
 /// The C functions and states behind a context's callbacks, for the getters.
-#[derive(Default)]
 pub(crate) struct CCallbacks {
     validator: Option<(ValidatorFn, CState)>,
     hook: Option<(HookFn, CState)>,
     on_start: Option<(OnStartFn, CState)>,
+    /// Conductor, sender, receiver and name resolver trackers as set (NULL: built in).
+    pub(crate) duty_cycle_trackers: [*mut aeron_duty_cycle_tracker_t; 4],
+    /// The name resolver supplier set (None: the default).
+    pub(crate) name_resolver_supplier: aeron_name_resolver_supplier_func_t,
+    /// Transport bindings and interceptor chains as set.
+    pub(crate) media: MediaSettings,
+    /// Sender and receiver port managers as set (NULL: built in).
+    pub(crate) port_managers: [*mut aeron_port_manager_t; 2],
+}
+
+impl Default for CCallbacks {
+    fn default() -> Self {
+        Self {
+            validator: None,
+            hook: None,
+            on_start: None,
+            duty_cycle_trackers: [std::ptr::null_mut(); 4],
+            name_resolver_supplier: None,
+            media: MediaSettings::default(),
+            port_managers: [std::ptr::null_mut(); 2],
+        }
+    }
 }
 
 /// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=deny` stands for: refuses every token.

@@ -15,6 +15,10 @@ use crate::util::sys::set_current_thread_affinity;
 
 pub mod callbacks;
 pub mod context;
+pub mod duty_cycle_trackers;
+pub mod media;
+pub mod name_resolver;
+pub mod port_managers;
 pub mod settings_agents;
 pub mod settings_idle;
 pub mod settings_network;
@@ -22,6 +26,7 @@ pub mod settings_publications;
 pub mod settings_storage;
 pub mod settings_timeouts;
 pub mod settings_udp;
+pub mod sockaddr;
 
 use context::{DriverContextHandle, aeron_driver_context_t, handle as context_handle};
 

@@ -1,0 +1,260 @@
+//! Duty-cycle trackers supplied from C (`aeron_duty_cycle_tracker_t`, Aeron's
+//! `struct aeron_duty_cycle_tracker_stct`): the conductor, sender and receiver call
+//! `update` when they start and `measure_and_update` at the start of every duty cycle; the
+//! name resolver calls `update` before and `measure_and_update` after every lookup and
+//! resolution (`src/driver/duty_cycle_tracker.rs`). A supplied tracker replaces the
+//! built-in one of that agent, as in Aeron. The functions and state are read from the
+//! caller's struct at every call, as Aeron's agents read them.
+//!
+//! Getters return the tracker set, or NULL while the built-in one is in use (Aeron returns
+//! a pointer to its built-in tracker, which is internal here); setting NULL restores it.
+
+use std::ffi::{c_int, c_void};
+use std::sync::Arc;
+
+use crate::driver::duty_cycle_tracker::{DutyCycleTrackerHooks, SuppliedDutyCycleTracker};
+use crate::ffi::driver::context::{aeron_driver_context_t, handle};
+use crate::ffi::ffi_boundary;
+use crate::util::error::Result;
+
+/// `update(state, now_ns)`: the timed interval starts at `now_ns`.
+#[allow(non_camel_case_types)]
+pub type aeron_duty_cycle_tracker_update_func_t =
+    Option<unsafe extern "C" fn(state: *mut c_void, now_ns: i64)>;
+
+/// `measure_and_update(state, now_ns)`: the interval ends at `now_ns`; the next starts.
+#[allow(non_camel_case_types)]
+pub type aeron_duty_cycle_tracker_measure_and_update_func_t =
+    Option<unsafe extern "C" fn(state: *mut c_void, now_ns: i64)>;
+
+/// A duty-cycle tracker: Aeron's `struct aeron_duty_cycle_tracker_stct`, field for field.
+/// Filled in and owned by the caller; must stay valid while a driver using it runs.
+#[allow(non_camel_case_types)]
+#[repr(C)]
+pub struct aeron_duty_cycle_tracker_stct {
+    pub update: aeron_duty_cycle_tracker_update_func_t,
+    pub measure_and_update: aeron_duty_cycle_tracker_measure_and_update_func_t,
+    pub state: *mut c_void,
+}
+
+/// Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
+#[allow(non_camel_case_types)]
+pub type aeron_duty_cycle_tracker_t = aeron_duty_cycle_tracker_stct;
+
+#[cfg(target_pointer_width = "64")]
+mod layout {
+    use super::aeron_duty_cycle_tracker_stct as T;
+    use std::mem::{offset_of, size_of};
+    static_assertions::const_assert_eq!(offset_of!(T, update), 0);
+    static_assertions::const_assert_eq!(offset_of!(T, measure_and_update), 8);
+    static_assertions::const_assert_eq!(offset_of!(T, state), 16);
+    static_assertions::const_assert_eq!(size_of::<T>(), 24);
+}
+
+/// Which tracker of the context a setter or getter names.
+#[derive(Clone, Copy)]
+enum TrackerRole {
+    Conductor = 0,
+    Sender = 1,
+    Receiver = 2,
+    NameResolver = 3,
+}
+
+/// The caller's tracker, called from the agent that uses it.
+struct CDutyCycleTracker(*mut aeron_duty_cycle_tracker_t);
+
+// SAFETY: the setter's contract: the tracker stays valid while the driver runs and may be
+// called on the driver's agent threads (Aeron's own contract for supplied trackers).
+unsafe impl Send for CDutyCycleTracker {}
+// SAFETY: as above; Rust never writes through the pointer, it only reads the functions.
+unsafe impl Sync for CDutyCycleTracker {}
+
+impl DutyCycleTrackerHooks for CDutyCycleTracker {
+    fn update(&self, now_ns: i64) {
+        // SAFETY: valid while the driver runs (setter's contract); read at each call.
+        let (f, state) = unsafe { ((*self.0).update, (*self.0).state) };
+        if let Some(f) = f {
+            // SAFETY: the caller's function with its own state (setter's contract).
+            unsafe { f(state, now_ns) }
+        }
+    }
+
+    fn measure_and_update(&self, now_ns: i64) {
+        // SAFETY: as in `update`.
+        let (f, state) = unsafe { ((*self.0).measure_and_update, (*self.0).state) };
+        if let Some(f) = f {
+            // SAFETY: as in `update`.
+            unsafe { f(state, now_ns) }
+        }
+    }
+}
+
+/// Stores `value` as the context's tracker for `role` (NULL: the built-in one).
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or valid (with callable functions) while a driver
+/// made from the context runs.
+unsafe fn set_tracker(
+    context: *mut aeron_driver_context_t,
+    role: TrackerRole,
+    value: *mut aeron_duty_cycle_tracker_t,
+) -> Result<c_int> {
+    // SAFETY: NULL or live (contract).
+    let h = unsafe { handle(context) }?;
+    let supplied = (!value.is_null()).then(|| {
+        SuppliedDutyCycleTracker(Arc::new(CDutyCycleTracker(value)) as Arc<dyn DutyCycleTrackerHooks>)
+    });
+    let agents = &mut h.ctx.agents;
+    match role {
+        TrackerRole::Conductor => agents.conductor_duty_cycle_tracker = supplied,
+        TrackerRole::Sender => agents.sender_duty_cycle_tracker = supplied,
+        TrackerRole::Receiver => agents.receiver_duty_cycle_tracker = supplied,
+        TrackerRole::NameResolver => agents.name_resolver_time_tracker = supplied,
+    }
+    h.callbacks.duty_cycle_trackers[role as usize] = value;
+    Ok(0)
+}
+
+/// The tracker set for `role`, or NULL.
+///
+/// # Safety
+/// `context` must be NULL or live.
+unsafe fn get_tracker(
+    context: *mut aeron_driver_context_t,
+    role: TrackerRole,
+) -> Result<*mut aeron_duty_cycle_tracker_t> {
+    if context.is_null() {
+        return Ok(std::ptr::null_mut());
+    }
+    // SAFETY: non-null and live (contract).
+    Ok(unsafe { handle(context) }?.callbacks.duty_cycle_trackers[role as usize])
+}
+
+/// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
+/// and `measure_and_update` at the start of each of its duty cycles, in place of the
+/// built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
+/// 0, or -1 (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+/// conductor's thread, while a driver made from the context runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_conductor_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+    value: *mut aeron_duty_cycle_tracker_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_conductor_duty_cycle_tracker", {
+        // SAFETY: as this function's contract.
+        unsafe { set_tracker(context, TrackerRole::Conductor, value) }
+    })
+}
+
+/// Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_conductor_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+) -> *mut aeron_duty_cycle_tracker_t {
+    ffi_boundary!("aeron_driver_context_get_conductor_duty_cycle_tracker", {
+        // SAFETY: NULL or live (contract).
+        unsafe { get_tracker(context, TrackerRole::Conductor) }
+    })
+}
+
+/// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
+/// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+/// sender's thread, while a driver made from the context runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_sender_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+    value: *mut aeron_duty_cycle_tracker_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_sender_duty_cycle_tracker", {
+        // SAFETY: as this function's contract.
+        unsafe { set_tracker(context, TrackerRole::Sender, value) }
+    })
+}
+
+/// Returns the sender's tracker set (NULL for the built-in one or a NULL context).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_sender_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+) -> *mut aeron_duty_cycle_tracker_t {
+    ffi_boundary!("aeron_driver_context_get_sender_duty_cycle_tracker", {
+        // SAFETY: NULL or live (contract).
+        unsafe { get_tracker(context, TrackerRole::Sender) }
+    })
+}
+
+/// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
+/// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+/// receiver's thread, while a driver made from the context runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_receiver_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+    value: *mut aeron_duty_cycle_tracker_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_receiver_duty_cycle_tracker", {
+        // SAFETY: as this function's contract.
+        unsafe { set_tracker(context, TrackerRole::Receiver, value) }
+    })
+}
+
+/// Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_receiver_duty_cycle_tracker(
+    context: *mut aeron_driver_context_t,
+) -> *mut aeron_duty_cycle_tracker_t {
+    ffi_boundary!("aeron_driver_context_get_receiver_duty_cycle_tracker", {
+        // SAFETY: NULL or live (contract).
+        unsafe { get_tracker(context, TrackerRole::Receiver) }
+    })
+}
+
+/// Sets the name resolver's time tracker: `update` before and `measure_and_update` after
+/// every name lookup and resolution the conductor makes (the built-in one writes system
+/// counters 32-33 against `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). NULL restores the
+/// built-in tracker. Returns 0, or -1 (EINVAL) for a NULL context.
+///
+/// # Safety
+/// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+/// conductor's thread, while a driver made from the context runs.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_set_name_resolver_time_tracker(
+    context: *mut aeron_driver_context_t,
+    value: *mut aeron_duty_cycle_tracker_t,
+) -> c_int {
+    ffi_boundary!("aeron_driver_context_set_name_resolver_time_tracker", {
+        // SAFETY: as this function's contract.
+        unsafe { set_tracker(context, TrackerRole::NameResolver, value) }
+    })
+}
+
+/// Returns the name resolver's time tracker set (NULL for the built-in one or a NULL
+/// context).
+///
+/// # Safety
+/// `context` must be NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeron_driver_context_get_name_resolver_time_tracker(
+    context: *mut aeron_driver_context_t,
+) -> *mut aeron_duty_cycle_tracker_t {
+    ffi_boundary!("aeron_driver_context_get_name_resolver_time_tracker", {
+        // SAFETY: NULL or live (contract).
+        unsafe { get_tracker(context, TrackerRole::NameResolver) }
+    })
+}

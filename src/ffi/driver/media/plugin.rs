@@ -1,0 +1,414 @@
+//! The driver's media plug-in over C bindings and interceptors: implements the core's
+//! `MediaPlugin` / `PluginTransport` (`src/driver/media/media_plugin.rs`) by calling the
+//! bindings table and the data paths where Aeron's driver calls them: `init_func` when an
+//! endpoint opens a transport (on the conductor), `send_func` through the outgoing chain
+//! for every datagram sent, `recvmmsg_func` with the incoming chain's entry for every
+//! poll, `bind_addr_and_port_func` and `get_so_rcvbuf_func` when the driver asks,
+//! `close_func` when the transport goes, and the interceptors' transport notifications
+//! when a transport joins or leaves its agent.
+
+use std::cell::UnsafeCell;
+use std::ffi::c_char;
+use std::net::SocketAddr;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::data_paths::{DataPaths, with_delivery};
+use super::default_bindings::{has_default_pollers, socket_option};
+use super::types::*;
+use crate::driver::media::media_plugin::{
+    Deliver, MediaPlugin, PluginTransport, ReceiveOutcome, TransportAffinity, TransportSpec,
+};
+use crate::driver::media::udp_channel::UdpChannel;
+use crate::ffi::driver::callbacks::aeron_udp_channel_t;
+use crate::ffi::driver::context::aeron_driver_context_t;
+use crate::ffi::driver::sockaddr::to_storage;
+use crate::ffi::error_from_c;
+use crate::util::error::{Error, Result};
+
+/// Aeron's limit on the datagrams one receive call may take.
+const MAX_VLEN: usize = 16;
+
+/// The C pointers the plug-in is made of: the bindings table, the interceptor chains and
+/// the context (passed to the init functions).
+#[derive(Clone, Copy)]
+pub(crate) struct MediaPointers {
+    pub(crate) bindings: *mut aeron_udp_channel_transport_bindings_t,
+    pub(crate) outgoing: *mut aeron_udp_channel_interceptor_bindings_t,
+    pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
+    pub(crate) context: *mut aeron_driver_context_t,
+}
+
+// SAFETY: the setters' contract: the tables stay valid while a driver made from the
+// context runs and may be used from its threads (Aeron's contract for them).
+unsafe impl Send for MediaPointers {}
+// SAFETY: as above; Rust only reads the tables.
+unsafe impl Sync for MediaPointers {}
+
+/// Checks the functions of a bindings table the driver needs.
+///
+/// # Safety
+/// `bindings` must point to a readable table.
+pub(crate) unsafe fn check_bindings(bindings: *const aeron_udp_channel_transport_bindings_t) -> Result<()> {
+    // SAFETY: readable (contract).
+    let b = unsafe { &*bindings };
+    let missing = [
+        (b.init_func.is_none(), "init_func"),
+        (b.reconnect_func.is_none(), "reconnect_func"),
+        (b.close_func.is_none(), "close_func"),
+        (b.recvmmsg_func.is_none(), "recvmmsg_func"),
+        (b.send_func.is_none(), "send_func"),
+        (b.get_so_rcvbuf_func.is_none(), "get_so_rcvbuf_func"),
+        (b.bind_addr_and_port_func.is_none(), "bind_addr_and_port_func"),
+    ];
+    if let Some((_, name)) = missing.iter().find(|(is_missing, _)| *is_missing) {
+        return Err(Error::invalid_argument(format!("transport bindings without {name}")));
+    }
+    if !has_default_pollers(b) {
+        return Err(Error::invalid_argument(
+            "transport bindings with their own poller functions are not supported: aeronrs polls its transports itself; keep the poller_*_func of aeron_driver_context_get_udp_channel_transport_bindings(NULL)",
+        ));
+    }
+    Ok(())
+}
+
+/// The plug-in: the bindings and the sender's and receiver's data paths.
+pub(crate) struct CMedia {
+    pointers: MediaPointers,
+    sender: DataPaths,
+    receiver: DataPaths,
+    next_key: AtomicU64,
+}
+
+// SAFETY: the C structs it holds are used as Aeron uses them: the data paths of an agent
+// from that agent's thread (and the conductor's while it opens a transport, before the
+// agent has it), the bindings from any driver thread (Aeron's contract for plug-ins).
+unsafe impl Send for CMedia {}
+// SAFETY: as above.
+unsafe impl Sync for CMedia {}
+
+impl CMedia {
+    /// Links and initialises the data paths of the sender, then the receiver (as Aeron's
+    /// agents do when the driver is created).
+    ///
+    /// # Safety
+    /// The pointers as [`MediaPointers`] requires; `bindings` non-null.
+    pub(crate) unsafe fn new(pointers: MediaPointers) -> Result<Self> {
+        // SAFETY: a readable table (contract).
+        unsafe { check_bindings(pointers.bindings) }?;
+        let paths = |affinity| {
+            // SAFETY: as this function's contract.
+            unsafe {
+                DataPaths::new(
+                    pointers.outgoing,
+                    pointers.incoming,
+                    pointers.bindings,
+                    pointers.context,
+                    affinity,
+                )
+            }
+        };
+        let sender =
+            paths(aeron_udp_channel_transport_affinity_t(AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER))?;
+        let receiver =
+            paths(aeron_udp_channel_transport_affinity_t(AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER))?;
+        Ok(Self { pointers, sender, receiver, next_key: AtomicU64::new(1) })
+    }
+
+    fn bindings(&self) -> &aeron_udp_channel_transport_bindings_t {
+        // SAFETY: valid while the driver runs (MediaPointers' contract).
+        unsafe { &*self.pointers.bindings }
+    }
+}
+
+/// The `MediaPlugin` handle (shares the plug-in with its transports).
+pub(crate) struct CMediaPlugin(pub(crate) Arc<CMedia>);
+
+impl MediaPlugin for CMediaPlugin {
+    fn open(&self, spec: &TransportSpec, channel: &UdpChannel) -> Result<Arc<dyn PluginTransport>> {
+        let media = &self.0;
+        let affinity = match spec.affinity {
+            TransportAffinity::Sender => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
+            TransportAffinity::Receiver => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER,
+            TransportAffinity::Conductor => {
+                return Err(Error::not_supported("the conductor opens no plug-in transports"));
+            }
+        };
+        let paths = if affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER {
+            &media.sender
+        } else {
+            &media.receiver
+        };
+        // SAFETY: zeroes are valid for these plain C structs.
+        let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        let cell = Box::new(UnsafeCell::new(TransportCell {
+            c: aeron_udp_channel_transport_t {
+                fd: -1,
+                recv_fd: -1,
+                data_paths: paths.as_ptr(),
+                connected_address: std::ptr::null_mut(),
+                dispatch_clientd: std::ptr::null_mut(),
+                bindings_clientd: std::ptr::null_mut(),
+                destination_clientd: std::ptr::null_mut(),
+                interceptor_clientds: [std::ptr::null_mut(); AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS],
+                error_log: std::ptr::null_mut(),
+                errors_counter: std::ptr::null_mut(),
+                timestamp_flags: 0,
+            },
+            // Relaxed: a unique number is all that is needed.
+            key: media.next_key.fetch_add(1, Ordering::Relaxed),
+            bind: to_storage(&spec.bind),
+            multicast_if: to_storage(&spec.multicast_if),
+            connect: spec.connect.as_ref().map_or(unspecified, to_storage),
+            reconnect: unspecified,
+            params: aeron_udp_channel_transport_params_t {
+                socket_rcvbuf: spec.buffers.so_rcvbuf,
+                socket_sndbuf: spec.buffers.so_sndbuf,
+                mtu_length: spec.mtu_length,
+                multicast_if_index: spec.multicast_if_index,
+                ttl: spec.ttl,
+                is_media_timestamping: false,
+            },
+        }));
+        // Made before init_func runs, so close_func follows a failed init, as in Aeron.
+        let transport = CTransport {
+            cell,
+            media: Arc::clone(media),
+            is_sender: affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
+            channel: Box::new(channel.clone()),
+        };
+        let init = media.bindings().init_func.expect("checked by check_bindings");
+        let c = transport.cell.get();
+        let connect: *mut libc::sockaddr_storage = if spec.connect.is_some() {
+            // SAFETY: a field of the live, boxed cell.
+            unsafe { &raw mut (*c).connect }
+        } else {
+            std::ptr::null_mut()
+        };
+        // SAFETY: the bindings' init with the transport and arguments the driver owns for
+        // the transport's life (connected_address may keep pointing at `connect`).
+        let rc = unsafe {
+            init(
+                &raw mut (*c).c,
+                &raw mut (*c).bind,
+                &raw mut (*c).multicast_if,
+                connect,
+                &raw mut (*c).params,
+                media.pointers.context,
+                aeron_udp_channel_transport_affinity_t(affinity),
+            )
+        };
+        if rc < 0 {
+            return Err(error_from_c("transport bindings init_func"));
+        }
+        Ok(Arc::new(transport))
+    }
+
+    fn replaces_incoming_interceptors(&self) -> bool {
+        self.0.sender.has_incoming_interceptors()
+    }
+}
+
+/// What the driver allocates per transport: the C struct first (plug-ins get its address
+/// and the incoming chain hands it back), then what identifies it and the arguments its
+/// init function was given, which live as long as the transport (as Aeron's endpoint
+/// fields do).
+#[repr(C)]
+pub(crate) struct TransportCell {
+    pub(crate) c: aeron_udp_channel_transport_t,
+    pub(crate) key: u64,
+    bind: libc::sockaddr_storage,
+    multicast_if: libc::sockaddr_storage,
+    connect: libc::sockaddr_storage,
+    reconnect: libc::sockaddr_storage,
+    params: aeron_udp_channel_transport_params_t,
+}
+
+/// A transport of the plug-in.
+pub(crate) struct CTransport {
+    /// Boxed: C keeps its address; in an UnsafeCell: C writes it (through the pointers).
+    cell: Box<UnsafeCell<TransportCell>>,
+    media: Arc<CMedia>,
+    is_sender: bool,
+    /// Opaque to the interceptors' transport notifications (stable while the transport is).
+    channel: Box<UdpChannel>,
+}
+
+// SAFETY: the transport is used from one thread at a time (the conductor while opening it,
+// then its agent's thread, finally whichever drops it), as Aeron uses its transports.
+unsafe impl Send for CTransport {}
+// SAFETY: as above: the driver never uses one transport from two threads at once.
+unsafe impl Sync for CTransport {}
+
+impl std::fmt::Debug for CTransport {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CTransport").field("key", &self.key()).field("fd", &self.c().fd).finish()
+    }
+}
+
+impl CTransport {
+    fn c(&self) -> &aeron_udp_channel_transport_t {
+        // SAFETY: the cell is alive; C writes it only during the calls made below, on this
+        // thread.
+        unsafe { &(*self.cell.get()).c }
+    }
+
+    fn c_ptr(&self) -> *mut aeron_udp_channel_transport_t {
+        // SAFETY: a field of the live cell.
+        unsafe { &raw mut (*self.cell.get()).c }
+    }
+
+    fn paths(&self) -> &DataPaths {
+        if self.is_sender { &self.media.sender } else { &self.media.receiver }
+    }
+}
+
+impl PluginTransport for CTransport {
+    fn key(&self) -> u64 {
+        // SAFETY: as in `c`.
+        unsafe { (*self.cell.get()).key }
+    }
+
+    #[inline]
+    fn send_to(&self, datagram: &[u8], dest: SocketAddr) -> Result<usize> {
+        let paths = self.paths().as_ptr();
+        // SAFETY: the data paths are alive with the plug-in; their send function is set.
+        let Some(send) = (unsafe { (*paths).send_func }) else {
+            return Err(Error::illegal_state("data paths without send_func"));
+        };
+        let mut address = to_storage(&dest);
+        let mut iov = libc::iovec { iov_base: datagram.as_ptr().cast_mut().cast(), iov_len: datagram.len() };
+        let mut bytes_sent: i64 = 0;
+        // SAFETY: the send function with the transport, an address and one iovec valid for
+        // the call; the datagram is only read.
+        let rc = unsafe { send(paths, self.c_ptr(), &mut address, &mut iov, 1, &mut bytes_sent) };
+        match rc {
+            rc if rc < 0 => Err(error_from_c("transport send")),
+            0 => Ok(0),
+            _ => Ok(usize::try_from(bytes_sent).unwrap_or(0)),
+        }
+    }
+
+    fn receive(&self, buffers: &mut [u8], vlen: usize, deliver: &mut Deliver<'_>) -> Result<ReceiveOutcome> {
+        let vlen = vlen.clamp(1, MAX_VLEN);
+        let slot = buffers.len() / vlen;
+        if slot == 0 {
+            return Ok(ReceiveOutcome::default());
+        }
+        // SAFETY: zeroes are valid for these plain C structs; the pointers are set below.
+        let mut names: [libc::sockaddr_storage; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let mut iovecs: [libc::iovec; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        // SAFETY: as above.
+        let mut messages: [libc::mmsghdr; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        for (i, chunk) in buffers.chunks_exact_mut(slot).take(vlen).enumerate() {
+            iovecs[i] = libc::iovec { iov_base: chunk.as_mut_ptr().cast(), iov_len: slot };
+            let header = &mut messages[i].msg_hdr;
+            header.msg_name = (&raw mut names[i]).cast();
+            header.msg_namelen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+            header.msg_iov = &raw mut iovecs[i];
+            header.msg_iovlen = 1;
+        }
+        let recvmmsg = self.media.bindings().recvmmsg_func.expect("checked by check_bindings");
+        let paths = self.paths().as_ptr();
+        // SAFETY: the data paths are alive with the plug-in.
+        let recv_func = unsafe { (*paths).recv_func };
+        let mut bytes: i64 = 0;
+        let transport = self.c_ptr();
+        // SAFETY: the bindings' recvmmsg with the transport and `vlen` headers over the
+        // caller's buffers, valid for the call; the recv function delivers through the
+        // thread's delivery, set for the call.
+        let n = with_delivery(deliver, || unsafe {
+            recvmmsg(transport, messages.as_mut_ptr(), vlen, &mut bytes, recv_func, paths.cast())
+        });
+        if n < 0 {
+            return Err(error_from_c("transport recvmmsg"));
+        }
+        Ok(ReceiveOutcome { messages: n as usize, bytes: u64::try_from(bytes).unwrap_or(0) })
+    }
+
+    fn connect(&self, remote: SocketAddr) -> Result<()> {
+        let reconnect = self.media.bindings().reconnect_func.expect("checked by check_bindings");
+        let c = self.cell.get();
+        // SAFETY: the cell is alive; the storage lives as long as the transport.
+        unsafe { (*c).reconnect = to_storage(&remote) };
+        // SAFETY: the bindings' reconnect with the transport and that storage.
+        if unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) } < 0 {
+            return Err(error_from_c("transport bindings reconnect_func"));
+        }
+        Ok(())
+    }
+
+    fn local_addr(&self) -> Result<SocketAddr> {
+        let bind_addr_and_port =
+            self.media.bindings().bind_addr_and_port_func.expect("checked by check_bindings");
+        let mut text = [0 as c_char; 128];
+        // SAFETY: the bindings' function with the transport and a buffer of that length.
+        let rc = unsafe { bind_addr_and_port(self.c_ptr(), text.as_mut_ptr(), text.len()) };
+        if rc < 0 {
+            return Err(error_from_c("transport bindings bind_addr_and_port_func"));
+        }
+        // SAFETY: NUL-terminated within the buffer (the last byte stays 0 otherwise).
+        text[text.len() - 1] = 0;
+        // SAFETY: as above.
+        let text = unsafe { std::ffi::CStr::from_ptr(text.as_ptr()) }.to_string_lossy();
+        text.parse().map_err(|_| {
+            Error::invalid_argument(format!(
+                "transport bindings gave bind address {text:?}, not address:port"
+            ))
+        })
+    }
+
+    fn so_rcvbuf(&self) -> Result<usize> {
+        let get = self.media.bindings().get_so_rcvbuf_func.expect("checked by check_bindings");
+        let mut value = 0usize;
+        // SAFETY: the bindings' function with the transport and an out value.
+        if unsafe { get(self.c_ptr(), &mut value) } < 0 {
+            return Err(error_from_c("transport bindings get_so_rcvbuf_func"));
+        }
+        Ok(value)
+    }
+
+    fn so_sndbuf(&self) -> Result<usize> {
+        socket_option(self.c().fd, libc::SOL_SOCKET, libc::SO_SNDBUF).map(|v| usize::try_from(v).unwrap_or(0))
+    }
+
+    fn multicast_ttl(&self, ipv6: bool) -> Result<u32> {
+        let (level, name) = if ipv6 {
+            (libc::IPPROTO_IPV6, libc::IPV6_MULTICAST_HOPS)
+        } else {
+            (libc::IPPROTO_IP, libc::IP_MULTICAST_TTL)
+        };
+        socket_option(self.c().fd, level, name).map(|v| u32::try_from(v).unwrap_or(0))
+    }
+
+    fn receive_fd(&self) -> RawFd {
+        self.c().recv_fd
+    }
+
+    fn on_poller_change(&self, added: bool) -> Result<()> {
+        let channel: *const UdpChannel = &*self.channel;
+        // SAFETY: this agent's transport; the channel pointer is opaque to the stages.
+        unsafe { self.paths().notify_transport(self.c_ptr(), channel.cast::<aeron_udp_channel_t>(), added) }
+    }
+}
+
+impl Drop for CTransport {
+    fn drop(&mut self) {
+        if let Some(close) = self.media.bindings().close_func {
+            // SAFETY: the bindings' close, once, with the transport its init filled in.
+            unsafe { close(self.c_ptr()) };
+        }
+    }
+}
+
+/// Makes the plug-in `pointers` describe (a context's media supplier).
+///
+/// # Safety
+/// As [`CMedia::new`].
+pub(crate) unsafe fn make_plugin(pointers: MediaPointers) -> Result<Arc<dyn MediaPlugin>> {
+    // SAFETY: as this function's contract.
+    let media = unsafe { CMedia::new(pointers) }?;
+    Ok(Arc::new(CMediaPlugin(Arc::new(media))))
+}
