@@ -1,7 +1,10 @@
 //! Response channels (`control-mode=response`, `response-correlation-id`, RSP_SETUP) on our
 //! drivers: the request/response pattern with one server and 100 clients, each getting
 //! exactly its own responses, once, in order; how request publications are shared; and the
-//! refusals, including Aeron's experimental-features gate.
+//! refusals, including Aeron's experimental-features gate; and the same pattern with real
+//! Java Aeron (`aeron-all`, `interop/java` `Response`) on a Java media driver on either side
+//! (skipped with a message when Java or Maven is missing, unless
+//! `AERONRS_REQUIRE_INTEROP=1`).
 //!
 //! The pattern: each client subscribes to `aeron:udp?control=<server's response
 //! address>|control-mode=response` and publishes its requests to the server's request
@@ -20,6 +23,9 @@ use aeronrs::client::{
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::error::{AeronErrorCode, Error};
 use aeronrs::util::idle_strategy::IdleStrategy;
+
+#[path = "support/java_procs.rs"]
+mod java_procs;
 
 const REQUEST_STREAM: i32 = 10;
 const RESPONSE_STREAM: i32 = 11;
@@ -174,7 +180,13 @@ struct RequestClient {
 
 /// A thread's share of the clients: all connect, then each sends its requests and checks
 /// that exactly its own responses arrive, once, in order, from its own pairing.
-fn run_clients(aeron: Aeron, indices: Vec<u32>, request_endpoint: String, response_control: String) {
+fn run_clients(
+    aeron: Aeron,
+    indices: Vec<u32>,
+    request_endpoint: String,
+    response_control: String,
+    requests: u32,
+) {
     let mut clients = Vec::new();
     for index in indices {
         let subscription = aeron
@@ -202,7 +214,7 @@ fn run_clients(aeron: Aeron, indices: Vec<u32>, request_endpoint: String, respon
         assert_ne!(c.publication.session_id(), c.subscription.images()[0].session_id());
     }
     let deadline = Instant::now() + BOUND;
-    for seq in 0..REQUESTS_PER_CLIENT {
+    for seq in 0..requests {
         for c in &mut clients {
             offer(&c.publication, &request(c.index, seq), "request");
         }
@@ -211,7 +223,7 @@ fn run_clients(aeron: Aeron, indices: Vec<u32>, request_endpoint: String, respon
             poll_responses(c);
         }
     }
-    while clients.iter().any(|c| c.next_response < REQUESTS_PER_CLIENT) {
+    while clients.iter().any(|c| c.next_response < requests) {
         assert!(Instant::now() < deadline, "responses missing after {BOUND:?}");
         let mut got = 0;
         for c in &mut clients {
@@ -262,7 +274,7 @@ fn response_channel_request_response_with_100_clients() {
             let (endpoint, control, finished) =
                 (request_endpoint.clone(), response_control.clone(), Arc::clone(&finished));
             std::thread::spawn(move || {
-                run_clients(aeron, indices, endpoint, control);
+                run_clients(aeron, indices, endpoint, control, REQUESTS_PER_CLIENT);
                 finished.fetch_add(1, Ordering::AcqRel);
             })
         })
@@ -468,4 +480,74 @@ fn invalid_response_channels_are_refused_with_upstreams_reasons() {
     assert!(!aeron.is_closed());
     drop((destinations, plain, request_sub, response_sub, aeron));
     media_driver.close().unwrap();
+}
+
+/// The Java tests run one at a time: each starts a JVM driver and a JVM peer.
+static JAVA_SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+const JAVA_CLIENTS: u32 = 10;
+const JAVA_REQUESTS: u32 = 20;
+/// Experimental features on (Aeron gates response channels), sparse logs.
+const JAVA_DRIVER_OPTIONS: [&str; 2] =
+    ["-Daeron.enable.experimental.features=true", "-Daeron.term.buffer.sparse.file=true"];
+
+/// A Java response server on a Java driver answers our clients on our driver.
+#[test]
+fn interop_with_java_aeron_all_for_response_channels_java_server_our_clients() {
+    let _serial = JAVA_SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(classpath) = java_procs::interop_classpath() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (java_dir, ours_dir) = (tmp.path().join("java"), tmp.path().join("ours"));
+    let mut java = java_procs::java_driver_with(&classpath, &java_dir, &JAVA_DRIVER_OPTIONS);
+    let mut ours = driver(&ours_dir, true);
+    let (endpoint, control) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let (clients, requests) = (JAVA_CLIENTS.to_string(), JAVA_REQUESTS.to_string());
+    let mut server = java_procs::response_peer(
+        "java response server",
+        &classpath,
+        &java_dir,
+        &["server", &endpoint, &control, &clients, &requests],
+    );
+    server.expect_line("READY", Duration::from_secs(60));
+    run_clients(client(&ours_dir), (0..JAVA_CLIENTS).collect(), endpoint, control, JAVA_REQUESTS);
+    let done = server.expect_line("DONE", BOUND);
+    assert_eq!(done, format!("DONE {}", JAVA_CLIENTS * JAVA_REQUESTS));
+    drop(server.child.stdin.take());
+    server.wait_success(Duration::from_secs(30));
+    ours.close().unwrap();
+    java.stop();
+}
+
+/// Our server on our driver answers Java clients on a Java driver.
+#[test]
+fn interop_with_java_aeron_all_for_response_channels_our_server_java_clients() {
+    let _serial = JAVA_SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(classpath) = java_procs::interop_classpath() else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let (java_dir, ours_dir) = (tmp.path().join("java"), tmp.path().join("ours"));
+    let mut java = java_procs::java_driver_with(&classpath, &java_dir, &JAVA_DRIVER_OPTIONS);
+    let mut ours = driver(&ours_dir, true);
+    let (endpoint, control) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
+    let stop = Arc::new(AtomicBool::new(false));
+    let server = {
+        let (aeron, stop) = (client(&ours_dir), Arc::clone(&stop));
+        let (request_channel, control) = (format!("aeron:udp?endpoint={endpoint}"), control.clone());
+        std::thread::spawn(move || serve(aeron, request_channel, control, stop))
+    };
+    let (clients, requests) = (JAVA_CLIENTS.to_string(), JAVA_REQUESTS.to_string());
+    let mut java_clients = java_procs::response_peer(
+        "java response clients",
+        &classpath,
+        &java_dir,
+        &["client", &endpoint, &control, "0", &clients, &requests],
+    );
+    java_clients.expect_line("CONNECTED", BOUND);
+    let done = java_clients.expect_line("DONE", BOUND);
+    assert_eq!(done, format!("DONE {}", JAVA_CLIENTS * JAVA_REQUESTS));
+    java_clients.wait_success(Duration::from_secs(30));
+    stop.store(true, Ordering::Release);
+    let answered = server.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
+    assert_eq!(answered, JAVA_CLIENTS as usize, "one response publication per Java client");
+    ours.close().unwrap();
+    java.stop();
 }
