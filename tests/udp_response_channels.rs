@@ -20,6 +20,7 @@ use std::time::{Duration, Instant};
 use aeronrs::client::{
     ADMIN_ACTION, Aeron, BACK_PRESSURED, Context, NOT_CONNECTED, Publication, Subscription,
 };
+use aeronrs::concurrent::counters::type_ids::RECEIVER_POSITION_TYPE_ID;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::error::{AeronErrorCode, Error};
 use aeronrs::util::idle_strategy::IdleStrategy;
@@ -40,8 +41,14 @@ fn free_port() -> u16 {
 }
 
 fn driver(dir: &std::path::Path, experimental: bool) -> MediaDriver {
+    driver_with(dir, experimental, DriverContext::default().timer_interval_ns)
+}
+
+/// `timer_interval_ns`: how often the conductor looks for unused endpoints (among others).
+fn driver_with(dir: &std::path::Path, experimental: bool, timer_interval_ns: u64) -> MediaDriver {
     let sleep = IdleStrategy::Sleep(Duration::from_micros(200));
     MediaDriver::launch(DriverContext {
+        timer_interval_ns,
         aeron_dir: dir.to_path_buf(),
         dir_delete_on_shutdown: true,
         threading_mode: ThreadingMode::SharedNetwork,
@@ -352,6 +359,80 @@ fn response_correlation_id_decides_which_publications_are_shared() {
     // b's response subscription is still waiting: nobody answered b's image.
     assert!(!response_b.is_connected());
     drop((r1, r2, a1, a2, b, plain, response_a, response_b, request_sub, aeron));
+    media_driver.close().unwrap();
+}
+
+/// Two response subscriptions wait on one endpoint; the first is paired, used and closed
+/// with everything around it; the second, still waiting, keeps the endpoint and is paired
+/// later (Aeron's partially created response subscriptions).
+#[test]
+fn a_waiting_response_subscription_outlives_a_closed_one_on_its_endpoint() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    // A short timer: an endpoint nothing holds closes within milliseconds.
+    let timer_interval = Duration::from_millis(20);
+    let mut media_driver = driver_with(&dir, true, timer_interval.as_nanos() as u64);
+    let aeron = client(&dir);
+    let (endpoint, control, response_endpoint) = (
+        format!("127.0.0.1:{}", free_port()),
+        format!("127.0.0.1:{}", free_port()),
+        format!("127.0.0.1:{}", free_port()),
+    );
+    let response_channel =
+        format!("aeron:udp?control-mode=response|control={control}|endpoint={response_endpoint}");
+    let request_sub =
+        aeron.add_subscription(&format!("aeron:udp?endpoint={endpoint}"), REQUEST_STREAM).unwrap();
+    let waiting = aeron.add_subscription(&response_channel, RESPONSE_STREAM + 1).unwrap();
+    let answer = |image: i64, stream_id: i32| {
+        aeron
+            .add_publication(
+                &format!("aeron:udp?control={control}|control-mode=response|response-correlation-id={image}"),
+                stream_id,
+            )
+            .unwrap()
+    };
+    let request = |subscription: &Subscription| {
+        aeron
+            .add_publication(
+                &format!(
+                    "aeron:udp?endpoint={endpoint}|response-correlation-id={}",
+                    subscription.registration_id()
+                ),
+                REQUEST_STREAM,
+            )
+            .unwrap()
+    };
+    {
+        let first = aeron.add_subscription(&response_channel, RESPONSE_STREAM).unwrap();
+        let first_request = request(&first);
+        wait_until("the first request image", || request_sub.image_count() == 1);
+        let response = answer(request_sub.images()[0].correlation_id(), RESPONSE_STREAM);
+        wait_until("the first response stream", || first.is_connected() && response.is_connected());
+        assert_eq!(first.local_socket_addresses(), vec![response_endpoint.clone()]);
+        drop((response, first_request, first));
+    }
+    wait_until("the first request image gone", || request_sub.image_count() == 0);
+    // The first response image (rcv-pos counters of its stream) gone: only the waiting
+    // subscription holds the endpoint now.
+    let response_images = || {
+        let mut n = 0;
+        aeron.counters_reader().for_each_counter(|c| {
+            let stream_id = i32::from_le_bytes(c.key()[12..16].try_into().unwrap());
+            n += usize::from(c.type_id == RECEIVER_POSITION_TYPE_ID && stream_id == RESPONSE_STREAM);
+        });
+        n
+    };
+    wait_until("the first response image released", || response_images() == 0);
+    // The point of the test: many timer intervals pass, and the endpoint stays.
+    std::thread::sleep(timer_interval * 10);
+    assert_eq!(waiting.channel_status(), 1, "the waiting subscription's endpoint is still ACTIVE");
+    assert!(!waiting.is_connected());
+    let second_request = request(&waiting);
+    wait_until("the second request image", || request_sub.image_count() == 1);
+    let response = answer(request_sub.images()[0].correlation_id(), RESPONSE_STREAM + 1);
+    wait_until("the second response stream", || waiting.is_connected() && response.is_connected());
+    assert_eq!(waiting.images()[0].session_id(), response.session_id());
+    drop((response, second_request, waiting, request_sub, aeron));
     media_driver.close().unwrap();
 }
 
