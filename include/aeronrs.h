@@ -2737,7 +2737,9 @@ int aeron_driver_context_set_stream_session_limit(struct aeron_driver_context_t 
 int32_t aeron_driver_context_get_stream_session_limit(struct aeron_driver_context_t *context);
 
 // Sets whether experimental features are enabled (default false)
-// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`): as in Aeron 1.48, response channels (UDP channels
+// with `control-mode=response` or `response-correlation-id`) are refused without them.
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
 //
 // # Safety
 // `context` must be NULL or a live driver context.

@@ -27,6 +27,7 @@ pub mod publication_image;
 pub mod publications;
 pub mod receive_endpoints;
 pub mod reject_image;
+pub mod response_channels;
 pub mod send_endpoints;
 pub mod session_ids;
 pub mod subscriber_positions;
