@@ -117,3 +117,5 @@ func TestAddRespectsContextDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+func errorsIsInvalidArgument(err error) bool { return errors.Is(err, ErrInvalidArgument) }
