@@ -16,10 +16,11 @@ import (
 // BusRecordMode is how a mapped bus lays out its records.
 type BusRecordMode int
 
-// The record modes.
+// The record modes; the zero value is variable-length.
 const (
-	BusVariableLength = BusRecordMode(C.AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH)
-	BusFixedSize      = BusRecordMode(C.AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE)
+	BusVariableLength BusRecordMode = iota
+	// BusFixedSize records are all BusConfig.RecordSize bytes (typed messages).
+	BusFixedSize
 )
 
 // BusStart is where a reader starts.
@@ -55,7 +56,7 @@ func (b BusConfig) c() C.aeronrs_mapped_bus_config_t {
 		config.segment_length = C.uint64_t(b.SegmentLength)
 	}
 	if b.RecordMode == BusFixedSize {
-		config.record_mode = C.int(b.RecordMode)
+		config.record_mode = C.AERONRS_MAPPED_BUS_RECORD_MODE_FIXED_SIZE
 		config.record_size = C.uint32_t(b.RecordSize)
 	}
 	if b.RollbackTimeout > 0 {
