@@ -119,3 +119,23 @@ func TestAddRespectsContextDeadline(t *testing.T) {
 }
 
 func errorsIsInvalidArgument(err error) bool { return errors.Is(err, ErrInvalidArgument) }
+
+func TestDriverRefusesBadSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "aeron")
+	if _, err := LaunchEmbeddedDriver(DriverContext{Dir: dir, TermBufferLength: 1000}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("a term length that is not a power of two: %v", err)
+	}
+	if _, err := LaunchEmbeddedDriver(DriverContext{Dir: dir, SharedIdle: IdleStrategy{Name: "bogus"}}); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("an unknown idle strategy: %v", err)
+	}
+	driver := embeddedDriver(t, nil)
+	if _, err := LaunchEmbeddedDriver(DriverContext{Dir: driver.Dir()}); err == nil {
+		t.Fatal("a second driver in an active driver's directory starts")
+	}
+	if err := driver.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := driver.Close(); !errors.Is(err, ErrClosed) {
+		t.Fatalf("second close: %v", err)
+	}
+}

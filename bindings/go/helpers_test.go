@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -55,7 +56,7 @@ func embeddedDriver(t *testing.T, tune func(*DriverContext)) *EmbeddedDriver {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := driver.Close(); err != nil {
+		if err := driver.Close(); err != nil && !errors.Is(err, ErrClosed) {
 			t.Errorf("driver close: %v", err)
 		}
 	})
