@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/binary"
 	"errors"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -78,30 +80,42 @@ func offerSpinning(b *testing.B, pub *ExclusivePublication, m []byte) {
 	}
 }
 
-// BenchmarkIPCRoundTrip: ping sends its send time in a 32-byte message, pong (another
-// goroutine on its own thread) echoes it, ping waits for the echo; b.N measured round
+// BenchmarkIPCRoundTrip: ping sends its send time in a 32-byte message, pong (a child
+// process, as the C samples' pong) echoes it, ping waits for the echo; b.N measured round
 // trips after WARM_UP (10,000) unmeasured ones. Reports the percentiles in ns.
 func BenchmarkIPCRoundTrip(b *testing.B) {
 	client := benchClient(b)
-	pingPub, pingSub := benchPair(b, client, 1002)
-	pongPub, pongSub := benchPair(b, client, 1003)
-	var stop atomic.Bool
-	pongDone := make(chan struct{})
-	go func() {
-		defer close(pongDone)
-		runtime.LockOSThread()
-		echo := func(m []byte, h *Header) { offerSpinning(b, pongPub, m) }
-		for !stop.Load() {
-			_, _ = pingSub.Poll(echo, 16)
-		}
-	}()
+	pingPub, err := client.AddExclusivePublication(context.Background(), benchChannel, 1002)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pongSub, err := client.AddSubscription(context.Background(), benchChannel, 1003)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pong := exec.Command(os.Args[0], "-test.run=^$")
+	pong.Env = append(os.Environ(), roleEnv+"=pong", "AERON_DIR="+client.dir)
+	pong.Stdout, pong.Stderr = os.Stderr, os.Stderr
+	stdin, err := pong.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pong.Start(); err != nil {
+		b.Fatal(err)
+	}
 	defer func() {
-		stop.Store(true)
-		<-pongDone
+		_ = stdin.Close() // pong stops at the end of its input
+		_ = pong.Wait()
 	}()
+	for !pingPub.IsConnected() || !pongSub.IsConnected() {
+		time.Sleep(time.Millisecond)
+	}
+	measureRoundTrips(b, pingPub, pongSub)
+}
+
+func measureRoundTrips(b *testing.B, pingPub *ExclusivePublication, pongSub *Subscription) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-
 	message := make([]byte, 32)
 	start := time.Now()
 	var latency int64
@@ -139,6 +153,50 @@ func BenchmarkIPCRoundTrip(b *testing.B) {
 	b.ReportMetric(at(0.99), "p99-ns")
 	b.ReportMetric(at(0.999), "p99.9-ns")
 	b.ReportMetric(float64(latencies[len(latencies)-1]), "max-ns")
+}
+
+// playPong echoes stream 1002 onto stream 1003, busy-spinning, until its input ends.
+func playPong() error {
+	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
+	defer cancel()
+	client, err := Connect(ctx, Context{Dir: os.Getenv("AERON_DIR")})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	sub, err := client.AddSubscription(ctx, benchChannel, 1002)
+	if err != nil {
+		return err
+	}
+	pub, err := client.AddExclusivePublication(ctx, benchChannel, 1003)
+	if err != nil {
+		return err
+	}
+	var stop atomic.Bool
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		stop.Store(true)
+	}()
+	runtime.LockOSThread()
+	var offerErr error
+	echo := func(m []byte, h *Header) {
+		for {
+			_, err := pub.Offer(m)
+			if err == nil {
+				return
+			}
+			if oe, ok := err.(OfferError); !ok || !oe.Retryable() || stop.Load() {
+				offerErr = err
+				return
+			}
+		}
+	}
+	for !stop.Load() && offerErr == nil {
+		if _, err := sub.Poll(echo, 16); err != nil {
+			return err
+		}
+	}
+	return offerErr
 }
 
 // BenchmarkIPCThroughput: a publisher goroutine streams b.N 32-byte messages, this one

@@ -42,6 +42,7 @@ type Context struct {
 type Client struct {
 	context        *C.aeron_context_t
 	client         *C.aeron_t
+	dir            string
 	errorHandlerID uintptr
 	closed         atomic.Bool
 
@@ -148,6 +149,7 @@ func connect(c Context) (*Client, error) {
 			return fail(err)
 		}
 	}
+	client.dir = C.GoString(C.aeron_context_get_dir(client.context))
 	if _, err := call("aeron_init", func() C.int { return C.aeron_init(&client.client, client.context) }); err != nil {
 		return fail(err)
 	}
@@ -187,6 +189,9 @@ func (c *Client) Close() error {
 	c.release()
 	return nil
 }
+
+// Dir is the media driver's directory the client connected to.
+func (c *Client) Dir() string { return c.dir }
 
 // IsClosed says whether Close was called.
 func (c *Client) IsClosed() bool {

@@ -28,6 +28,9 @@ func envInt(name string) int {
 // playRole: "publisher" offers COUNT messages of LENGTH bytes on CHANNEL/STREAM and exits;
 // "publisher-hold" does the same and then waits to be killed.
 func playRole(role string) error {
+	if role == "pong" {
+		return playPong()
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), testTimeout)
 	defer cancel()
 	client, err := Connect(ctx, Context{Dir: os.Getenv("AERON_DIR"), IdleSleep: time.Millisecond})
