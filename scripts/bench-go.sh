@@ -8,7 +8,8 @@
 #
 # MESSAGES (200 000) measured round trips after WARM_UP (20 000); STREAM_MESSAGES
 # (5 000 000) streamed. Both sides busy-spin; the driver sleeps 1 ms when idle (over IPC it
-# is not on the data path). The Go figures are `go test -bench` of bindings/go/bench_test.go:
+# is not on the data path). Go's streaming is measured twice: one Offer (one cgo call) per
+# message, and OfferBatch handing 64 messages to C per call. The Go figures are `go test -bench` of bindings/go/bench_test.go:
 # its ping and pong are goroutines of one process on their own OS threads, the C ones two
 # processes.
 set -euo pipefail
@@ -100,6 +101,10 @@ for ((r = 1; r <= repeats; r++)); do
     note "streaming $side: $rate msgs/s"
     echo "$rate" >>"$work/rate.$side"
   done
+  go_bench BenchmarkIPCThroughputBatch "$stream_messages" "$work/batch-$r.log"
+  rate=$(go_metric "$work/batch-$r.log" msgs/s)
+  note "streaming go, OfferBatch of 64: $rate msgs/s"
+  echo "$rate" >>"$work/rate.batch"
 done
 
 echo
@@ -113,5 +118,7 @@ done
 c=$(median "$work/rate.c")
 g=$(median "$work/rate.go")
 printf '%-30s %14.0f %14.0f %8s\n' "streaming, msgs/s" "$c" "$g" "$(ratio "$g" "$c")"
+g=$(median "$work/rate.batch")
+printf '%-30s %14s %14.0f %8s\n' "streaming, OfferBatch, msgs/s" "" "$g" "$(ratio "$g" "$c")"
 echo "each run: p50 C $(runs "$work/p50.c") | Go $(runs "$work/p50.go")"
 echo "          msgs/s C $(runs "$work/rate.c") | Go $(runs "$work/rate.go")"

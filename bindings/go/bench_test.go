@@ -280,3 +280,50 @@ func envCount(name string, fallback int) int {
 	}
 	return fallback
 }
+
+// BenchmarkIPCThroughputBatch is BenchmarkIPCThroughput with the publisher handing over
+// 64 messages per cgo call (OfferBatch).
+func BenchmarkIPCThroughputBatch(b *testing.B) {
+	client := benchClient(b)
+	pub, sub := benchPair(b, client, 1007)
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	received := 0
+	onMessage := func(m []byte, h *Header) { received++ }
+	published := make(chan error, 1)
+	b.ResetTimer()
+	start := time.Now()
+	go func() {
+		runtime.LockOSThread()
+		const batch = 64
+		buffer := make([]byte, 32*batch)
+		lengths := make([]uint32, batch)
+		for i := range lengths {
+			lengths[i] = 32
+		}
+		for sent := 0; sent < b.N; {
+			n := min(batch, b.N-sent)
+			for k := 0; k < n; k++ {
+				binary.LittleEndian.PutUint64(buffer[32*k:], uint64(sent+k))
+			}
+			offered, _, err := pub.OfferBatch(buffer[:32*n], lengths[:n])
+			sent += offered
+			if err != nil && !errors.Is(err, ErrBackPressured) && !errors.Is(err, ErrAdminAction) {
+				published <- err
+				return
+			}
+		}
+		published <- nil
+	}()
+	for received < b.N {
+		if _, err := sub.Poll(onMessage, 1024); err != nil {
+			b.Fatal(err)
+		}
+	}
+	elapsed := time.Since(start)
+	b.StopTimer()
+	if err := <-published; err != nil {
+		b.Fatal(err)
+	}
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "msgs/s")
+}

@@ -314,3 +314,65 @@ func TestBackPressure(t *testing.T) {
 		t.Fatal(r.failure)
 	}
 }
+
+func TestOfferBatch(t *testing.T) {
+	driver := embeddedDriver(t, nil)
+	client := connectTo(t, driver.Dir())
+	ctx := testContext(t)
+	const channel = "aeron:ipc?term-length=64k"
+	sub, err := client.AddSubscription(ctx, channel, 1006)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := client.AddPublication(ctx, channel, 1006)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected", pub.IsConnected)
+	length := func(i uint64) int { return 8 + int(i%5)*30 }
+	var buffer []byte
+	var lengths []uint32
+	for i := uint64(0); i < 400; i++ {
+		buffer = append(buffer, message(i, length(i))...)
+		lengths = append(lengths, uint32(length(i)))
+	}
+	if _, _, err := pub.OfferBatch(buffer[:10], lengths); !errors.Is(err, ErrInvalidArgument) {
+		t.Fatalf("lengths past the buffer: %v", err)
+	}
+	// 400 messages are more than the 32 KiB window: the batch stops back pressured.
+	offered, position, err := pub.OfferBatch(buffer, lengths)
+	if !errors.Is(err, ErrBackPressured) || offered == 0 || offered >= 400 || position != int64(ErrBackPressured) {
+		t.Fatalf("offered %d, position %d: %v", offered, position, err)
+	}
+	r := &received{t: t, length: length}
+	sent := offered
+	offsets := 0
+	for _, l := range lengths[:offered] {
+		offsets += int(l)
+	}
+	deadline := time.Now().Add(testTimeout)
+	for r.next < 400 {
+		if r.failure != "" {
+			t.Fatal(r.failure)
+		}
+		if sent < 400 {
+			n, _, err := pub.OfferBatch(buffer[offsets:], lengths[sent:])
+			if err != nil && !errors.Is(err, ErrBackPressured) {
+				t.Fatal(err)
+			}
+			for _, l := range lengths[sent : sent+n] {
+				offsets += int(l)
+			}
+			sent += n
+		}
+		if _, err := sub.Poll(r.onMessage, 100); err != nil {
+			t.Fatal(err)
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("received %d", r.next)
+		}
+	}
+	if r.failure != "" {
+		t.Fatal(r.failure)
+	}
+}

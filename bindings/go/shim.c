@@ -104,6 +104,40 @@ int64_t aeronrs_go_exclusive_publication_offer_reserved(
         publication, buffer, length, aeronrs_go_reserved_value, &reserved_value);
 }
 
+aeronrs_go_offer_batch_result_t aeronrs_go_publication_offer_batch(
+    aeron_publication_t *publication, const uint8_t *buffer, const uint32_t *lengths, size_t count)
+{
+    aeronrs_go_offer_batch_result_t done = { 0, 0 };
+    size_t offset = 0;
+    for (; done.offered < count; done.offered++)
+    {
+        done.result = aeron_publication_offer(publication, buffer + offset, lengths[done.offered], NULL, NULL);
+        if (done.result < 0)
+        {
+            break;
+        }
+        offset += lengths[done.offered];
+    }
+    return done;
+}
+
+aeronrs_go_offer_batch_result_t aeronrs_go_exclusive_publication_offer_batch(
+    aeron_exclusive_publication_t *publication, const uint8_t *buffer, const uint32_t *lengths, size_t count)
+{
+    aeronrs_go_offer_batch_result_t done = { 0, 0 };
+    size_t offset = 0;
+    for (; done.offered < count; done.offered++)
+    {
+        done.result = aeron_exclusive_publication_offer(publication, buffer + offset, lengths[done.offered], NULL, NULL);
+        if (done.result < 0)
+        {
+            break;
+        }
+        offset += lengths[done.offered];
+    }
+    return done;
+}
+
 // Copies a message into the batch, or leaves it unconsumed (ABORT) once the batch is full:
 // a ring buffer's space is the producers' again when the read returns, so the bytes must
 // be out of it by then.

@@ -31,6 +31,23 @@ int64_t aeronrs_go_publication_offer_reserved(
 int64_t aeronrs_go_exclusive_publication_offer_reserved(
     aeron_exclusive_publication_t *publication, const uint8_t *buffer, size_t length, int64_t reserved_value);
 
+// What a batch offer did: how many messages were offered, and the last offer's result (a
+// position, or the refusal that stopped the batch). Returned by value, so the Go caller
+// passes no pointer to its own memory (which would make it escape to the heap).
+typedef struct aeronrs_go_offer_batch_result_stct
+{
+    size_t offered;
+    int64_t result;
+}
+aeronrs_go_offer_batch_result_t;
+
+// Offers `count` messages laid end to end in `buffer` (message i is `lengths[i]` bytes), in
+// order, stopping at the first that is not accepted.
+aeronrs_go_offer_batch_result_t aeronrs_go_publication_offer_batch(
+    aeron_publication_t *publication, const uint8_t *buffer, const uint32_t *lengths, size_t count);
+aeronrs_go_offer_batch_result_t aeronrs_go_exclusive_publication_offer_batch(
+    aeron_exclusive_publication_t *publication, const uint8_t *buffer, const uint32_t *lengths, size_t count);
+
 // One message copied out of a ring buffer: its type and where its bytes are in the arena.
 typedef struct aeronrs_go_rb_message_stct
 {
