@@ -9,9 +9,8 @@
 # MESSAGES (200 000) measured round trips after WARM_UP (20 000); STREAM_MESSAGES
 # (5 000 000) streamed. Both sides busy-spin; the driver sleeps 1 ms when idle (over IPC it
 # is not on the data path). Go's streaming is measured twice: one Offer (one cgo call) per
-# message, and OfferBatch handing 64 messages to C per call. The Go figures are `go test -bench` of bindings/go/bench_test.go:
-# its ping and pong are goroutines of one process on their own OS threads, the C ones two
-# processes.
+# message, and OfferBatch handing 64 messages to C per call. The Go figures are `go test
+# -bench` of bindings/go/bench_test.go: its pong is a child process, as the C pong is.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # shellcheck source=lib/bench-common.sh
