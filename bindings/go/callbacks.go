@@ -40,6 +40,8 @@ func lookupCallback(id C.uintptr_t) any {
 type imageCallbacks struct {
 	onAvailable   func(*Image)
 	onUnavailable func(*Image)
+	// owner is the subscription, so the images handed out answer ErrClosed once it closed.
+	owner *Subscription
 }
 
 //export goOnImage
@@ -48,7 +50,7 @@ func goOnImage(id C.uintptr_t, available C.int, image *C.aeron_image_t) {
 	if !ok {
 		return
 	}
-	img := newImage(image, nil)
+	img := newImage(image, target.owner, false)
 	if available != 0 {
 		if target.onAvailable != nil {
 			target.onAvailable(img)

@@ -14,10 +14,14 @@ import (
 // Image is one publisher's stream within a subscription (aeron_image_t). Images from
 // Subscription.ImageAt, ImageBySessionID and Images are retained: call Release when done
 // (the subscription's Close releases any left). Images given to the image handlers are
-// valid until the unavailable handler was called for them plus the resource linger.
+// valid until the unavailable handler was called for them plus the resource linger. Every
+// method answers ErrClosed (or false) once the image is released or its subscription
+// closed.
 type Image struct {
-	image    *C.aeron_image_t
-	sub      *Subscription
+	image *C.aeron_image_t
+	sub   *Subscription
+	// retained: from a subscription query, to Release.
+	retained bool
 	released atomic.Bool
 
 	correlationID        int64
@@ -31,12 +35,13 @@ type Image struct {
 	sourceIdentity       string
 }
 
-func newImage(image *C.aeron_image_t, sub *Subscription) *Image {
+func newImage(image *C.aeron_image_t, sub *Subscription, retained bool) *Image {
 	var k C.aeron_image_constants_t
 	C.aeron_image_constants(image, &k)
 	return &Image{
 		image:                image,
 		sub:                  sub,
+		retained:             retained,
 		correlationID:        int64(k.correlation_id),
 		joinPosition:         int64(k.join_position),
 		sessionID:            int32(k.session_id),
@@ -74,7 +79,7 @@ func (i *Image) MTULength() int { return i.mtuLength }
 func (i *Image) SourceIdentity() string { return i.sourceIdentity }
 
 func (i *Image) usable() bool {
-	return !i.released.Load() && (i.sub == nil || !i.sub.closed.Load())
+	return !i.released.Load() && !i.sub.closed.Load()
 }
 
 // Position is how far the subscriber has consumed the stream.
@@ -135,7 +140,7 @@ func (i *Image) Reject(reason string) error {
 // Release gives back an image retained by a subscription query; a second Release, or one
 // of an image a handler was given, answers ErrClosed.
 func (i *Image) Release() error {
-	if i.sub == nil || i.released.Swap(true) || !i.sub.release(i) {
+	if !i.retained || i.released.Swap(true) || !i.sub.release(i) {
 		return ErrClosed
 	}
 	return nil

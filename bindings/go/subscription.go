@@ -63,6 +63,7 @@ func (c *Client) AddSubscription(ctx context.Context, channel string, streamID i
 		option(handlers)
 	}
 	s := &Subscription{client: c, channel: channel, streamID: streamID, retained: make(map[*Image]struct{})}
+	handlers.owner = s
 	if handlers.onAvailable != nil || handlers.onUnavailable != nil {
 		s.callbacksID = registerCallback(handlers)
 	}
@@ -315,7 +316,7 @@ func (s *Subscription) retain(image *C.aeron_image_t) *Image {
 	if image == nil {
 		return nil
 	}
-	img := newImage(image, s)
+	img := newImage(image, s, true)
 	s.mu.Lock()
 	s.retained[img] = struct{}{}
 	s.mu.Unlock()
