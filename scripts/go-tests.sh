@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The Go binding (bindings/go): stages the library as a pkg-config package, builds aeronmd,
-# then gofmt, go vet and go test -race (pub/sub across goroutines and processes through an
+# then gofmt, go vet, go test -race and go test under cgocheck2 (pub/sub across goroutines and processes through an
 # embedded driver and aeronmd, a C publisher, ring buffers, the mapped bus, ...), and one
 # short pass of each benchmark so they keep working. Needs Go >= 1.21 (`go` on PATH).
 set -euo pipefail
@@ -22,4 +22,6 @@ if [ -n "$unformatted" ]; then
 fi
 go vet ./...
 go test -race -count=1 -timeout 5m ./...
+# cgocheck2 checks every store of a pointer for Go pointers kept in C memory.
+GOEXPERIMENT=cgocheck2 go test -count=1 -timeout 5m ./...
 go test -count=1 -run '^$' -bench . -benchtime 2000x -timeout 5m ./...

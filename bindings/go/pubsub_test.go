@@ -376,3 +376,35 @@ func TestOfferBatch(t *testing.T) {
 		t.Fatal(r.failure)
 	}
 }
+
+func TestOfferPartsBeyondFourParts(t *testing.T) {
+	driver := embeddedDriver(t, nil)
+	client := connectTo(t, driver.Dir())
+	ctx := testContext(t)
+	const channel = "aeron:ipc?term-length=64k"
+	sub, err := client.AddSubscription(ctx, channel, 1007)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := client.AddExclusivePublication(ctx, channel, 1007)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected", pub.IsConnected)
+	// Seven parts (passed in a pinned array), one of them empty, and three (as arguments).
+	m := message(0, 3000)
+	parts := [][]byte{m[:8], m[8:100], {}, m[100:1000], m[1000:1001], m[1001:2500], m[2500:]}
+	if _, err := pub.OfferParts(parts...); err != nil {
+		t.Fatal(err)
+	}
+	m1 := message(1, 50)
+	if _, err := pub.OfferParts(m1[:8], m1[8:9], m1[9:]); err != nil {
+		t.Fatal(err)
+	}
+	r := &received{t: t, length: func(i uint64) int { return []int{3000, 50}[i] }}
+	assembler := NewFragmentAssembler(r.onMessage, 0)
+	pollUntil(t, sub, assembler.OnFragment, func() uint64 { return r.next }, 2)
+	if r.failure != "" {
+		t.Fatal(r.failure)
+	}
+}
