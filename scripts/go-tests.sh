@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The Go binding (bindings/go): stages the library as a pkg-config package, builds aeronmd,
-# then gofmt, go vet, go test -race and go test under cgocheck2 (pub/sub across goroutines and processes through an
-# embedded driver and aeronmd, a C publisher, ring buffers, the mapped bus, ...), and one
-# short pass of each benchmark so they keep working. Needs Go >= 1.21 (`go` on PATH).
+# then gofmt, go vet, go test -race and go test under cgocheck2 (pub/sub across goroutines
+# and processes through an embedded driver and aeronmd, a C publisher, ring buffers, the
+# mapped bus, ...), and one short pass of each benchmark so they keep working. Needs
+# Go >= 1.21 (`go` on PATH).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
