@@ -26,7 +26,8 @@ func envInt(name string) int {
 }
 
 // playRole: "publisher" offers COUNT messages of LENGTH bytes on CHANNEL/STREAM and exits;
-// "publisher-hold" does the same and then waits to be killed.
+// "publisher-hold" does the same and then waits to be killed; "pong" is the round-trip
+// benchmark's echo (bench_test.go).
 func playRole(role string) error {
 	if role == "pong" {
 		return playPong()
