@@ -48,6 +48,8 @@ type Subscription struct {
 	descriptors *C.aeronrs_fragment_descriptor_t
 	capacity    int
 	header      Header
+	counters    *C.aeron_counters_reader_t
+	positions   positionCounters
 
 	mu       sync.Mutex
 	retained map[*Image]struct{}
@@ -93,6 +95,7 @@ func (c *Client) AddSubscription(ctx context.Context, channel string, streamID i
 		return nil, err
 	}
 	s.sub = made
+	s.counters = C.aeron_counters_reader(c.client)
 	var k C.aeron_subscription_constants_t
 	C.aeron_subscription_constants(made, &k)
 	s.registrationID = int64(k.registration_id)
@@ -157,11 +160,73 @@ func (s *Subscription) describe(limit int) ([]C.aeronrs_fragment_descriptor_t, e
 	return unsafe.Slice(s.descriptors, n), nil
 }
 
-// commit consumes the fragments batch describes (each image up to its last one there).
-func commit(batch []C.aeronrs_fragment_descriptor_t) {
-	if len(batch) > 0 {
-		C.aeronrs_fragment_batch_commit(&batch[0], C.size_t(len(batch)))
+// commit consumes the fragments batch describes: each image's subscriber position moves
+// to its last fragment there (they come in runs per image, in stream order).
+func (s *Subscription) commit(batch []C.aeronrs_fragment_descriptor_t) {
+	for start := 0; start < len(batch); {
+		end := start + 1
+		for end < len(batch) && batch[end].image == batch[start].image {
+			end++
+		}
+		s.commitTo(&batch[end-1])
+		start = end
 	}
+}
+
+// commitTo moves d's image's subscriber position forward to d's position. The store goes
+// straight to the position counter (what aeron_image_set_position does, without a cgo
+// call): only this poller writes it, a release store is what the driver's flow control
+// reads, and the positions the poll described are frame aligned within the image's term.
+// An image that closed meanwhile is written harmlessly: its counter is freed for reuse only
+// after the driver's reuse timeout, and its position was frozen when it closed.
+func (s *Subscription) commitTo(d *C.aeronrs_fragment_descriptor_t) {
+	counter := s.positionCounter(d)
+	position := int64(d.position)
+	if counter == nil {
+		C.aeronrs_fragment_batch_commit(d, 1)
+		return
+	}
+	if position > atomic.LoadInt64(counter) {
+		atomic.StoreInt64(counter, position)
+	}
+}
+
+// positionCacheSize is how many images' position counters a subscription remembers.
+const positionCacheSize = 8
+
+// positionCounters remembers the subscriber position counters of recently polled images
+// by correlation id (unique per driver).
+type positionCounters struct {
+	ids      [positionCacheSize]int64
+	counters [positionCacheSize]*int64
+	used     int
+	next     int
+}
+
+// positionCounter is the address of d's image's subscriber position counter in the
+// client's counters (mapped while the client is open); nil if it cannot be found.
+func (s *Subscription) positionCounter(d *C.aeronrs_fragment_descriptor_t) *int64 {
+	id := int64(d.image_correlation_id)
+	cache := &s.positions
+	for i := 0; i < cache.used; i++ {
+		if cache.ids[i] == id {
+			return cache.counters[i]
+		}
+	}
+	var k C.aeron_image_constants_t
+	if C.aeron_image_constants(d.image, &k) < 0 {
+		return nil
+	}
+	addr := C.aeron_counters_reader_addr(s.counters, k.subscriber_position_id)
+	if addr == nil {
+		return nil
+	}
+	counter := (*int64)(unsafe.Pointer(addr))
+	slot := cache.next
+	cache.ids[slot], cache.counters[slot] = id, counter
+	cache.next = (slot + 1) % positionCacheSize
+	cache.used = max(cache.used, slot+1)
+	return counter
 }
 
 func payload(d *C.aeronrs_fragment_descriptor_t) []byte {
@@ -182,7 +247,7 @@ func (s *Subscription) Poll(handler FragmentHandler, fragmentLimit int) (int, er
 
 func (s *Subscription) deliver(handler FragmentHandler, batch []C.aeronrs_fragment_descriptor_t) (delivered int) {
 	// Consume what was handled, also when a handler panics.
-	defer func() { commit(batch[:delivered]) }()
+	defer func() { s.commit(batch[:delivered]) }()
 	for i := range batch {
 		d := &batch[i]
 		s.header.d = *d
@@ -212,7 +277,7 @@ func (s *Subscription) deliverControlled(handler ControlledFragmentHandler, batc
 	pending := -1
 	defer func() {
 		if pending >= 0 {
-			commit(batch[pending : pending+1])
+			s.commitTo(&batch[pending])
 		}
 	}()
 	for start := 0; start < len(batch); {
@@ -235,12 +300,12 @@ func (s *Subscription) deliverControlled(handler ControlledFragmentHandler, batc
 			case ActionBreak:
 				break image
 			case ActionCommit:
-				commit(batch[i : i+1])
+				s.commitTo(&batch[i])
 				pending = -1
 			}
 		}
 		if pending >= 0 {
-			commit(batch[pending : pending+1])
+			s.commitTo(&batch[pending])
 			pending = -1
 		}
 		start = end
