@@ -16,9 +16,11 @@
 // Cost model. A cgo call costs tens of nanoseconds and a call from C back into Go far
 // more, so Subscription.Poll never calls into Go per fragment: one C call describes up to
 // the fragment limit's worth of fragments into an array (aeronrs_subscription_poll_batch),
-// Go walks the array calling the handler with slices over the log buffer (no copy), and a
-// second C call consumes what was handled (aeronrs_fragment_batch_commit). Offer passes the
-// caller's slice to C as it is; nothing is copied on the Go side.
+// Go walks the array calling the handler with slices over the log buffer (no copy), then
+// consumes what was handled by storing the image's new subscriber position (what
+// aeronrs_fragment_batch_commit does, without a second cgo call). Offer passes the caller's
+// slice to C as it is; nothing is copied on the Go side; OfferBatch hands many messages to
+// C in one call.
 //
 // Threading follows Aeron: a Client, Publication, ExclusivePublication (one offering
 // goroutine at a time for the latter) and Counter may be used from any goroutine; a
