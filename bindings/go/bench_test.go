@@ -243,8 +243,8 @@ func BenchmarkIPCThroughput(b *testing.B) {
 }
 
 // BenchmarkOfferPoll: one goroutine offers a 32-byte message and polls it back: what a
-// message costs through the binding with no thread hand-off (two cgo calls for the
-// offer and the poll, one more for the consumption).
+// message costs through the binding with no thread hand-off (two cgo calls: the offer
+// and the poll).
 func BenchmarkOfferPoll(b *testing.B) {
 	client := benchClient(b)
 	pub, sub := benchPair(b, client, 1005)
