@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"sync"
 	"testing"
@@ -406,5 +407,62 @@ func TestOfferPartsBeyondFourParts(t *testing.T) {
 	pollUntil(t, sub, assembler.OnFragment, func() uint64 { return r.next }, 2)
 	if r.failure != "" {
 		t.Fatal(r.failure)
+	}
+}
+
+func TestPublishSubscribeOverUDP(t *testing.T) {
+	driver := embeddedDriver(t, nil)
+	client := connectTo(t, driver.Dir())
+	ctx := testContext(t)
+	socket, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	port := socket.LocalAddr().(*net.UDPAddr).Port
+	socket.Close()
+	channel := fmt.Sprintf("aeron:udp?endpoint=127.0.0.1:%d|term-length=64k", port)
+	events := &imageEvents{}
+	sub, err := client.AddSubscription(ctx, channel, 1008, WithAvailableImageHandler(events.onAvailable))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := client.AddPublication(ctx, channel, 1008)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "connected", pub.IsConnected)
+	const count = 2000
+	length := func(i uint64) int {
+		if i%100 == 99 {
+			return 3000 // three frames of the default 1408-byte MTU
+		}
+		return 64
+	}
+	r := &received{t: t, length: length}
+	assembler := NewFragmentAssembler(r.onMessage, 4096)
+	sent := uint64(0)
+	deadline := time.Now().Add(testTimeout)
+	for r.next < count {
+		if r.failure != "" {
+			t.Fatal(r.failure)
+		}
+		if sent < count {
+			if _, err := pub.Offer(message(sent, length(sent))); err == nil {
+				sent++
+			} else if oe, ok := err.(OfferError); !ok || !oe.Retryable() {
+				t.Fatal(err)
+			}
+		}
+		if n, err := sub.Poll(assembler.OnFragment, 32); err != nil {
+			t.Fatal(err)
+		} else if n == 0 && sent == count {
+			idle()
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("received %d of %d", r.next, count)
+		}
+	}
+	if available, _ := events.counts(); available != 1 || events.sources[0] == "aeron:ipc" {
+		t.Fatalf("images %d from %v", available, events.sources)
 	}
 }
