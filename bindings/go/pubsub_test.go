@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"sync"
 	"testing"
@@ -414,13 +413,7 @@ func TestPublishSubscribeOverUDP(t *testing.T) {
 	driver := embeddedDriver(t, nil)
 	client := connectTo(t, driver.Dir())
 	ctx := testContext(t)
-	socket, err := net.ListenUDP("udp4", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := socket.LocalAddr().(*net.UDPAddr).Port
-	socket.Close()
-	channel := fmt.Sprintf("aeron:udp?endpoint=127.0.0.1:%d|term-length=64k", port)
+	channel := fmt.Sprintf("aeron:udp?endpoint=127.0.0.1:%d|term-length=64k", freeUDPPort(t))
 	events := &imageEvents{}
 	sub, err := client.AddSubscription(ctx, channel, 1008, WithAvailableImageHandler(events.onAvailable))
 	if err != nil {
