@@ -26,6 +26,7 @@
 //! `aeron_subscription_poll`.
 
 use std::ffi::{c_int, c_void};
+use std::panic::AssertUnwindSafe;
 
 use crate::client::Image;
 use crate::ffi::header::{AERON_ACTION_ABORT, aeron_controlled_fragment_handler_action_t, aeron_header_t};
@@ -97,6 +98,9 @@ struct Batch {
     limit: usize,
     /// Entries written so far.
     count: usize,
+    /// A panic caught while describing, raised again inside the export's boundary: it may
+    /// not unwind through the poll's `extern "C"` handler.
+    panic: Option<Box<dyn std::any::Any + Send>>,
 }
 
 /// Describes `image`'s fragments from its subscriber position to the end of its term, as
@@ -155,7 +159,13 @@ unsafe extern "C" fn describe_image(
         let image = unsafe { &*header }.context.cast::<aeron_image_t>();
         // SAFETY: a header's context is the image being polled, held by the poll.
         if let Ok(found) = unsafe { image_ref(image) } {
-            describe_fragments(batch, found, image);
+            let described =
+                std::panic::catch_unwind(AssertUnwindSafe(|| describe_fragments(batch, found, image)));
+            if let Err(payload) = described {
+                batch.panic = Some(payload);
+                // Nothing more is described once something went wrong.
+                batch.limit = 0;
+            }
         }
     }
     aeron_controlled_fragment_handler_action_t(AERON_ACTION_ABORT)
@@ -192,12 +202,15 @@ pub unsafe extern "C" fn aeronrs_subscription_poll_batch(
         require_non_null!(descriptors, "descriptors");
         // The count is returned as a C int.
         let limit = fragment_limit.min(c_int::MAX as usize);
-        let mut batch = Batch { descriptors, limit, count: 0 };
+        let mut batch = Batch { descriptors, limit, count: 0, panic: None };
         let clientd = std::ptr::from_mut(&mut batch).cast::<c_void>();
         // SAFETY: the caller's subscription (contract); the handler treats clientd as the
         // Batch above, alive for the call.
         let result =
             unsafe { aeron_subscription_controlled_poll(subscription, Some(describe_image), clientd, limit) };
+        if let Some(payload) = batch.panic.take() {
+            std::panic::resume_unwind(payload);
+        }
         // A failed poll has set the error (the subscription is not ready).
         Ok(if result < 0 { -1 } else { batch.count as c_int })
     })
