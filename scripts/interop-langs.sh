@@ -1,7 +1,6 @@
 #!/usr/bin/env bash
-# The C API from other languages, through our standalone driver (target/release/aeronmd):
-#   - Go (interop/go): a cgo package over aeronc.h; `go vet` and `go test` start their own
-#     drivers.
+# The C API from other languages, through our standalone driver (target/release/aeronmd)
+# (the Go binding has its own step, scripts/go-tests.sh):
 #   - Java FFM (interop/java-ffm, JDK >= 22, java.lang.foreign): the example and a self test
 #     publishing and subscribing through libaeronrs.so, then a real Java Aeron client
 #     (io.aeron:aeron-all from interop/java) verifying what the FFM publisher sends.
@@ -12,9 +11,6 @@ cd "$(dirname "$0")/.."
 root=$PWD
 
 cargo build --release --lib --bin aeronmd
-
-echo "==> Go (interop/go)"
-(cd interop/go && go vet ./... && go test -count=1 ./...)
 
 echo "==> Java FFM (interop/java-ffm)"
 jdk=${JAVA_FFM_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}

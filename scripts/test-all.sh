@@ -26,8 +26,11 @@ bash scripts/c-tests.sh
 step "C samples (examples-c) built through find_package(aeronrs), run against aeronmd"
 bash scripts/examples-c.sh
 
-step "Other languages: Go (cgo) and Java (FFM), through libaeronrs.so"
+step "Other languages: Java (FFM), through libaeronrs.so"
 bash scripts/interop-langs.sh
+
+step "Go binding (bindings/go, cgo): gofmt, go vet, go test -race"
+bash scripts/go-tests.sh
 
 if cargo +nightly fuzz --version >/dev/null 2>&1; then
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-15} s"
