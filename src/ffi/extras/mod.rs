@@ -2,4 +2,5 @@
 
 pub mod error;
 pub mod mapped_bus;
+pub mod poll_batch;
 pub mod ring_buffer;
