@@ -210,7 +210,7 @@ public final class CountersReader
         {
             final MemorySegment text = local.allocate(MAX_LABEL_LENGTH + 1);
             final int length = Errors.check("aeron_counters_reader_counter_label",
-                (int)LABEL.invokeExact(reader, counterId, text, (long)text.byteSize()));
+                (int)LABEL.invokeExact(reader, counterId, text, text.byteSize()));
             final byte[] bytes = text.asSlice(0, Math.min(length, MAX_LABEL_LENGTH)).toArray(ValueLayout.JAVA_BYTE);
             return new String(bytes, java.nio.charset.StandardCharsets.UTF_8);
         }
