@@ -285,6 +285,51 @@ public final class MediaDriver implements AutoCloseable
             return set("sharednetwork_idle_strategy", Settings.Kind.STRING, name);
         }
 
+        /**
+         * Init args of the conductor's idle strategy: a duration for {@code sleep-ns} (e.g. {@code 100us}),
+         * {@code max_spins-max_yields-min_park-max_park} for {@code backoff}.
+         */
+        public Context conductorIdleStrategyInitArgs(final String args)
+        {
+            return set("conductor_idle_strategy_init_args", Settings.Kind.STRING, args);
+        }
+
+        /**
+         * Init args of the sender's idle strategy: a duration for {@code sleep-ns} (e.g. {@code 100us}),
+         * {@code max_spins-max_yields-min_park-max_park} for {@code backoff}.
+         */
+        public Context senderIdleStrategyInitArgs(final String args)
+        {
+            return set("sender_idle_strategy_init_args", Settings.Kind.STRING, args);
+        }
+
+        /**
+         * Init args of the receiver's idle strategy: a duration for {@code sleep-ns} (e.g. {@code 100us}),
+         * {@code max_spins-max_yields-min_park-max_park} for {@code backoff}.
+         */
+        public Context receiverIdleStrategyInitArgs(final String args)
+        {
+            return set("receiver_idle_strategy_init_args", Settings.Kind.STRING, args);
+        }
+
+        /**
+         * Init args of the single thread's idle strategy: a duration for {@code sleep-ns} (e.g. {@code 100us}),
+         * {@code max_spins-max_yields-min_park-max_park} for {@code backoff}.
+         */
+        public Context sharedIdleStrategyInitArgs(final String args)
+        {
+            return set("shared_idle_strategy_init_args", Settings.Kind.STRING, args);
+        }
+
+        /**
+         * Init args of the sender and receiver thread's idle strategy: a duration for {@code sleep-ns} (e.g. {@code 100us}),
+         * {@code max_spins-max_yields-min_park-max_park} for {@code backoff}.
+         */
+        public Context sharedNetworkIdleStrategyInitArgs(final String args)
+        {
+            return set("sharednetwork_idle_strategy_init_args", Settings.Kind.STRING, args);
+        }
+
         /** Loads libaeronrs from {@code path} (see {@link NativeLibrary#load(Path)}). */
         public Context libraryPath(final Path path)
         {

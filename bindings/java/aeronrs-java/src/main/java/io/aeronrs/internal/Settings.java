@@ -69,7 +69,10 @@ public final class Settings
     {
         try (Arena arena = Arena.ofConfined())
         {
-            for (final Map.Entry<String, Value> entry : values.entrySet())
+            // An idle strategy is built from the init args set for it: those go first.
+            final java.util.List<Map.Entry<String, Value>> ordered = new java.util.ArrayList<>(values.entrySet());
+            ordered.sort(java.util.Comparator.comparing(entry -> !entry.getKey().endsWith("_init_args")));
+            for (final Map.Entry<String, Value> entry : ordered)
             {
                 final String function = entry.getKey();
                 final Value value = entry.getValue();
