@@ -132,8 +132,8 @@ public abstract class Publication implements AutoCloseable
         }
         else
         {
-            final long arrayOffset = buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET + offset;
-            result = nativeOffer(MemorySegment.ofArray(array).asSlice(arrayOffset, length), length);
+            result = nativeOffer(heapSegment(array, buffer.addressOffset() - BufferUtil.ARRAY_BASE_OFFSET + offset,
+                length), length);
         }
         return checkOfferResult(result, "offer");
     }
@@ -202,6 +202,28 @@ public abstract class Publication implements AutoCloseable
             bufferClaim.claimed(this);
         }
         return checkOfferResult(result, "tryClaim");
+    }
+
+    /** A byte array and a segment over all of it; immutable, so threads may share one. */
+    private record HeapSegment(byte[] array, MemorySegment segment)
+    {
+    }
+
+    // The array of the last heap offer: offers from the same array (the usual case) reuse
+    // its segment instead of making one per call.
+    private HeapSegment lastHeapSegment;
+
+    private MemorySegment heapSegment(final byte[] array, final long arrayOffset, final int length)
+    {
+        HeapSegment cached = lastHeapSegment;
+        if (null == cached || cached.array() != array)
+        {
+            cached = new HeapSegment(array, MemorySegment.ofArray(array));
+            lastHeapSegment = cached;
+        }
+        // The C side reads `length` bytes from the segment's start: a range at the start of
+        // the array needs no slice.
+        return 0 == arrayOffset ? cached.segment() : cached.segment().asSlice(arrayOffset, length);
     }
 
     final long checkOfferResult(final long result, final String operation)

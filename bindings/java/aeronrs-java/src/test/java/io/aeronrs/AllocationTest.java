@@ -15,13 +15,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * No allocation per message on offer, claim or poll: the bytes this thread allocates
- * (ThreadMXBean) over many messages, once the JIT has compiled the paths, stay below one
- * byte per message, where a single object per message would be 16 or more.
+ * (ThreadMXBean) over a round of many messages, once the JIT has compiled the paths, stay
+ * below one byte per message, where a single object per message would be 16 or more.
  */
 class AllocationTest extends EmbeddedDriverTest
 {
     private static final int WARMUP = 300_000;
     private static final int MEASURED = 200_000;
+    private static final int ROUNDS = 10;
 
     private static long allocatedBytes()
     {
@@ -50,13 +51,27 @@ class AllocationTest extends EmbeddedDriverTest
             };
 
             run(publication, subscription, heap, direct, claim, handler, assembler, controlled, WARMUP);
-            final long before = allocatedBytes();
-            final long received = run(publication, subscription, heap, direct, claim, handler, assembler, controlled,
-                MEASURED);
-            final long allocated = allocatedBytes() - before;
-            System.out.println("AllocationTest: " + allocated + " bytes allocated by the polling and offering thread for " + MEASURED + " messages");
-            assertEquals(MEASURED, received);
-            assertTrue(allocated < MEASURED, allocated + " bytes allocated for " + MEASURED + " messages");
+            // The JIT compiles in the background (two cores, shared with the driver): a round
+            // that still ran some not-yet-optimised code allocates. A per-message allocation
+            // shows in every round; compiled code allocating nothing shows as a round below
+            // one byte per message.
+            final java.util.List<Long> rounds = new java.util.ArrayList<>();
+            for (int round = 0; round < ROUNDS; round++)
+            {
+                final long before = allocatedBytes();
+                final long received = run(publication, subscription, heap, direct, claim, handler, assembler,
+                    controlled, MEASURED);
+                final long allocated = allocatedBytes() - before;
+                assertEquals(MEASURED, received);
+                rounds.add(allocated);
+                if (allocated < MEASURED)
+                {
+                    break;
+                }
+            }
+            System.out.println("AllocationTest: bytes allocated per round of " + MEASURED + " messages: " + rounds);
+            assertTrue(rounds.get(rounds.size() - 1) < MEASURED,
+                "every round allocated: " + rounds + " bytes per " + MEASURED + " messages");
             assertTrue(sum[0] != 0);
         }
     }
