@@ -44,6 +44,10 @@ public final class Subscription implements AutoCloseable
     // committing from the middle of the array needs no segment object.
     private static final MethodHandle BATCH_COMMIT = NativeLibrary.criticalDowncall(
         "aeronrs_fragment_batch_commit", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
+    // The empty-poll test (a spinning subscriber mostly finds nothing): far cheaper than the
+    // batch poll's full path.
+    private static final MethodHandle HAS_NOTHING_TO_POLL = NativeLibrary.criticalDowncall(
+        "aeronrs_subscription_has_nothing_to_poll", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
     private static final MethodHandle CONSTANTS = NativeLibrary.downcall(
         "aeron_subscription_constants", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle CHANNEL_STATUS = NativeLibrary.downcall(
@@ -279,6 +283,10 @@ public final class Subscription implements AutoCloseable
         final int count;
         try
         {
+            if ((boolean)HAS_NOTHING_TO_POLL.invokeExact(handle))
+            {
+                return 0;
+            }
             count = (int)POLL_BATCH.invokeExact(handle, descriptors, (long)Math.min(limit, capacity));
         }
         catch (final Throwable t)

@@ -166,6 +166,22 @@ public class IpcBenchmark
         return s.received;
     }
 
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.NANOSECONDS)
+    public int aeronrsEmptyPoll(final AeronrsStream s)
+    {
+        return s.subscription.poll(s.handler, FRAGMENT_LIMIT);
+    }
+
+    @Benchmark
+    @BenchmarkMode(Mode.AverageTime)
+    @OutputTimeUnit(TimeUnit.NANOSECONDS)
+    public int javaEmptyPoll(final JavaStream s)
+    {
+        return s.subscription.poll(s.handler, FRAGMENT_LIMIT);
+    }
+
     /** aeronrs-java ping publication and pong subscription, with a pong thread echoing. */
     @State(Scope.Thread)
     public static class AeronrsPingPong
