@@ -17,7 +17,9 @@ use crate::ffi::subscription::{aeron_subscription_t, poller};
 /// # Safety
 /// `subscription` NULL or open, polled by this thread only now.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeronrs_subscription_has_nothing_to_poll(subscription: *mut aeron_subscription_t) -> bool {
+pub unsafe extern "C" fn aeronrs_subscription_has_nothing_to_poll(
+    subscription: *mut aeron_subscription_t,
+) -> bool {
     // Outside the panic boundary, as `aeron_subscription_poll`'s own test: a pointer test,
     // then `has_nothing_to_poll`, which neither panics nor calls out.
     // SAFETY: NULL or open, polled by this thread only (contract).
