@@ -3634,6 +3634,15 @@ int aeronrs_subscription_poll_batch(struct aeron_subscription_t *subscription,
 // it since.
 int aeronrs_fragment_batch_commit(const aeronrs_fragment_descriptor_t *descriptors, size_t count);
 
+// Whether a poll of `subscription` now would certainly find nothing: its image list is
+// the one its last poll took and no image has a frame at its subscriber position. False
+// when unsure, for NULL, and before the subscription's add completed (the poll then
+// reports why). Sets no error.
+//
+// # Safety
+// `subscription` NULL or open, polled by this thread only now.
+bool aeronrs_subscription_has_nothing_to_poll(struct aeron_subscription_t *subscription);
+
 // Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
 // zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power
 // of two (at least 16 one-to-one, 8 many-to-one). Returns 0, or -1 on error.
