@@ -35,6 +35,21 @@ func (e *imageEvents) counts() (int, int) {
 	return len(e.available), len(e.unavailable)
 }
 
+// snapshot copies what was recorded.
+func (e *imageEvents) snapshot() (available, unavailable []int32, sources []string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]int32(nil), e.available...), append([]int32(nil), e.unavailable...), append([]string(nil), e.sources...)
+}
+
+// waitForAvailable waits for the available handler's first call: it runs on the conductor
+// thread after the image joined the subscription, so a poll may see the image's messages
+// before it.
+func (e *imageEvents) waitForAvailable(t *testing.T) {
+	t.Helper()
+	waitFor(t, "the available image handler", func() bool { n, _ := e.counts(); return n > 0 })
+}
+
 func TestImageGoesAwayWhenThePublisherProcessIsKilled(t *testing.T) {
 	driver := embeddedDriver(t, func(c *DriverContext) {
 		c.ClientLivenessTimeout = 500 * time.Millisecond
@@ -56,11 +71,13 @@ func TestImageGoesAwayWhenThePublisherProcessIsKilled(t *testing.T) {
 	if r.failure != "" {
 		t.Fatal(r.failure)
 	}
-	if available, _ := events.counts(); available != 1 || events.sources[0] != "aeron:ipc" {
-		t.Fatalf("available images %v from %v", events.available, events.sources)
+	events.waitForAvailable(t)
+	available, _, sources := events.snapshot()
+	if len(available) != 1 || sources[0] != "aeron:ipc" {
+		t.Fatalf("available images %v from %v", available, sources)
 	}
 	images, err := sub.Images()
-	if err != nil || len(images) != 1 || images[0].SessionID() != events.available[0] {
+	if err != nil || len(images) != 1 || images[0].SessionID() != available[0] {
 		t.Fatalf("images %v (%v)", images, err)
 	}
 	position, err := images[0].Position()
@@ -83,8 +100,8 @@ func TestImageGoesAwayWhenThePublisherProcessIsKilled(t *testing.T) {
 		_, unavailable := events.counts()
 		return unavailable == 1
 	})
-	if events.unavailable[0] != events.available[0] {
-		t.Fatalf("unavailable %v, available %v", events.unavailable, events.available)
+	if _, unavailable, _ := events.snapshot(); unavailable[0] != available[0] {
+		t.Fatalf("unavailable %v, available %v", unavailable, available)
 	}
 	waitFor(t, "no image", func() bool {
 		n, err := sub.ImageCount()

@@ -455,7 +455,8 @@ func TestPublishSubscribeOverUDP(t *testing.T) {
 			t.Fatalf("received %d of %d", r.next, count)
 		}
 	}
-	if available, _ := events.counts(); available != 1 || events.sources[0] == "aeron:ipc" {
-		t.Fatalf("images %d from %v", available, events.sources)
+	events.waitForAvailable(t)
+	if available, _, sources := events.snapshot(); len(available) != 1 || sources[0] == "aeron:ipc" {
+		t.Fatalf("images %v from %v", available, sources)
 	}
 }
