@@ -28,11 +28,16 @@ python3 - "$results" <<'PY'
 import json, sys
 rows = {r["benchmark"].rsplit(".", 1)[1]: r["primaryMetric"] for r in json.load(open(sys.argv[1]))}
 print()
-print(f"{'benchmark':<12} {'aeronrs-java':>16} {'Java Aeron':>16} {'ratio':>8}")
-for name, unit, better in (("Throughput", "msgs/us", "higher"), ("RoundTrip", "us", "lower")):
+print(f"{'benchmark':<22} {'aeronrs-java':>14} {'Java Aeron':>14} {'ratio':>8}")
+def line(name, ours, theirs, unit, better):
+    print(f"{name:<22} {ours:>14.3f} {theirs:>14.3f} {ours / theirs:>7.2f}x  ({unit}, {better} is better)")
+for name, unit, better in (("Throughput", "msgs/us", "higher"), ("EmptyPoll", "ns", "lower")):
     ours, theirs = rows.get("aeronrs" + name), rows.get("java" + name)
     if ours and theirs:
-        ratio = ours["score"] / theirs["score"]
-        print(f"{name:<12} {ours['score']:>9.3f} ±{ours['scoreError']:.3f} {theirs['score']:>9.3f} ±{theirs['scoreError']:.3f} "
-              f"{ratio:>7.2f}x  ({unit}, {better} is better)")
+        line(name, ours["score"], theirs["score"], unit, better)
+ours, theirs = rows.get("aeronrsRoundTrip"), rows.get("javaRoundTrip")
+if ours and theirs:
+    line("RoundTrip mean", ours["score"], theirs["score"], "us", "lower")
+    for p in ("50.0", "90.0", "99.0", "99.9"):
+        line(f"RoundTrip p{p.rstrip('0').rstrip('.')}", ours["scorePercentiles"][p], theirs["scorePercentiles"][p], "us", "lower")
 PY

@@ -70,6 +70,19 @@ public final class ExclusivePublication extends Publication
     }
 
     @Override
+    long nativeOfferWithSupplier(final long address, final long length, final MemorySegment supplier)
+    {
+        try
+        {
+            return (long)CALLS.offerWithSupplier().invokeExact(handle, address, length, supplier, MemorySegment.NULL);
+        }
+        catch (final Throwable t)
+        {
+            throw Native.rethrow(t);
+        }
+    }
+
+    @Override
     long nativeOfferVector(final MemorySegment iovecs, final long count)
     {
         try

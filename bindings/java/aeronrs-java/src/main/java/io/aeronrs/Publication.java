@@ -83,6 +83,8 @@ public abstract class Publication implements AutoCloseable
 
     abstract long nativeOffer(MemorySegment segment, long length);
 
+    abstract long nativeOfferWithSupplier(long address, long length, MemorySegment supplier);
+
     abstract long nativeOfferVector(MemorySegment iovecs, long count);
 
     abstract long nativeTryClaim(long length, MemorySegment claim);
@@ -161,6 +163,104 @@ public abstract class Publication implements AutoCloseable
         iovecs.set(ValueLayout.JAVA_LONG, 16, scratch.nativeAddress(bufferTwo, offsetTwo, lengthTwo, lengthOne));
         iovecs.set(ValueLayout.JAVA_LONG, 24, lengthTwo);
         return checkOfferResult(nativeOfferVector(iovecs, 2), "offer");
+    }
+
+    /**
+     * Offers as {@link #offer(DirectBuffer, int, int)}, with {@code supplier} giving each
+     * frame's reserved value ({@code aeron_*_offer} with a reserved value supplier: one call
+     * from C into Java per frame). If the supplier throws, the frame's value is 0, the
+     * message is still published, and the exception is thrown when the offer returns.
+     */
+    public final long offer(
+        final DirectBuffer buffer, final int offset, final int length, final ReservedValueSupplier supplier)
+    {
+        if (closed)
+        {
+            return CLOSED;
+        }
+        buffer.boundsCheck(offset, length);
+        final ReservedValues values = ReservedValues.CURRENT.get();
+        final long address;
+        if (null == buffer.byteArray())
+        {
+            address = buffer.addressOffset() + offset;
+        }
+        else
+        {
+            // A call that calls back cannot take heap memory: the bytes go through native memory.
+            final Scratch scratch = Scratch.get();
+            scratch.reserve(length);
+            address = scratch.nativeAddress(buffer, offset, length, 0);
+        }
+        values.supplier = supplier;
+        final long result;
+        try
+        {
+            result = nativeOfferWithSupplier(address, length, ReservedValues.STUB);
+        }
+        finally
+        {
+            values.supplier = null;
+        }
+        final Throwable failure = values.failure;
+        if (null != failure)
+        {
+            values.failure = null;
+            throw Native.rethrow(failure);
+        }
+        return checkOfferResult(result, "offer");
+    }
+
+    /** The reserved value supplier of the offer running on this thread, for the one upcall stub. */
+    static final class ReservedValues
+    {
+        static final ThreadLocal<ReservedValues> CURRENT = ThreadLocal.withInitial(ReservedValues::new);
+        static final MemorySegment STUB;
+
+        static
+        {
+            try
+            {
+                final java.lang.invoke.MethodHandle target = java.lang.invoke.MethodHandles.lookup().findStatic(
+                    ReservedValues.class, "supply",
+                    java.lang.invoke.MethodType.methodType(long.class, long.class, long.class, long.class));
+                // int64_t (*)(void *clientd, uint8_t *buffer, size_t frame_length); pointers as
+                // 64-bit integers (LP64).
+                STUB = io.aeronrs.internal.NativeLibrary.upcall(target, java.lang.foreign.FunctionDescriptor.of(
+                    ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG, ValueLayout.JAVA_LONG),
+                    Arena.global());
+            }
+            catch (final ReflectiveOperationException e)
+            {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final org.agrona.concurrent.UnsafeBuffer frame = new org.agrona.concurrent.UnsafeBuffer(0, 0);
+        ReservedValueSupplier supplier;
+        Throwable failure;
+
+        // The upcall, on the offering thread inside the C offer. An exception must not
+        // leave it (the JVM would end): it is kept for the offer to throw.
+        private static long supply(final long clientd, final long buffer, final long frameLength)
+        {
+            final ReservedValues values = CURRENT.get();
+            try
+            {
+                values.frame.wrap(buffer, (int)frameLength);
+                return null == values.failure && null != values.supplier ?
+                    values.supplier.get(values.frame, 0, (int)frameLength) : 0;
+            }
+            catch (final Throwable t)
+            {
+                values.failure = t;
+                return 0;
+            }
+            finally
+            {
+                values.frame.wrap(0, 0);
+            }
+        }
     }
 
     /** Offers the whole of {@code segment} (native or heap memory). */

@@ -230,6 +230,41 @@ class MessagesTest extends EmbeddedDriverTest
     }
 
     @Test
+    void reservedValueSupplierSetsEachFrame()
+    {
+        final String channel = "aeron:ipc?mtu=4096";
+        try (Subscription subscription = aeron.addSubscription(channel, 2007);
+            ConcurrentPublication publication = aeron.addPublication(channel, 2007))
+        {
+            await("connected", publication::isConnected);
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[10_000]);
+            final long[] calls = { 0 };
+            long result;
+            do
+            {
+                result = publication.offer(message, 0, 10_000, (termBuffer, termOffset, frameLength) ->
+                    ++calls[0] * 1000 + frameLength);
+            }
+            while (result < 0 && result != Publication.CLOSED);
+            assertEquals(3, calls[0], "10000 bytes in frames of at most 4064");
+            final List<Long> values = new ArrayList<>();
+            await("three fragments", () ->
+            {
+                subscription.poll((buffer, offset, length, header) -> values.add(header.reservedValue()), 10);
+                return values.size() == 3;
+            });
+            assertEquals(List.of(1000L + 4096, 2000L + 4096, 3000L + 32 + 10_000 - 2 * 4064), values);
+
+            final IllegalStateException thrown = org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class,
+                () -> publication.offer(message, 0, 8, (termBuffer, termOffset, frameLength) ->
+                {
+                    throw new IllegalStateException("supplier failed");
+                }));
+            assertEquals("supplier failed", thrown.getMessage());
+        }
+    }
+
+    @Test
     void oversizedOfferAndClaimAreRefusedWithEinval()
     {
         try (Subscription subscription = aeron.addSubscription("aeron:ipc?term-length=64k", 2006);

@@ -20,6 +20,7 @@ public record PublicationCalls(
     MethodHandle offer,
     MethodHandle offerSegment,
     MethodHandle offerv,
+    MethodHandle offerWithSupplier,
     MethodHandle tryClaim,
     MethodHandle position,
     MethodHandle positionLimit,
@@ -44,6 +45,9 @@ public record PublicationCalls(
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS)),
             NativeLibrary.criticalDowncall(prefix + "offerv",
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS, ADDRESS, JAVA_LONG, ADDRESS, ADDRESS)),
+            // Not critical: the reserved value supplier calls back into Java.
+            NativeLibrary.downcall(prefix + "offer",
+                FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG, ADDRESS, ADDRESS)),
             NativeLibrary.criticalDowncall(prefix + "try_claim",
                 FunctionDescriptor.of(JAVA_LONG, ADDRESS, JAVA_LONG, ADDRESS)),
             NativeLibrary.criticalDowncall(prefix + "position", FunctionDescriptor.of(JAVA_LONG, ADDRESS)),
