@@ -599,7 +599,8 @@ fn interop_with_java_aeron_all_for_response_channels_java_server_our_clients() {
     java.stop();
 }
 
-/// Our server on our driver answers Java clients on a Java driver.
+/// Our server on our `aeronmd` (experimental features from its environment, as Aeron's
+/// `AERON_ENABLE_EXPERIMENTAL_FEATURES`) answers Java clients on a Java driver.
 #[test]
 fn interop_with_java_aeron_all_for_response_channels_our_server_java_clients() {
     let _serial = JAVA_SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -607,7 +608,10 @@ fn interop_with_java_aeron_all_for_response_channels_our_server_java_clients() {
     let tmp = tempfile::tempdir().unwrap();
     let (java_dir, ours_dir) = (tmp.path().join("java"), tmp.path().join("ours"));
     let mut java = java_procs::java_driver_with(&classpath, &java_dir, &JAVA_DRIVER_OPTIONS);
-    let mut ours = driver(&ours_dir, true);
+    let mut ours = java_procs::aeronmd(
+        &ours_dir,
+        &[("AERON_ENABLE_EXPERIMENTAL_FEATURES", "true"), ("AERON_TERM_BUFFER_SPARSE_FILE", "true")],
+    );
     let (endpoint, control) = (format!("127.0.0.1:{}", free_port()), format!("127.0.0.1:{}", free_port()));
     let stop = Arc::new(AtomicBool::new(false));
     let server = {
@@ -629,6 +633,6 @@ fn interop_with_java_aeron_all_for_response_channels_our_server_java_clients() {
     stop.store(true, Ordering::Release);
     let answered = server.join().unwrap_or_else(|p| std::panic::resume_unwind(p));
     assert_eq!(answered, JAVA_CLIENTS as usize, "one response publication per Java client");
-    ours.close().unwrap();
+    ours.stop();
     java.stop();
 }
