@@ -290,9 +290,11 @@ aeron_cnc_metadata_t;
  *
  * What differs from Aeron's driver (see aeron_driver_context_set_udp_channel_transport_bindings):
  * the transport poller functions of a bindings table must be the defaults (the driver
- * polls its transports itself); the channel, dispatcher, publication and image pointers
- * given to notification functions are opaque; error_log and errors_counter of a transport
- * are NULL. */
+ * polls its transports itself); interceptors with publication or image notification
+ * functions are refused; the channel given to transport notifications is opaque and the
+ * dispatcher NULL; a transport's dispatch_clientd, destination_clientd, error_log and
+ * errors_counter are NULL, and the receiver_clientd an incoming stage gets is opaque
+ * (datagrams reach the driver by their transport, whichever receive passes them on). */
 /* Only pointers to these system structs appear (<sys/socket.h>, <sys/uio.h>, <time.h>). */
 struct sockaddr_storage;
 struct iovec;
