@@ -24,6 +24,9 @@ use hdrhistogram::Histogram;
 const PRICE_UPDATE_TYPE: i32 = 1;
 /// 256 MiB segments: the throughput runs roll over a few times, as a long-lived bus would.
 const SEGMENT_LENGTH: usize = 256 * 1024 * 1024;
+/// 1 MiB segments in the second latency run: 12-byte records roll over every ~50k
+/// messages (half a second at the latency run's rate), 64-byte ones every ~15k.
+const ROLLOVER_SEGMENT_LENGTH: usize = 1024 * 1024;
 const LATENCY_MESSAGES: u64 = 500_000;
 /// One message every 10 us (100k messages per second) in the latency runs.
 const LATENCY_INTERVAL_NS: i64 = 10_000;
@@ -146,11 +149,12 @@ fn throughput(shape: Shape, messages: u64, segment_length: usize) -> f64 {
     messages as f64 / (end - start).as_secs_f64()
 }
 
-/// One-way latency histogram (ns) at a steady send rate.
-fn latency(shape: Shape) -> Histogram<u64> {
+/// One-way latency histogram (ns) at a steady send rate, with segments of
+/// `segment_length` (small ones make the run roll over every few hundred milliseconds).
+fn latency(shape: Shape, segment_length: usize) -> Histogram<u64> {
     let dir = bench_dir();
     let path = dir.path().join("bus");
-    let config = shape.config(SEGMENT_LENGTH);
+    let config = shape.config(segment_length);
     let mut writer = MappedBusWriter::open(&path, &config).unwrap();
     let mut reader = MappedBusReader::open(&path, &config, StartAt::Live).unwrap();
     let total = WARMUP_MESSAGES + LATENCY_MESSAGES;
@@ -217,17 +221,21 @@ fn main() {
         if only == Some("throughput") {
             continue;
         }
-        let h = latency(shape);
-        println!(
-            "{:<38} one-way latency at {}k msgs/s (ns): p50 {} p90 {} p99 {} p99.9 {} p99.99 {} max {}",
-            "",
-            1_000_000 / LATENCY_INTERVAL_NS,
-            h.value_at_quantile(0.5),
-            h.value_at_quantile(0.9),
-            h.value_at_quantile(0.99),
-            h.value_at_quantile(0.999),
-            h.value_at_quantile(0.9999),
-            h.max()
-        );
+        for (segment_length, what) in
+            [(SEGMENT_LENGTH, "one segment"), (ROLLOVER_SEGMENT_LENGTH, "1 MiB segments, rolling over")]
+        {
+            let h = latency(shape, segment_length);
+            println!(
+                "{:<38} one-way latency at {}k msgs/s, {what} (ns): p50 {} p90 {} p99 {} p99.9 {} p99.99 {} max {}",
+                "",
+                1_000_000 / LATENCY_INTERVAL_NS,
+                h.value_at_quantile(0.5),
+                h.value_at_quantile(0.9),
+                h.value_at_quantile(0.99),
+                h.value_at_quantile(0.999),
+                h.value_at_quantile(0.9999),
+                h.max()
+            );
+        }
     }
 }

@@ -1014,7 +1014,8 @@ typedef struct aeronrs_mapped_bus_config_t {
   // How long a reader waits for an allocated record's commit before rolling it back.
   int64_t rollback_timeout_ns;
   // Map each segment's pages when opening it, so reads and writes do not page-fault on
-  // the way (opening and roll-over take longer instead).
+  // the way (opening takes longer instead); each writer and reader then also has a
+  // thread that prepares the next segment ahead, so roll-over does not wait for it.
   bool prefault;
 } aeronrs_mapped_bus_config_t;
 
@@ -1034,6 +1035,46 @@ typedef struct aeronrs_mapped_bus_record_t {
   const uint8_t *body;
   size_t body_length;
 } aeronrs_mapped_bus_record_t;
+
+// One fragment described by `aeronrs_subscription_poll_batch`: where its payload is and
+// the fields of its frame header. Plain data; the pointers in it stay valid until the
+// next `aeronrs_subscription_poll_batch` on the same subscription (or its close), and the
+// payload only as long as the fragment is not committed.
+typedef struct aeronrs_fragment_descriptor_stct {
+  // The fragment's payload in the image's log (`length` bytes, not copied).
+  const uint8_t *buffer;
+  // Payload bytes (the frame length less the 32-byte data header).
+  size_t length;
+  // The image (`aeron_image_t *`) the fragment is from: for `aeron_image_*` queries and
+  // `aeronrs_fragment_batch_commit`.
+  struct aeron_image_t *image;
+  // The image's correlation id (Aeron `Image.correlationId`): names the image across polls.
+  int64_t image_correlation_id;
+  // The stream position just after this fragment (`aeron_header_position`); committing
+  // the fragment moves the subscriber position here.
+  int64_t position;
+  // The frame's reserved value (Aeron: the 8 bytes at header offset 24).
+  int64_t reserved_value;
+  int32_t term_id;
+  int32_t term_offset;
+  int32_t session_id;
+  int32_t stream_id;
+  // The whole frame: header plus payload.
+  int32_t frame_length;
+  // The stream's first term id, to turn term ids and offsets into positions.
+  int32_t initial_term_id;
+  // log2 of the term length, to turn positions into term counts.
+  int32_t position_bits_to_shift;
+  // The frame header's version byte.
+  int8_t version;
+  // BEGIN (0x80), END (0x40), EOS (0x20) as in the frame header.
+  uint8_t flags;
+  // The frame type (1: DATA).
+  int16_t frame_type;
+} aeronrs_fragment_descriptor_stct;
+
+// The name bindings use for it.
+typedef struct aeronrs_fragment_descriptor_stct aeronrs_fragment_descriptor_t;
 
 // Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
 typedef int aeronrs_ring_buffer_kind_t;
@@ -2738,7 +2779,9 @@ int aeron_driver_context_set_stream_session_limit(struct aeron_driver_context_t 
 int32_t aeron_driver_context_get_stream_session_limit(struct aeron_driver_context_t *context);
 
 // Sets whether experimental features are enabled (default false)
-// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`): as in Aeron 1.48, response channels (UDP channels
+// with `control-mode=response` or `response-correlation-id`) are refused without them.
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
 //
 // # Safety
 // `context` must be NULL or a live driver context.
@@ -3557,6 +3600,50 @@ int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reade
 // # Safety
 // `reader` NULL or from `aeronrs_mapped_bus_reader_open`, not used afterwards.
 int aeronrs_mapped_bus_reader_close(struct aeronrs_mapped_bus_reader_t *reader);
+
+// Describes up to `fragment_limit` fragments into `descriptors`, from the images in turn
+// (starting one image further each call, as `aeron_subscription_poll`), each image's from
+// its subscriber position up to the end of its current term. Consumes nothing except
+// padding at a term's end: commit what was handled with `aeronrs_fragment_batch_commit`
+// before the next call. A fragment left uncommitted is described again by the next call.
+//
+// The descriptors' `buffer` and `image` pointers stay valid until the next
+// `aeronrs_subscription_poll_batch` on this subscription or its close, the payload bytes
+// unchanged as long as they are not committed.
+//
+// Returns the number of descriptors written (0 to `fragment_limit`), or -1: NULL
+// `subscription`, NULL `descriptors` with a non-zero `fragment_limit` (EINVAL), a
+// subscription whose add has not completed.
+//
+// # Safety
+// `subscription` NULL or open, polled by this thread only now; `descriptors` NULL or valid
+// for writing `fragment_limit` entries.
+int aeronrs_subscription_poll_batch(struct aeron_subscription_t *subscription,
+                                    aeronrs_fragment_descriptor_t *descriptors,
+                                    size_t fragment_limit);
+
+// Consumes the fragments `descriptors[0..count)` describe: each image named there has its
+// subscriber position moved forward to the greatest `position` among its descriptors
+// (never back; an image that has closed meanwhile is left alone, its position frozen as
+// Aeron freezes it). The descriptors must come from the latest
+// `aeronrs_subscription_poll_batch` on their subscription. Returns 0, or -1: NULL
+// `descriptors` with a non-zero `count` (EINVAL), a position outside its image's current
+// term or not frame aligned (EINVAL; not the case for descriptors as the poll wrote them).
+//
+// # Safety
+// `descriptors` NULL or valid for reading `count` entries, written by the latest
+// `aeronrs_subscription_poll_batch` of a subscription this thread polls, with no poll of
+// it since.
+int aeronrs_fragment_batch_commit(const aeronrs_fragment_descriptor_t *descriptors, size_t count);
+
+// Whether a poll of `subscription` now would certainly find nothing: its image list is
+// the one its last poll took and no image has a frame at its subscriber position. False
+// when unsure, for NULL, and before the subscription's add completed (the poll then
+// reports why). Sets no error.
+//
+// # Safety
+// `subscription` NULL or open, polled by this thread only now.
+bool aeronrs_subscription_has_nothing_to_poll(struct aeron_subscription_t *subscription);
 
 // Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
 // zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power

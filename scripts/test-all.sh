@@ -26,8 +26,18 @@ bash scripts/c-tests.sh
 step "C samples (examples-c) built through find_package(aeronrs), run against aeronmd"
 bash scripts/examples-c.sh
 
-step "Other languages: Go (cgo) and Java (FFM), through libaeronrs.so"
-bash scripts/interop-langs.sh
+step "Go binding (bindings/go, cgo): gofmt, go vet, go test -race"
+bash scripts/go-tests.sh
+
+if bash scripts/java-ffm-home.sh >/dev/null; then
+  step "Java: bindings/java (aeronrs-java over FFM), its JUnit tests; its JMH benchmarks compile"
+  bash scripts/java-tests.sh
+elif [ "${CI:-}" = "true" ]; then
+  echo "a JDK 22 or later is required in CI (bindings/java)" >&2
+  exit 1
+else
+  step "Java: skipped (no JDK 22 or later; see scripts/java-ffm-home.sh)"
+fi
 
 if cargo +nightly fuzz --version >/dev/null 2>&1; then
   step "fuzz: every cargo-fuzz target for ${FUZZ_SECONDS:-15} s"
@@ -42,6 +52,9 @@ fi
 if [ -x scripts/miri.sh ] && cargo +nightly miri --version >/dev/null 2>&1; then
   step "miri (single-threaded concurrent/ tests)"
   bash scripts/miri.sh
+elif [ "${CI:-}" = "true" ]; then
+  echo "cargo +nightly miri is required in CI (scripts/miri.sh)" >&2
+  exit 1
 else
   step "miri: skipped (cargo +nightly miri is not installed on this machine)"
 fi

@@ -218,7 +218,7 @@ fn errors_are_answered_and_the_driver_keeps_serving() {
     // The codes Aeron C's driver answers with (vectors §12 for the first, fifth and last
     // three): a bad parameter value is GENERIC_ERROR (11); a malformed URI or a UDP
     // channel with nothing to address INVALID_CHANNEL (1); a name that does not resolve
-    // UNKNOWN_HOST (9).
+    // UNKNOWN_HOST (9); a response channel without experimental features GENERIC_ERROR.
     for (channel, code) in [
         ("aeron:ipc?term-length=1000", 11),
         ("aeron:ipc?term-length=2g", 11),
@@ -228,7 +228,7 @@ fn errors_are_answered_and_the_driver_keeps_serving() {
         ("aeron:ipc?novalue", 1),
         ("aeron:udp?mtu=1408", 1),
         ("aeron:udp?endpoint=224.0.1.2:40123", 11),
-        ("aeron:udp?endpoint=localhost:40123|control-mode=response", 8),
+        ("aeron:udp?endpoint=localhost:40123|control-mode=response", 11),
         ("aeron:udp?endpoint=bad:xx", 11),
         ("aeron:udp?endpoint=127.0.0.1:20121|mtu=1000", 11),
         ("aeron:udp?endpoint=127.0.0.1:20121|term-length=1000", 11),

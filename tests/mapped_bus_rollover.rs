@@ -146,3 +146,47 @@ fn readers_follow_writers_across_segments_and_replay_later() {
         assert!(reader.poll().unwrap().is_none());
     }
 }
+
+/// With `prefault` (the default) a writer's thread creates the next segment before the
+/// writer reaches it. Writers and live readers that open the bus meanwhile must still start
+/// in the segment being appended to, not in the empty one prepared ahead of it; and the
+/// writer that rolls over uses the prepared file, so every record is read once, in order.
+#[test]
+fn a_segment_prepared_ahead_is_not_where_newcomers_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bus");
+    let config = MappedBusConfig::fixed_size(16 * 1024, 40);
+    let mut first = MappedBusWriter::open(&path, &config).unwrap();
+    assert!(matches!(first.write(b"a").unwrap(), aeronrs::mappedbus::WriteOutcome::Committed(_)));
+    let next = dir.path().join("bus.1");
+    let deadline = Instant::now() + TIME_LIMIT;
+    while !next.exists() {
+        assert!(Instant::now() < deadline, "segment 1 was never prepared");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    // Opened while segment 0 has room and segment 1 exists, empty.
+    let mut second = MappedBusWriter::open(&path, &config).unwrap();
+    assert_eq!(second.segment_index(), 0, "the second writer appends to segment 0 too");
+    let mut live = MappedBusReader::open(&path, &config, StartAt::Live).unwrap();
+    assert_eq!(live.position().segment, 0, "a live reader starts where records are appended");
+    let mut sent = Vec::new();
+    for i in 0..1000u32 {
+        let writer = if i % 2 == 0 { &mut first } else { &mut second };
+        let text = format!("m{i}");
+        assert!(matches!(
+            writer.write(text.as_bytes()).unwrap(),
+            aeronrs::mappedbus::WriteOutcome::Committed(_)
+        ));
+        sent.push(text);
+    }
+    assert!(first.segment_index() >= 2, "rolled over into the prepared segments");
+    let mut got = Vec::new();
+    while got.len() < sent.len() {
+        assert!(Instant::now() < deadline, "live reader stopped at {} records", got.len());
+        if let Some(record) = live.poll().unwrap() {
+            got.push(String::from_utf8(record.body[..record.metadata as usize].to_vec()).unwrap());
+        }
+    }
+    assert_eq!(got, sent, "every record once, in write order (one thread wrote them)");
+    assert!(live.poll().unwrap().is_none());
+}

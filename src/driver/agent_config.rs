@@ -7,11 +7,13 @@
 use std::fmt;
 use std::sync::Arc;
 
+use crate::concurrent::error_log::DistinctErrorLog;
 use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::SuppliedDutyCycleTracker;
 use crate::util::agent::Agent;
+use crate::util::clock::epoch_ms;
 use crate::util::config::{check_range, env, env_or, parse_duration_ns, parse_i64};
-use crate::util::error::Result;
+use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
 
 /// The driver agents that have their own idle strategy setting.
@@ -66,23 +68,62 @@ impl fmt::Debug for AgentOnStart {
     }
 }
 
-/// An agent whose thread first asks for a scheduler time slice and runs the context's
-/// on-start hook, when given.
+/// The role names of the driver's agents, as Aeron C's driver names them (what an on-start
+/// hook such as `aeron_set_thread_affinity_on_start` sees, and the threads' names).
+pub mod role {
+    pub const CONDUCTOR: &str = "conductor";
+    pub const SENDER: &str = "sender";
+    pub const RECEIVER: &str = "receiver";
+    /// `SHARED_NETWORK`: sender and receiver on one thread.
+    pub const SENDER_RECEIVER: &str = "[sender, receiver]";
+    /// `SHARED` and `INVOKER`: all three together.
+    pub const ALL: &str = "[conductor, sender, receiver]";
+}
+
+/// What a driver agent thread does as it starts, before the agent's own `on_start`.
+#[derive(Clone, Default)]
+pub struct ThreadStart {
+    pub hook: Option<AgentOnStart>,
+    /// 0: leave the thread's scheduler slice as it is.
+    pub slice_ns: u64,
+    /// The CPU to pin the thread to (`AERON_*_CPU_AFFINITY` for its role).
+    pub cpu: Option<usize>,
+    /// Where a failure to pin is recorded as a warning (the agent runs on regardless).
+    pub error_log: Option<Arc<DistinctErrorLog>>,
+}
+
+/// An agent whose thread first asks for a scheduler time slice, pins itself to its CPU and
+/// runs the context's on-start hook, when given.
 struct OnStartOfThread {
     agent: Box<dyn Agent>,
-    hook: Option<AgentOnStart>,
-    /// 0: leave the thread's slice as it is.
-    slice_ns: u64,
+    start: ThreadStart,
+}
+
+impl OnStartOfThread {
+    /// As Aeron's affinity on-start function: a CPU that cannot be used is a warning in the
+    /// error log, not a reason to stop the driver.
+    fn pin(&self, cpu: usize) {
+        let Err(e) = crate::util::sys::set_current_thread_affinity(cpu) else { return };
+        let role = self.agent.role_name();
+        let warning = Error::io(&e, format_args!("WARNING: unable to apply affinity {cpu} to {role}"));
+        match &self.start.error_log {
+            Some(log) if log.record(epoch_ms(), warning.code(), &warning.to_string()).is_ok() => {}
+            _ => eprintln!("{warning}"),
+        }
+    }
 }
 
 impl Agent for OnStartOfThread {
     fn on_start(&mut self) -> Result<()> {
-        if self.slice_ns > 0 {
+        if self.start.slice_ns > 0 {
             // A hint: kernels without custom slices (before 6.12) ignore or refuse it, and
             // the agent works the same, only with the scheduler's usual slices.
-            let _ = crate::util::sys::set_current_thread_time_slice(self.slice_ns);
+            let _ = crate::util::sys::set_current_thread_time_slice(self.start.slice_ns);
         }
-        if let Some(hook) = &self.hook {
+        if let Some(cpu) = self.start.cpu {
+            self.pin(cpu);
+        }
+        if let Some(hook) = &self.start.hook {
             (hook.0)(self.agent.role_name());
         }
         self.agent.on_start()
@@ -109,14 +150,13 @@ impl Agent for OnStartOfThread {
     }
 }
 
-/// `agent`, made to ask for time slices of `slice_ns` (0: leave them as they are) and run
-/// `hook` (if any) on its thread before its own `on_start`. A slice only for agents on the
-/// driver's own threads, never the caller's (INVOKER).
-pub fn on_thread_start(agent: Box<dyn Agent>, hook: Option<AgentOnStart>, slice_ns: u64) -> Box<dyn Agent> {
-    if hook.is_none() && slice_ns == 0 {
+/// `agent`, made to do `start` on its thread before its own `on_start`. A slice and a CPU
+/// only for agents on the driver's own threads, never the caller's (INVOKER).
+pub fn on_thread_start(agent: Box<dyn Agent>, start: ThreadStart) -> Box<dyn Agent> {
+    if start.hook.is_none() && start.slice_ns == 0 && start.cpu.is_none() {
         return agent;
     }
-    Box::new(OnStartOfThread { agent, hook, slice_ns })
+    Box::new(OnStartOfThread { agent, start })
 }
 
 /// Shortest and longest time slice Linux accepts (`sched_setattr` clamps to this range).
@@ -164,6 +204,21 @@ pub struct AgentConfig {
 
 const SECOND_NS: u64 = 1_000_000_000;
 const HOUR_NS: u64 = 3600 * SECOND_NS;
+
+impl AgentConfig {
+    /// The CPU an agent thread with `role_name` is pinned to, as Aeron's affinity on-start
+    /// function chooses it: the conductor's for the conductor and the all-in-one agent, the
+    /// sender's for the sender and the sender-receiver pair, the receiver's for the receiver.
+    pub fn cpu_affinity_for_role(&self, role_name: &str) -> Option<usize> {
+        let cpu = match role_name {
+            role::CONDUCTOR | role::ALL => self.conductor_cpu_affinity,
+            role::SENDER | role::SENDER_RECEIVER => self.sender_cpu_affinity,
+            role::RECEIVER => self.receiver_cpu_affinity,
+            _ => -1,
+        };
+        usize::try_from(cpu).ok()
+    }
+}
 
 impl Default for AgentConfig {
     fn default() -> Self {
@@ -330,6 +385,23 @@ mod tests {
     }
 
     #[test]
+    fn each_role_is_pinned_to_its_cpu_as_aeron_chooses() {
+        let a = AgentConfig {
+            conductor_cpu_affinity: 0,
+            sender_cpu_affinity: 1,
+            receiver_cpu_affinity: 2,
+            ..AgentConfig::default()
+        };
+        let cpus: Vec<_> =
+            [role::CONDUCTOR, role::ALL, role::SENDER, role::SENDER_RECEIVER, role::RECEIVER, "x"]
+                .iter()
+                .map(|r| a.cpu_affinity_for_role(r))
+                .collect();
+        assert_eq!(cpus, [Some(0), Some(0), Some(1), Some(1), Some(2), None]);
+        assert_eq!(AgentConfig::default().cpu_affinity_for_role(role::CONDUCTOR), None, "-1: not pinned");
+    }
+
+    #[test]
     fn defaults_match_aeron() {
         let a = AgentConfig::default();
         assert_eq!((a.conductor_cpu_affinity, a.sender_cpu_affinity, a.receiver_cpu_affinity), (-1, -1, -1));
@@ -350,17 +422,18 @@ mod tests {
                 Ok(7)
             }
             fn role_name(&self) -> &str {
-                "driver-conductor"
+                role::CONDUCTOR
             }
         }
         let log = Arc::new(std::sync::Mutex::new(Vec::new()));
         let seen = Arc::clone(&log);
         let hook =
             AgentOnStart(Arc::new(move |role: &str| seen.lock().unwrap().push(format!("hook {role}"))));
-        let mut agent = on_thread_start(Box::new(Named(Arc::clone(&log))), Some(hook), 0);
+        let start = ThreadStart { hook: Some(hook), ..ThreadStart::default() };
+        let mut agent = on_thread_start(Box::new(Named(Arc::clone(&log))), start);
         agent.on_start().unwrap();
         assert_eq!(agent.do_work().unwrap(), 7);
-        assert_eq!(*log.lock().unwrap(), ["hook driver-conductor", "agent"]);
-        assert_eq!(on_thread_start(Box::new(Named(log)), None, 0).role_name(), "driver-conductor");
+        assert_eq!(*log.lock().unwrap(), ["hook conductor", "agent"]);
+        assert_eq!(on_thread_start(Box::new(Named(log)), ThreadStart::default()).role_name(), "conductor");
     }
 }

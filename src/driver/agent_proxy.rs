@@ -102,6 +102,13 @@ pub enum ReceiverCommand {
         endpoint_id: i64,
         canonical_form: String,
     },
+    /// Ask the destinations' `control` addresses again for a SETUP of one session (a
+    /// response subscription whose request publication heard RSP_SETUP again).
+    RequestSetup {
+        endpoint_id: i64,
+        stream_id: i32,
+        session_id: i32,
+    },
     /// The conductor did not create the image a SETUP asked for.
     RemoveInitInProgress {
         endpoint_id: i64,
@@ -167,6 +174,17 @@ pub enum ConductorCommand {
         destination_id: Option<i64>,
     },
     PublicationError(Box<PublicationErrorReport>),
+    /// A request publication heard RSP_SETUP: the response subscription registered as
+    /// `response_correlation_id` is to take the session `response_session_id`.
+    ResponseSetup {
+        response_correlation_id: i64,
+        response_session_id: i32,
+    },
+    /// A response publication has its first receiver: the request image whose correlation
+    /// id is `response_correlation_id` stops sending RSP_SETUP.
+    ResponseConnected {
+        response_correlation_id: i64,
+    },
     /// An error in the sender or receiver, for the distinct error log.
     Error(Error),
 }

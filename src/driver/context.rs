@@ -143,7 +143,9 @@ pub struct DriverContext {
     pub publication_reserved_session_id_high: i32,
     /// `AERON_DRIVER_STREAM_SESSION_LIMIT`: most sessions (publications) per stream.
     pub stream_session_limit: i32,
-    /// `AERON_ENABLE_EXPERIMENTAL_FEATURES`.
+    /// `AERON_ENABLE_EXPERIMENTAL_FEATURES`: allows what Aeron 1.48 gates behind it, response
+    /// channels (UDP publications and subscriptions with `control-mode=response` or a
+    /// `response-correlation-id`).
     pub enable_experimental_features: bool,
     pub termination_validator: TerminationValidator,
     pub resource_free_limit: u32,

@@ -8,9 +8,16 @@
 //! (acquire), the fields (acquire), then `begin`, and keeps the values only when `begin`
 //! equals `end`. A field load that saw a later writer's store also sees that writer's
 //! earlier `begin`, so a torn read is always detected; the reader just tries next cycle.
+//!
+//! For a response channel the conductor also leaves the session id of the response
+//! publication answering the image, which the receiver announces in RSP_SETUP frames
+//! until that publication is connected.
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicI64, Ordering};
+
+/// No response session: any value outside the int32 range (Aeron's sentinel).
+const NO_RESPONSE_SESSION_ID: i64 = 0xF000_0000_0000_0000_u64 as i64;
 
 /// A status message the conductor asks the receiver to send.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,6 +57,9 @@ pub struct ImageStatus {
     pub rttm_requested: AtomicBool,
     /// Receiver: the latest RTT sample in ns (−1 = none since the conductor last looked).
     pub rtt_sample_ns: AtomicI64,
+    /// Conductor: the session id of the response publication answering this image, while
+    /// the receiver should announce it (RSP_SETUP); [`NO_RESPONSE_SESSION_ID`] otherwise.
+    response_session_id: AtomicI64,
 }
 
 impl ImageStatus {
@@ -70,7 +80,24 @@ impl ImageStatus {
             is_sending_eos_sm: AtomicBool::new(false),
             rttm_requested: AtomicBool::new(false),
             rtt_sample_ns: AtomicI64::new(-1),
+            response_session_id: AtomicI64::new(NO_RESPONSE_SESSION_ID),
         }
+    }
+
+    /// Conductor: the receiver announces `session_id` (a response publication's) in
+    /// RSP_SETUP frames, or stops when `None`.
+    pub fn set_response_session_id(&self, session_id: Option<i32>) {
+        // Relaxed: one self-contained word that publishes nothing else; the receiver acts
+        // on whichever value it sees, and a late one only delays or repeats an RSP_SETUP.
+        self.response_session_id
+            .store(session_id.map_or(NO_RESPONSE_SESSION_ID, i64::from), Ordering::Relaxed);
+    }
+
+    /// Receiver: the response session id to announce, if any.
+    #[inline]
+    pub fn response_session_id(&self) -> Option<i32> {
+        // Relaxed: as for the store.
+        i32::try_from(self.response_session_id.load(Ordering::Relaxed)).ok()
     }
 
     /// Conductor: publishes status message `change_number` (one more than the last).
@@ -163,6 +190,13 @@ mod tests {
         s.rtt_sample_ns.store(5000, Ordering::Release);
         assert_eq!(s.take_rtt_sample(), Some(5000));
         assert_eq!(s.take_rtt_sample(), None);
+        assert_eq!(s.response_session_id(), None);
+        for id in [i32::MIN, -1, 0, i32::MAX] {
+            s.set_response_session_id(Some(id));
+            assert_eq!(s.response_session_id(), Some(id));
+        }
+        s.set_response_session_id(None);
+        assert_eq!(s.response_session_id(), None);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
-use crate::driver::agent_config::on_thread_start;
+use crate::driver::agent_config::{ThreadStart, on_thread_start, role};
 use crate::driver::agent_proxy::command_queue;
 use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::{ConductorParts, DriverConductor};
@@ -60,6 +60,8 @@ pub struct MediaDriver {
     main_idle: IdleStrategy,
     termination_requested: Arc<AtomicBool>,
     cnc: CncFile,
+    /// The conductor's, shared with agent threads for warnings as they start.
+    error_log: Arc<DistinctErrorLog>,
 }
 
 impl std::fmt::Debug for MediaDriver {
@@ -127,7 +129,7 @@ impl MediaDriver {
             SystemCounterId::BytesCurrentlyMapped,
             (cnc.buffer().capacity() + loss_report_length) as i64,
         );
-        let error_log = DistinctErrorLog::new(cnc.error_log_buffer()?.clone())?;
+        let error_log = Arc::new(DistinctErrorLog::new(cnc.error_log_buffer()?.clone())?);
         let to_driver = ManyToOneRingBuffer::new(cnc.to_driver_buffer().clone())?;
         let transmitter = BroadcastTransmitter::new(cnc.to_clients_buffer().clone())?;
         let termination_requested = Arc::new(AtomicBool::new(false));
@@ -167,7 +169,7 @@ impl MediaDriver {
             to_driver,
             proxy: ClientProxy::new(transmitter),
             counters,
-            error_log,
+            error_log: Arc::clone(&error_log),
             system,
             termination_requested: Arc::clone(&termination_requested),
             sender_proxy,
@@ -190,7 +192,7 @@ impl MediaDriver {
         };
         let agents =
             Agents { conductor: Box::new(conductor), sender: Box::new(sender), receiver: Box::new(receiver) };
-        Ok(Self { ctx, runner: Runner::Idle(agents), main_idle, termination_requested, cnc })
+        Ok(Self { ctx, runner: Runner::Idle(agents), main_idle, termination_requested, cnc, error_log })
     }
 
     /// Starts the agents as the threading mode says (`spec/driver.md` §1): DEDICATED runs
@@ -208,9 +210,11 @@ impl MediaDriver {
         let Agents { conductor, sender, receiver } = agents;
         // The on-start hook runs once per agent thread, as Aeron calls it per agent runner.
         let on_start = self.ctx.agents.on_start.clone();
-        let hooked = |agent: Box<dyn Agent>| on_thread_start(agent, on_start.clone(), 0);
+        let hooked = |agent: Box<dyn Agent>| {
+            on_thread_start(agent, ThreadStart { hook: on_start.clone(), ..ThreadStart::default() })
+        };
         let all = |c: Box<DriverConductor>, s: Box<Sender>, r: Box<Receiver>| -> Box<dyn Agent> {
-            Box::new(CompositeAgent::new(vec![s, r, c]))
+            Box::new(CompositeAgent::named(role::ALL, vec![s, r, c]))
         };
         if manual_main_loop || self.ctx.threading_mode == ThreadingMode::Invoker {
             let mut invoker = AgentInvoker::new(hooked(all(conductor, sender, receiver)));
@@ -221,8 +225,17 @@ impl MediaDriver {
         let on_error =
             |name: &'static str| -> ErrorHandler { Arc::new(move |e: &Error| eprintln!("{name}: {e}")) };
         let ctx = &self.ctx;
-        let slice_ns = ctx.agents.agent_time_slice_ns;
-        let hooked = |agent: Box<dyn Agent>| on_thread_start(agent, on_start.clone(), slice_ns);
+        // On the driver's own threads: the scheduler slice and the role's CPU affinity
+        // (`AERON_*_CPU_AFFINITY`, applied as Aeron's aeronmd applies them).
+        let hooked = |agent: Box<dyn Agent>| {
+            let start = ThreadStart {
+                hook: on_start.clone(),
+                slice_ns: ctx.agents.agent_time_slice_ns,
+                cpu: ctx.agents.cpu_affinity_for_role(agent.role_name()),
+                error_log: Some(Arc::clone(&self.error_log)),
+            };
+            on_thread_start(agent, start)
+        };
         let mut runners = Vec::with_capacity(3);
         match ctx.threading_mode {
             ThreadingMode::Dedicated => {
@@ -243,7 +256,8 @@ impl MediaDriver {
                 )?);
             }
             ThreadingMode::SharedNetwork => {
-                let network: Box<dyn Agent> = Box::new(CompositeAgent::new(vec![sender, receiver]));
+                let network: Box<dyn Agent> =
+                    Box::new(CompositeAgent::named(role::SENDER_RECEIVER, vec![sender, receiver]));
                 runners.push(AgentRunner::start(
                     hooked(network),
                     ctx.shared_network_idle_strategy.clone(),

@@ -12,6 +12,13 @@
 //! multi-destination-cast channel; a resend one destination asked for goes only there. A
 //! destination new to the endpoint gets a SETUP straight away.
 //!
+//! A response publication (`control-mode=response`) sends nothing until a response
+//! subscription asks it for SETUP (a status message with SEND_SETUP), and from then on
+//! sends everything to that subscription alone; its first receiver tells the conductor the
+//! request image need not announce it any more. A request publication
+//! (`response-correlation-id`) asks its receiver for RSP_SETUP with its SETUP flags, and
+//! passes the RSP_SETUP it gets on to the conductor.
+//!
 //! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
 //! only grows when a new receiver appears), no locks, one system call per datagram and
 //! destination.
@@ -35,7 +42,9 @@ use crate::logbuffer::term_scanner::scan_for_availability;
 use crate::protocol::data::DataHeader;
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::setup::{SETUP_GROUP_FLAG, SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
-use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight};
+use crate::protocol::{
+    ErrorFrameFlyweight, NakFlyweight, ResponseSetupFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight,
+};
 use crate::util::error::{AeronErrorCode, Error, Result};
 
 /// SETUP frames go out this often until a receiver answers (Aeron: 100 ms).
@@ -89,8 +98,12 @@ pub struct NetworkPublicationConfig {
     pub mtu_length: usize,
     pub signal_eos: bool,
     pub spies_simulate_connection: bool,
-    /// `response-correlation-id` (−1 none): SETUP asks for a response setup.
+    /// `response-correlation-id` (−1 none): of a request publication, the registration id
+    /// of the response subscription waiting for the answer; of a response publication, the
+    /// correlation id of the request image it answers.
     pub response_correlation_id: i64,
+    /// `control-mode=response`: sends only to the response subscription that elicited SETUP.
+    pub is_response: bool,
     pub connection_timeout_ns: i64,
     /// Datagrams per duty cycle at most (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`).
     pub max_messages_per_send: usize,
@@ -108,9 +121,20 @@ pub struct SenderPositions {
     pub snd_bpe: Position,
 }
 
+/// Where a publication's datagrams go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum DataRoute {
+    /// Wherever the endpoint sends (its endpoint, group or destinations).
+    Endpoint,
+    /// A response publication: to the response subscription that asked for SETUP, and
+    /// nowhere before one has.
+    Response(Option<SocketAddr>),
+}
+
 /// Reads the terms and sends datagrams; split out so resends can run while the retransmit
 /// handler is borrowed.
 struct TermSender {
+    route: DataRoute,
     terms: [AtomicBuffer; log::PARTITION_COUNT],
     snd_pos: Position,
     initial_term_id: i32,
@@ -121,11 +145,15 @@ struct TermSender {
 }
 
 impl TermSender {
-    /// Sends one datagram wherever the channel sends; counts a short send. Returns whether
-    /// all of it went.
+    /// Sends one datagram along the route; counts a short send. Returns whether all of it
+    /// went (nothing goes while a response publication has nowhere to send).
     #[inline]
     fn send(&self, endpoint: &SendChannelEndpoint, datagram: &[u8]) -> Result<bool> {
-        let sent = endpoint.send(datagram)?;
+        let sent = match self.route {
+            DataRoute::Endpoint => endpoint.send(datagram)?,
+            DataRoute::Response(Some(address)) => endpoint.send_to(datagram, Some(address))?,
+            DataRoute::Response(None) => return Ok(false),
+        };
         if sent < datagram.len() {
             self.counters.increment(SystemCounterId::ShortSends);
             return Ok(false);
@@ -149,6 +177,11 @@ impl TermSender {
         if !is_in_resend_window(sender_position, resend_position, self.term_length) || term_offset < 0 {
             return Ok(());
         }
+        let destination = match self.route {
+            DataRoute::Endpoint => destination,
+            DataRoute::Response(Some(address)) => Some(address),
+            DataRoute::Response(None) => return Ok(()),
+        };
         let term = &self.terms[log::index_by_position(resend_position, self.position_bits_to_shift)];
         let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| {
             endpoint.send_to(d, destination)
@@ -207,6 +240,7 @@ impl NetworkPublication {
     ) -> Self {
         let term_length = log.term_length();
         let term_sender = TermSender {
+            route: if config.is_response { DataRoute::Response(None) } else { DataRoute::Endpoint },
             terms: log.terms().clone(),
             snd_pos: positions.snd_pos,
             initial_term_id: config.initial_term_id,
@@ -339,8 +373,12 @@ impl NetworkPublication {
         if now_ns <= self.time_of_last_setup_ns + SETUP_TIMEOUT_NS {
             return Ok(());
         }
-        let response =
-            if self.config.response_correlation_id != -1 { SETUP_SEND_RESPONSE_SETUP_FLAG } else { 0 };
+        // A request publication asks for RSP_SETUP; a response publication never does.
+        let response = if !self.config.is_response && self.config.response_correlation_id != -1 {
+            SETUP_SEND_RESPONSE_SETUP_FLAG
+        } else {
+            0
+        };
         let group = if self.config.has_group_semantics { SETUP_GROUP_FLAG } else { 0 };
         let flags = response | group;
         let setup = Setup {
@@ -505,6 +543,12 @@ impl NetworkPublication {
         }
         let is_live = !self.receivers.is_empty();
         if is_live != self.has_receivers() {
+            if is_live && self.config.is_response {
+                // Connected: the request image may stop announcing this publication.
+                self.to_conductor.send(ConductorCommand::ResponseConnected {
+                    response_correlation_id: self.config.response_correlation_id,
+                });
+            }
             self.status.has_receivers.store(is_live, Ordering::Release);
         }
         self.has_initial_connection = true;
@@ -524,12 +568,27 @@ impl NetworkPublication {
         self.report_malformed_group_tag();
     }
 
-    /// A status message with the SEND_SETUP flag: answer with SETUP unless the stream ended.
-    pub fn on_setup_elicited(&mut self, sm: &StatusMessageFlyweight<'_>, now_ns: i64) {
+    /// A status message with the SEND_SETUP flag from `source`: answer with SETUP unless
+    /// the stream ended. A response publication sends to `source` from now on.
+    pub fn on_setup_elicited(&mut self, sm: &StatusMessageFlyweight<'_>, source: SocketAddr, now_ns: i64) {
         if !self.status.is_end_of_stream.load(Ordering::Acquire) {
             self.is_setup_elicited = true;
             self.flow_control.on_trigger_send_setup(&ReceiverStatus::from(sm), now_ns);
+            if self.config.is_response {
+                self.term_sender.route = DataRoute::Response(Some(source));
+            }
             self.report_malformed_group_tag();
+        }
+    }
+
+    /// An RSP_SETUP from this request publication's receiver: the conductor gives the
+    /// response subscription waiting for it the response publication's session id.
+    pub fn on_response_setup(&self, rsp: &ResponseSetupFlyweight<'_>) {
+        if self.config.response_correlation_id != -1 {
+            self.to_conductor.send(ConductorCommand::ResponseSetup {
+                response_correlation_id: self.config.response_correlation_id,
+                response_session_id: rsp.response_session_id(),
+            });
         }
     }
 

@@ -36,16 +36,30 @@ fn fixture() -> Fixture {
 }
 
 fn fixture_with(flow_control: Box<dyn FlowControl>) -> Fixture {
+    fixture_of(flow_control, Role::Plain)
+}
+
+/// What the publication is in the request/response pattern.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Plain,
+    /// `response-correlation-id=<id>`: asks for RSP_SETUP.
+    Request(i64),
+    /// `control-mode=response|response-correlation-id=<id>`, bound to a control address.
+    Response(i64),
+}
+
+fn fixture_of(flow_control: Box<dyn FlowControl>, role: Role) -> Fixture {
     let values = AtomicBuffer::alloc(64 * 128);
     let mut manager = CountersManager::new(AtomicBuffer::alloc(64 * 512), values.clone(), 0).unwrap();
     let counters = SystemCounters::allocate(&mut manager, 0).unwrap();
     let receiver = UdpSocket::bind("127.0.0.1:0").unwrap();
     receiver.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let channel = UdpChannel::parse(&format!(
-        "aeron:udp?endpoint={}|interface=127.0.0.1",
-        receiver.local_addr().unwrap()
-    ))
-    .unwrap();
+    let text = match role {
+        Role::Response(_) => "aeron:udp?control=127.0.0.1:0|control-mode=response".to_string(),
+        _ => format!("aeron:udp?endpoint={}|interface=127.0.0.1", receiver.local_addr().unwrap()),
+    };
+    let channel = UdpChannel::parse(&text).unwrap();
     let settings = SendEndpointSettings {
         buffers: SocketBuffers::default(),
         connect: true,
@@ -68,7 +82,11 @@ fn fixture_with(flow_control: Box<dyn FlowControl>) -> Fixture {
         mtu_length: 1408,
         signal_eos: true,
         spies_simulate_connection: false,
-        response_correlation_id: -1,
+        response_correlation_id: match role {
+            Role::Plain => -1,
+            Role::Request(id) | Role::Response(id) => id,
+        },
+        is_response: matches!(role, Role::Response(_)),
         connection_timeout_ns: 5_000 * MS,
         max_messages_per_send: 2,
         has_group_semantics: false,
@@ -153,7 +171,8 @@ impl Fixture {
         bytes[0..4].copy_from_slice(&(length as i32).to_le_bytes());
         let view = StatusMessageFlyweight::parse(&bytes[..length]).unwrap();
         if flags & crate::protocol::status_message::SM_SEND_SETUP_FLAG != 0 {
-            self.publication.on_setup_elicited(&view, now_ns);
+            let source = self.receiver.local_addr().unwrap();
+            self.publication.on_setup_elicited(&view, source, now_ns);
         } else {
             self.publication.on_status_message(&view, true, now_ns);
         }
@@ -315,4 +334,57 @@ fn tagged_flow_control_gates_connection_and_logs_a_malformed_tag_once() {
     assert!(status.has_receivers.load(Ordering::Acquire));
     assert!(!status.has_required_receivers.load(Ordering::Acquire));
     assert!(f.conductor.next().is_none());
+}
+
+#[test]
+fn a_request_publication_asks_for_rsp_setup_and_hands_it_to_the_conductor() {
+    let mut f = fixture_of(Box::new(UnicastFlowControl::unicast()), Role::Request(4242));
+    f.send(MS).unwrap();
+    let setup = f.next_datagram();
+    assert_eq!((setup.len(), setup[5], setup[6]), (40, SETUP_SEND_RESPONSE_SETUP_FLAG, 5));
+    let frame = crate::protocol::ResponseSetup::new(394850090, 1002, -77);
+    let mut bytes = [0u8; 20];
+    frame.encode(&mut bytes).unwrap();
+    f.publication.on_response_setup(&ResponseSetupFlyweight::parse(&bytes).unwrap());
+    match f.conductor.next() {
+        Some(ConductorCommand::ResponseSetup { response_correlation_id, response_session_id }) => {
+            assert_eq!((response_correlation_id, response_session_id), (4242, -77));
+        }
+        _ => panic!("no ResponseSetup for the conductor"),
+    }
+    // A publication that asked for no response channel passes nothing on.
+    let plain = fixture();
+    plain.publication.on_response_setup(&ResponseSetupFlyweight::parse(&bytes).unwrap());
+    assert!(plain.conductor.next().is_none());
+}
+
+#[test]
+fn a_response_publication_sends_only_to_the_subscription_that_asked() {
+    let mut f = fixture_of(Box::new(UnicastFlowControl::unicast()), Role::Response(9));
+    f.receiver.set_nonblocking(true).unwrap();
+    f.frame(0, 100);
+    // Nobody asked yet: no SETUP, no data, anywhere.
+    assert_eq!(f.send(MS).unwrap(), 0);
+    assert_eq!(f.send(200 * MS).unwrap(), 0);
+    // The response subscription asks for SETUP from `f.receiver`: SETUP goes there, without
+    // the SEND_RESPONSE_SETUP flag (a response publication asks for no response).
+    f.receiver.set_nonblocking(false).unwrap();
+    f.status_message(0, 65536, crate::protocol::status_message::SM_SEND_SETUP_FLAG, 300 * MS);
+    f.send(301 * MS).unwrap();
+    let setup = f.next_datagram();
+    assert_eq!((setup.len(), setup[5], setup[6]), (40, 0, 5));
+    assert!(f.conductor.next().is_none());
+    // Its first status message connects it: the conductor hears of it once, and the data
+    // follows to the same address.
+    f.status_message(0, 65536, 0, 302 * MS);
+    match f.conductor.next() {
+        Some(ConductorCommand::ResponseConnected { response_correlation_id }) => {
+            assert_eq!(response_correlation_id, 9)
+        }
+        _ => panic!("no ResponseConnected for the conductor"),
+    }
+    f.status_message(0, 65536, 0, 303 * MS);
+    assert!(f.conductor.next().is_none(), "only the first receiver is reported");
+    assert_eq!(f.send(304 * MS).unwrap(), 160, "one aligned frame");
+    assert_eq!(f.next_datagram().len(), 160);
 }

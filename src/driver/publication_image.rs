@@ -19,6 +19,11 @@
 //! Frames are rebuilt once whichever connection brings them first; the stream ends when
 //! every connection signalled end of stream.
 //!
+//! An image whose SETUP asked for a response channel (SEND_RESPONSE_SETUP) tells its sender,
+//! once a response publication answers it, that publication's session id: an RSP_SETUP to
+//! every live connection each status-message timeout, until the conductor hears the
+//! response publication is connected.
+//!
 //! Data outside the receiver window is dropped and counted: beyond the last SM position
 //! plus half a term is an *over-run*, before the last SM position an *under-run*.
 //! Datagrams reach `insert_packet` already validated against the image's term
@@ -42,6 +47,7 @@ use crate::logbuffer::term_rebuilder;
 use crate::protocol::error_frame::{ErrorFrame, MAX_ERROR_FRAME_LENGTH, MAX_ERROR_MESSAGE_LENGTH};
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::nak::{NAK_HEADER_LENGTH, Nak};
+use crate::protocol::response_setup::{RSP_SETUP_HEADER_LENGTH, ResponseSetup};
 use crate::protocol::rttm::{RTTM_HEADER_LENGTH, Rttm};
 use crate::protocol::status_message::{SM_EOS_FLAG, SM_HEADER_LENGTH_WITH_GROUP_TAG, StatusMessage};
 use crate::util::error::{AeronErrorCode, Result};
@@ -397,10 +403,18 @@ impl PublicationImage {
             }
             return Ok(1);
         }
-        if change_number == self.last_sm_change_number && !has_sm_timed_out {
-            return Ok(0);
+        let mut announced = 0;
+        if has_sm_timed_out && let Some(response_session_id) = self.status.response_session_id() {
+            let frame =
+                ResponseSetup::new(self.config.session_id, self.config.stream_id, response_session_id);
+            let mut buffer = [0u8; RSP_SETUP_HEADER_LENGTH];
+            frame.encode(&mut buffer)?;
+            announced = self.send_to_connections(&buffer, transports, now_ns, true)?;
         }
-        let Some(sm) = self.status.scheduled_status_message() else { return Ok(0) };
+        if change_number == self.last_sm_change_number && !has_sm_timed_out {
+            return Ok(announced);
+        }
+        let Some(sm) = self.status.scheduled_status_message() else { return Ok(announced) };
         let bits = self.position_bits_to_shift;
         let eos = self.status.is_sending_eos_sm.load(Ordering::Acquire);
         let sent = {
@@ -434,7 +448,7 @@ impl PublicationImage {
         if active != log::active_transport_count(&self.metadata) {
             log::set_active_transport_count(&self.metadata, active);
         }
-        Ok(sent)
+        Ok(sent + announced)
     }
 
     /// NAKs (reliable, to every live connection) or pads (unreliable) the gap the

@@ -268,3 +268,24 @@ fn a_unicast_image_takes_frames_only_from_its_sender() {
     assert_eq!(f.insert(&data(0, 100), 2 * MS), InsertOutcome::Accepted);
     assert_eq!(f.hwm(), 160);
 }
+
+#[test]
+fn a_response_session_is_announced_in_rsp_setup_each_sm_timeout_until_cleared() {
+    let mut f = fixture(true);
+    // Nothing to announce: the first SM timeout sends the status message only.
+    assert_eq!(f.image.send_pending_status_message(MS, &f.transport, 5, None).unwrap(), 1);
+    assert_eq!(f.next_datagram()[6], 0x03, "SM");
+    f.status.set_response_session_id(Some(-123));
+    assert_eq!(f.image.send_pending_status_message(2 * MS, &f.transport, 5, None).unwrap(), 0, "not yet due");
+    // Due: RSP_SETUP (spec/wire-protocol.md §9) then the repeated SM.
+    assert_eq!(f.image.send_pending_status_message(202 * MS, &f.transport, 5, None).unwrap(), 2);
+    let rsp = f.next_datagram();
+    assert_eq!(rsp.len(), 20);
+    assert_eq!(&rsp[0..8], &[20, 0, 0, 0, 0, 0, 0x0B, 0]);
+    assert_eq!((i32_at(&rsp, 8), i32_at(&rsp, 12), i32_at(&rsp, 16)), (SESSION, STREAM, -123));
+    assert_eq!(f.next_datagram()[6], 0x03, "SM");
+    // Cleared (the response publication connected): SMs only.
+    f.status.set_response_session_id(None);
+    assert_eq!(f.image.send_pending_status_message(403 * MS, &f.transport, 5, None).unwrap(), 1);
+    assert_eq!(f.next_datagram()[6], 0x03, "SM");
+}

@@ -103,6 +103,13 @@ impl Receiver {
                 if let Some(endpoint) = self.endpoint(endpoint_id) {
                     endpoint.dispatcher().add_subscription(stream_id, session_id);
                 }
+                // One session behind a `control` address: ask for its SETUP now, as Aeron.
+                if let Some(session_id) = session_id {
+                    self.elicit_setup(endpoint_id, stream_id, session_id);
+                }
+            }
+            ReceiverCommand::RequestSetup { endpoint_id, stream_id, session_id } => {
+                self.elicit_setup(endpoint_id, stream_id, session_id);
             }
             ReceiverCommand::RemoveSubscription { endpoint_id, stream_id, session_id } => {
                 if let Some(endpoint) = self.endpoint(endpoint_id) {
@@ -151,6 +158,16 @@ impl Receiver {
     }
 }
 
+impl Receiver {
+    fn elicit_setup(&mut self, endpoint_id: i64, stream_id: i32, session_id: i32) {
+        let Self { poller, counters, to_conductor, .. } = self;
+        let ctx = ReceiveContext { counters, to_conductor, now_ns: nano_time() };
+        if let Some(endpoint) = poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id) {
+            endpoint.elicit_setup(stream_id, session_id, &ctx);
+        }
+    }
+}
+
 impl Agent for Receiver {
     fn on_start(&mut self) -> Result<()> {
         self.tracker.update(nano_time());
@@ -189,7 +206,7 @@ impl Agent for Receiver {
     }
 
     fn role_name(&self) -> &str {
-        "receiver"
+        crate::driver::agent_config::role::RECEIVER
     }
 
     /// Waits on the endpoints' sockets: a datagram ends the park at once.

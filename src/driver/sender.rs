@@ -204,6 +204,6 @@ impl Agent for Sender {
     }
 
     fn role_name(&self) -> &str {
-        "sender"
+        crate::driver::agent_config::role::SENDER
     }
 }

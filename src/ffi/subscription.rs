@@ -184,7 +184,7 @@ unsafe fn handle<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a Subs
 ///
 /// # Safety
 /// As [`handle`], and no other thread polls or closes it during the call.
-unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a mut Subscription> {
+pub(crate) unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a mut Subscription> {
     // SAFETY: forwarded contract.
     let handle = unsafe { handle(subscription) }?;
     // SAFETY: one polling thread at a time (contract): the only reference to the poller.

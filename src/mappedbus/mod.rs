@@ -90,6 +90,7 @@
 #![forbid(unsafe_code)]
 
 pub mod layout;
+mod preparer;
 pub mod reader;
 mod segment;
 pub mod writer;
@@ -125,8 +126,10 @@ pub struct MappedBusConfig {
     /// How long a reader waits for an allocated record's commit before rolling it back.
     pub rollback_timeout: Duration,
     /// Map all of a segment's pages when opening it (`MAP_POPULATE`), so reads and writes
-    /// do not take a page fault each time they reach a new page; opening (and rolling over)
-    /// then takes longer and the segment's memory is used at once. Default true.
+    /// do not take a page fault each time they reach a new page; opening then takes longer
+    /// and the segment's memory is used at once. Each writer and reader also has a thread
+    /// that creates and maps the next segment before it gets there, so rolling over costs
+    /// a hand-over, not a file creation and mapping. Default true.
     pub prefault: bool,
 }
 

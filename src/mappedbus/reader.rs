@@ -10,6 +10,7 @@ use super::layout::{
     STATUS_NOT_SET, STATUS_ROLLBACK, SegmentLayout, header_metadata, header_status, not_a_bus_file,
     variable_header,
 };
+use super::preparer::SegmentPreparer;
 use super::segment::{self, Segment};
 use super::{MappedBusConfig, Position};
 use crate::util::clock::nano_time;
@@ -88,6 +89,8 @@ pub struct MappedBusReader {
     /// to the next header, so the reader rolls back zero words one at a time, without
     /// waiting again, until it meets a header or the `limit`.
     filling: bool,
+    /// With `prefault`: maps the next segment before this reader gets there.
+    preparer: Option<SegmentPreparer>,
 }
 
 impl MappedBusReader {
@@ -97,7 +100,8 @@ impl MappedBusReader {
         let base = path.as_ref().to_path_buf();
         let layout = config.layout()?;
         let segments = segment::list_segments(&base)?;
-        let newest_index = segments.last().copied().unwrap_or(0);
+        // The segment being appended to: not one prepared ahead of the writers.
+        let newest_index = segment::current_index(&base, layout)?;
         let newest = Segment::open_or_create(&base, newest_index, layout, config.prefault)?;
         let end = newest.limit()?.min(layout.capacity());
         let recovered_at = Position { segment: newest_index, offset: end as u64 };
@@ -122,6 +126,13 @@ impl MappedBusReader {
                 (segment, offset)
             }
         };
+        let preparer = match config.prefault {
+            true => Some(SegmentPreparer::start(base.clone(), layout)?),
+            false => None,
+        };
+        if let Some(preparer) = &preparer {
+            preparer.prepare(segment.index() + 1);
+        }
         Ok(Self {
             base,
             layout,
@@ -134,6 +145,7 @@ impl MappedBusReader {
             next_limit_probe: None,
             pending_since: None,
             filling: false,
+            preparer,
         })
     }
 
@@ -304,8 +316,14 @@ impl MappedBusReader {
     /// No record can start at the current offset: continue at the start of the next
     /// segment, creating it if no writer has yet (harmless: writers use it as it is).
     fn next_segment(&mut self) -> Result<Step> {
-        self.segment =
-            Segment::open_or_create(&self.base, self.segment.index() + 1, self.layout, self.prefault)?;
+        let index = self.segment.index() + 1;
+        self.segment = match self.preparer.as_ref().and_then(|p| p.take(index)) {
+            Some(prepared) => prepared,
+            None => Segment::open_or_create(&self.base, index, self.layout, self.prefault)?,
+        };
+        if let Some(preparer) = &self.preparer {
+            preparer.prepare(index + 1);
+        }
         self.filling = false;
         self.advance(DATA_OFFSET);
         Ok(Step::Moved)

@@ -89,6 +89,31 @@ impl Segment {
     }
 }
 
+/// The index of the segment records are appended to now: the newest, unless it is empty
+/// while the one before it still has room (a segment prepared ahead of writers by
+/// [`super::preparer`]), then that one. 0 when no segment exists.
+pub(crate) fn current_index(base: &Path, layout: SegmentLayout) -> Result<u64> {
+    let Some(&newest) = list_segments(base)?.last() else { return Ok(0) };
+    let mut index = newest;
+    while index > 0 {
+        let is_empty = match Segment::open_existing(base, index, layout) {
+            Ok(segment) => segment.limit()? == DATA_OFFSET,
+            // Created a moment ago and not yet sized: as empty as it gets.
+            Err(_) if index == newest => true,
+            Err(e) => return Err(e),
+        };
+        let previous_has_room = match Segment::open_existing(base, index - 1, layout) {
+            Ok(previous) => layout.has_room_at(previous.limit()?),
+            Err(_) => false,
+        };
+        if !(is_empty && previous_has_room) {
+            break;
+        }
+        index -= 1;
+    }
+    Ok(index)
+}
+
 /// The indices of the segments of the bus at `base` that exist, ascending.
 pub(crate) fn list_segments(base: &Path) -> Result<Vec<u64>> {
     let name = base.file_name().and_then(|n| n.to_str()).ok_or_else(|| {
@@ -175,6 +200,22 @@ mod tests {
         let err = Segment::open_or_create(&base, 0, layout(), false).err().unwrap();
         assert!(err.message().contains("limit -5 is outside the file"), "{err}");
         assert_eq!(std::fs::read(&base).unwrap(), bytes, "a refused file is left untouched");
+    }
+
+    #[test]
+    fn an_empty_newest_segment_is_current_only_once_the_one_before_is_full() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("bus");
+        assert_eq!(current_index(&base, layout()).unwrap(), 0, "no segment yet");
+        let first = Segment::open_or_create(&base, 0, layout(), false).unwrap();
+        Segment::open_or_create(&base, 1, layout(), false).unwrap(); // prepared ahead
+        assert_eq!(current_index(&base, layout()).unwrap(), 0, "segment 0 has room");
+        first.buffer().put_i64(0, 1000);
+        assert_eq!(current_index(&base, layout()).unwrap(), 1, "segment 0 is full");
+        Segment::open_or_create(&base, 2, layout(), false).unwrap();
+        assert_eq!(current_index(&base, layout()).unwrap(), 1);
+        first.buffer().put_i64(0, 48);
+        assert_eq!(current_index(&base, layout()).unwrap(), 0, "steps back over empty ones");
     }
 
     #[test]

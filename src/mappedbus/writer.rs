@@ -8,6 +8,7 @@ use super::layout::{
     HEADER_LENGTH, LIMIT_OFFSET, METADATA_OFFSET, RecordMode, STATUS_COMMIT, STATUS_END_OF_SEGMENT,
     STATUS_NOT_SET, STATUS_ROLLBACK, SegmentLayout, variable_header,
 };
+use super::preparer::SegmentPreparer;
 use super::segment::{self, Segment};
 use super::{MappedBusConfig, Position};
 use crate::concurrent::AtomicBuffer;
@@ -40,6 +41,8 @@ pub struct MappedBusWriter {
     /// Whether this writer moved to a segment file since the last `flush` (which then syncs
     /// the folder so the new file's name is durable too).
     moved_since_flush: bool,
+    /// With `prefault`: opens the next segment before this writer gets there.
+    preparer: Option<SegmentPreparer>,
 }
 
 impl MappedBusWriter {
@@ -48,8 +51,15 @@ impl MappedBusWriter {
     pub fn open(path: impl AsRef<Path>, config: &MappedBusConfig) -> Result<Self> {
         let base = path.as_ref().to_path_buf();
         let layout = config.layout()?;
-        let newest = segment::list_segments(&base)?.last().copied().unwrap_or(0);
-        let segment = Self::first_segment_with_room(&base, newest, layout, config.prefault)?;
+        let current = segment::current_index(&base, layout)?;
+        let segment = Self::first_segment_with_room(&base, current, layout, config.prefault)?;
+        let preparer = match config.prefault {
+            true => Some(SegmentPreparer::start(base.clone(), layout)?),
+            false => None,
+        };
+        if let Some(preparer) = &preparer {
+            preparer.prepare(segment.index() + 1);
+        }
         Ok(Self {
             base,
             layout,
@@ -57,6 +67,7 @@ impl MappedBusWriter {
             segment,
             retired_unflushed: Vec::new(),
             moved_since_flush: true,
+            preparer,
         })
     }
 
@@ -199,12 +210,15 @@ impl MappedBusWriter {
                     variable_header(STATUS_END_OF_SEGMENT, 0),
                 );
             }
-            let next = Self::first_segment_with_room(
-                &self.base,
-                self.segment.index() + 1,
-                self.layout,
-                self.prefault,
-            )?;
+            let index = self.segment.index() + 1;
+            let prepared = self.preparer.as_ref().and_then(|p| p.take(index));
+            let next = match prepared {
+                Some(segment) if self.layout.has_room_at(segment.limit()?) => segment,
+                _ => Self::first_segment_with_room(&self.base, index, self.layout, self.prefault)?,
+            };
+            if let Some(preparer) = &self.preparer {
+                preparer.prepare(next.index() + 1);
+            }
             let full = std::mem::replace(&mut self.segment, next);
             self.retired_unflushed.push(full);
             self.moved_since_flush = true;

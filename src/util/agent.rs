@@ -53,6 +53,12 @@ impl CompositeAgent {
         let name = format!("[{}]", agents.iter().map(|a| a.role_name()).collect::<Vec<_>>().join(","));
         Self { name, agents }
     }
+
+    /// The agents run in the given order under a role name of the caller's choosing (the
+    /// driver names its composites as Aeron's does, whatever order they run in).
+    pub fn named(name: &str, agents: Vec<Box<dyn Agent>>) -> Self {
+        Self { name: name.to_string(), agents }
+    }
 }
 
 impl Agent for CompositeAgent {

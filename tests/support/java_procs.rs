@@ -48,12 +48,15 @@ pub fn interop_classpath() -> Option<String> {
     Some(format!("{}:{}/*", jar.display(), project.join("target/dependency").display()))
 }
 
-/// Whether the jar is older than the pom or the interop source (a checkout that changed
-/// `Interop.java` after the last build).
+/// Whether the jar is older than the pom or any interop source (a checkout that changed
+/// or added a peer program after the last build).
 fn stale(jar: &Path, project: &Path) -> bool {
     let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
     let Some(built) = modified(jar) else { return true };
-    let sources = [project.join("pom.xml"), project.join("src/main/java/aeronrs/interop/Interop.java")];
+    let mut sources = vec![project.join("pom.xml")];
+    if let Ok(entries) = std::fs::read_dir(project.join("src/main/java/aeronrs/interop")) {
+        sources.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()));
+    }
     sources.iter().any(|s| modified(s).is_some_and(|m| m > built))
 }
 
@@ -193,7 +196,19 @@ pub fn interop_command(
 
 /// A Java media driver (SHARED, sleeping idle) in `dir`.
 pub fn java_driver(classpath: &str, dir: &Path) -> Proc {
-    let driver = interop("java driver", classpath, dir, &["driver"]);
+    java_driver_with(classpath, dir, &[])
+}
+
+/// A Java media driver in `dir` with JVM `options` (e.g.
+/// `-Daeron.enable.experimental.features=true`).
+pub fn java_driver_with(classpath: &str, dir: &Path, options: &[&str]) -> Proc {
+    let command = java_command_in(None, classpath, dir, options, "aeronrs.interop.Interop", &["driver"]);
+    let driver = Proc::spawn("java driver", command);
     driver.expect_line("READY", Duration::from_secs(60));
     driver
+}
+
+/// `Response <args>` (the response channel peer) on the Aeron directory `dir`.
+pub fn response_peer(name: &str, classpath: &str, dir: &Path, args: &[&str]) -> Proc {
+    Proc::spawn(name, java_command_in(None, classpath, dir, &[], "aeronrs.interop.Response", args))
 }

@@ -1,6 +1,6 @@
 //! What the sender and receiver ask of the conductor (`driver::agent_proxy`): build an
 //! image for a SETUP, note that a resource was released, broadcast a publication error,
-//! log an error.
+//! pair a response subscription with its response publication, log an error.
 #![forbid(unsafe_code)]
 
 use crate::command::PublicationError;
@@ -41,6 +41,12 @@ impl Conductor {
                 self.on_receive_destination_released(endpoint_id, destination_id)
             }
             ConductorCommand::PublicationError(report) => self.on_publication_error(&report),
+            ConductorCommand::ResponseSetup { response_correlation_id, response_session_id } => {
+                self.on_response_setup(response_correlation_id, response_session_id)
+            }
+            ConductorCommand::ResponseConnected { response_correlation_id } => {
+                self.on_response_connected(response_correlation_id)
+            }
             ConductorCommand::Error(error) => self.log_error(&error),
         }
     }

@@ -25,7 +25,7 @@ use crate::driver::flow_control::receiver_window::check_mtu_within_window;
 use crate::driver::image_status::ImageStatus;
 use crate::driver::loss::{FeedbackDelay, LossDetector};
 use crate::driver::media::socket_address::format_source_identity;
-use crate::driver::media::udp_channel::UdpControlMode;
+use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::position_counters::{Position, allocate_stream_counter, free_counter};
 use crate::driver::publication_image::{FrameSource, PublicationImage, PublicationImageConfig};
 use crate::logbuffer::LogBuffers;
@@ -203,12 +203,13 @@ impl Conductor {
         let is_multi_destination_channel =
             endpoint_channel.is_some_and(|c| c.control_mode == UdpControlMode::Manual);
         let treat_as_multicast = params.treat_as_multicast(request.flags, is_multicast_channel);
+        let is_response_channel = endpoint_channel.is_some_and(UdpChannel::is_response);
         init_image_metadata(
             &log_buffers,
             request,
             correlation_id,
             &params,
-            treat_as_multicast,
+            (treat_as_multicast, is_response_channel),
             self.os_buffer_lengths,
         );
         self.add_mapped_bytes(log_buffers.buffer().capacity() as i64);
@@ -278,6 +279,7 @@ impl Conductor {
             source_address: request.source_address,
             source_identity: format_source_identity(&request.source_address),
             initial_term_id: request.initial_term_id,
+            setup_flags: request.flags,
         };
         let settings = ImageSettings {
             liveness_timeout_ns,
@@ -417,7 +419,7 @@ fn init_image_metadata(
     request: &CreateImageRequest,
     correlation_id: i64,
     params: &crate::driver::conductor::network_params::NetworkSubscriptionParams,
-    treat_as_multicast: bool,
+    (treat_as_multicast, is_response_channel): (bool, bool),
     os: crate::driver::conductor::log_file::OsBufferLengths,
 ) {
     let m = log_buffers.metadata();
@@ -437,6 +439,8 @@ fn init_image_metadata(
     log::set_os_max_socket_rcvbuf_length(m, os.max_so_rcvbuf);
     log::fill_default_frame_header(m, request.session_id, request.stream_id, request.initial_term_id);
     log::set_group(m, treat_as_multicast);
+    // As Aeron C: the image's endpoint channel has `control-mode=response`.
+    log::set_is_response(m, is_response_channel);
     log::set_rejoin(m, params.common.is_rejoin);
     log::set_reliable(m, params.common.is_reliable);
     log::set_sparse(m, params.common.is_sparse);

@@ -99,7 +99,7 @@ pub fn create_publication_log(
     log::set_untethered_window_limit_timeout_ns(m, params.untethered_window_limit_timeout_ns as i64);
     log::set_untethered_resting_timeout_ns(m, params.untethered_resting_timeout_ns as i64);
     log::set_group(m, false);
-    log::set_is_response(m, false);
+    log::set_is_response(m, params.is_response);
     log::set_rejoin(m, false);
     log::set_reliable(m, false);
     log::set_sparse(m, params.is_sparse);

@@ -27,6 +27,7 @@ pub mod publication_image;
 pub mod publications;
 pub mod receive_endpoints;
 pub mod reject_image;
+pub mod response_channels;
 pub mod send_endpoints;
 pub mod session_ids;
 pub mod subscriber_positions;
@@ -83,7 +84,7 @@ pub struct Conductor {
     pub(crate) ctx: DriverContext,
     pub(crate) proxy: ClientProxy,
     pub(crate) counters: CountersManager,
-    pub(crate) error_log: DistinctErrorLog,
+    pub(crate) error_log: Arc<DistinctErrorLog>,
     pub(crate) system: SystemCounters,
     pub(crate) clients: Vec<AeronClient>,
     pub(crate) ipc_publications: Vec<IpcPublication>,
@@ -183,7 +184,8 @@ pub struct ConductorParts {
     pub to_driver: ManyToOneRingBuffer,
     pub proxy: ClientProxy,
     pub counters: CountersManager,
-    pub error_log: DistinctErrorLog,
+    /// Shared with the agent threads' start-up, which records affinity warnings in it.
+    pub error_log: Arc<DistinctErrorLog>,
     pub system: SystemCounters,
     pub termination_requested: Arc<AtomicBool>,
     pub sender_proxy: Proxy<SenderCommand>,
@@ -323,6 +325,6 @@ impl Agent for DriverConductor {
     }
 
     fn role_name(&self) -> &str {
-        "driver-conductor"
+        crate::driver::agent_config::role::CONDUCTOR
     }
 }

@@ -25,6 +25,8 @@ pub struct NetworkSubscriptionParams {
     pub initial_window_length: usize,
     pub untethered_window_limit_timeout_ns: u64,
     pub untethered_resting_timeout_ns: u64,
+    /// `control-mode=response`: a response subscription, waiting for its session id.
+    pub is_response: bool,
 }
 
 impl NetworkSubscriptionParams {
@@ -54,6 +56,7 @@ impl NetworkSubscriptionParams {
                 .untethered_resting_timeout_ns()
                 .map_err(invalid)?
                 .unwrap_or(ctx.untethered_resting_timeout_ns),
+            is_response: channel.is_response(),
         })
     }
 

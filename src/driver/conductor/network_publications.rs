@@ -3,7 +3,9 @@
 //! the send endpoint, the log, the counters (`pub-pos`, `pub-lmt`, `snd-pos`, `snd-lmt`,
 //! `snd-bpe`), flow control and the retransmit handler; the sender gets its half, the
 //! conductor keeps the other. Non-exclusive publications on the same endpoint and stream
-//! share one log.
+//! share one log when their `response-correlation-id`s agree. A response publication
+//! (`control-mode=response`) answers one request image, which then announces its session
+//! (`response_channels`).
 #![forbid(unsafe_code)]
 
 use std::sync::Arc;
@@ -34,7 +36,7 @@ use crate::driver::position_counters::{
     Position, allocate_flow_control_receivers, allocate_stream_counter, free_counter,
 };
 use crate::logbuffer::descriptor as log;
-use crate::uri::keys::FLOW_CONTROL;
+use crate::uri::keys::{CONTROL_MODE, FLOW_CONTROL};
 use crate::util::error::{Error, Result};
 
 impl Conductor {
@@ -51,13 +53,21 @@ impl Conductor {
                 "endpoint has port=0 for publication: channel={channel}"
             )));
         }
-        let params = PublicationParams::for_network(
+        let mut params = PublicationParams::for_network(
             &self.ctx,
             stream_id,
             |key| udp.uri.get(key),
             |tag| self.find_tagged_network_publication(tag),
         )
         .map_err(|e| e.context(format_args!("channel={channel}")))?;
+        params.is_response = udp.is_response();
+        self.validate_experimental_features(&udp)?;
+        if udp.has_explicit_control && !udp.has_explicit_endpoint && udp.uri.get(CONTROL_MODE).is_none() {
+            return Err(Error::invalid_argument(format!(
+                "'control' parameter requires that either 'endpoint' or 'control-mode' is specified, channel={channel}"
+            )));
+        }
+        self.validate_response_subscription(&params)?;
         if udp.has_group_semantics() {
             // A bad `fc` fails the command before any socket is opened for it.
             flow_control_for_channel(
@@ -68,6 +78,7 @@ impl Conductor {
             )?;
         }
         let client_index = self.get_or_add_client(correlated.client_id)?;
+        let response_image = self.find_response_image(&params)?;
         let endpoint_index = self.get_or_add_send_endpoint(&udp, &params, correlated.correlation_id)?;
         let endpoint_id = self.send_endpoints[endpoint_index].id;
         let result =
@@ -87,6 +98,10 @@ impl Conductor {
             registration_id: correlated.correlation_id,
             publication_registration_id: p.registration_id(),
         });
+        if let Some(image) = response_image {
+            // The request image announces who answers it until that publication connects.
+            self.images[image].status.set_response_session_id(Some(p.session_id()));
+        }
         let status_id = self.send_endpoints[endpoint_index].status.counter_id();
         self.proxy.on_publication_ready(
             correlated.correlation_id,
@@ -322,6 +337,7 @@ impl Conductor {
             signal_eos: params.signal_eos,
             spies_simulate_connection: params.spies_simulate_connection,
             response_correlation_id: params.response_correlation_id,
+            is_response: params.is_response,
             connection_timeout_ns: self.ctx.publication_connection_timeout_ns as i64,
             max_messages_per_send: self.ctx.network.network_publication_max_messages_per_send as usize,
             has_group_semantics,

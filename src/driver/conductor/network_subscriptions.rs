@@ -2,7 +2,9 @@
 //! `spec/channel-uri.md` §1): a network subscription shares the channel's receive endpoint
 //! and links to the images of its stream as they appear; a spy (`aeron-spy:aeron:udp?...`)
 //! links to the local network publications of the same channel and reads their logs
-//! directly. Each link gets a `sub-pos` counter and an ON_AVAILABLE_IMAGE.
+//! directly. Each link gets a `sub-pos` counter and an ON_AVAILABLE_IMAGE. A response
+//! subscription (`control-mode=response`) links to nothing until its request publication
+//! learns its session (`response_channels`).
 #![forbid(unsafe_code)]
 
 use std::sync::atomic::Ordering;
@@ -12,7 +14,7 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::client_proxy::CHANNEL_STATUS_INDICATOR_NOT_ALLOCATED;
 use crate::driver::conductor::ipc_publication::IPC_CHANNEL;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
-use crate::driver::conductor::params::SubscriptionParams;
+use crate::driver::conductor::params::{SubscriptionParams, invalid_param};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::driver::position_counters::{allocate_subscriber_position, free_counter};
 use crate::util::error::Result;
@@ -25,15 +27,22 @@ pub struct NetworkSubscriptionLink {
     pub stream_id: i32,
     pub channel: String,
     pub endpoint_id: i64,
+    /// `params.common.session_id` becomes the response session once RSP_SETUP names it.
     pub params: NetworkSubscriptionParams,
+    /// A response subscription still waiting for its session: it matches no image.
+    pub is_response: bool,
 }
 
 impl NetworkSubscriptionLink {
-    /// Same endpoint and stream, and the session if the subscription names one.
+    /// Same endpoint and stream, and the session if the subscription names one (a waiting
+    /// response subscription matches none).
     pub fn matches(&self, endpoint_id: i64, stream_id: i32, session_id: i32) -> bool {
         self.endpoint_id == endpoint_id
             && self.stream_id == stream_id
-            && self.params.common.session_id.is_none_or(|s| s == session_id)
+            && match self.params.common.session_id {
+                Some(s) => s == session_id,
+                None => !self.is_response,
+            }
     }
 }
 
@@ -59,16 +68,26 @@ impl Conductor {
         let udp = UdpChannel::parse_with(channel, &mut self.name_resolver)?;
         let params = NetworkSubscriptionParams::parse(&self.ctx, &udp)
             .map_err(|e| e.context(format_args!("channel={channel}")))?;
+        self.validate_experimental_features(&udp)?;
+        if udp.has_explicit_control && udp.local_control.port() == 0 {
+            return Err(invalid_param(format!("control has port=0 for subscription: channel={channel}")));
+        }
+        self.check_clashing_subscription(&udp, stream_id, &params)?;
         self.get_or_add_client(correlated.client_id)?;
         let index = self.get_or_add_receive_endpoint(&udp, &params, correlated.correlation_id)?;
         let endpoint_id = self.receive_endpoints[index].id;
-        self.incref_receive_stream(index, stream_id, params.common.session_id);
+        if params.is_response {
+            self.incref_response_stream(index, stream_id);
+        } else {
+            self.incref_receive_stream(index, stream_id, params.common.session_id);
+        }
         self.network_subscriptions.push(NetworkSubscriptionLink {
             registration_id: correlated.correlation_id,
             client_id: correlated.client_id,
             stream_id,
             channel: channel.to_string(),
             endpoint_id,
+            is_response: params.is_response,
             params,
         });
         let link_index = self.network_subscriptions.len() - 1;
@@ -263,7 +282,11 @@ impl Conductor {
                 free_counter(&mut self.counters, position.counter_id(), self.now_ms);
             }
         }
-        self.decref_receive_stream(link.endpoint_id, link.stream_id, link.params.common.session_id);
+        if link.is_response {
+            self.decref_response_stream(link.endpoint_id, link.stream_id);
+        } else {
+            self.decref_receive_stream(link.endpoint_id, link.stream_id, link.params.common.session_id);
+        }
     }
 
     /// Removes every network and spy subscription of a client that is gone.

@@ -62,6 +62,9 @@ pub struct PublicationParams {
     pub spies_simulate_connection: bool,
     pub entity_tag: i64,
     pub response_correlation_id: i64,
+    /// `control-mode=response` on a UDP channel (a response publication). Always false for
+    /// IPC, where `control-mode` means nothing (as in Aeron C's driver).
+    pub is_response: bool,
     pub max_resend: u32,
 }
 
@@ -173,6 +176,7 @@ impl PublicationParams {
             spies_simulate_connection: ctx.spies_simulate_connection,
             entity_tag: -1,
             response_correlation_id: -1,
+            is_response: false,
             max_resend: ctx.max_resend,
         };
 

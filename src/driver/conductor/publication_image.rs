@@ -46,6 +46,8 @@ pub struct ImageIdentity {
     pub source_address: SocketAddr,
     pub source_identity: String,
     pub initial_term_id: i32,
+    /// The flags of the SETUP that made it (SEND_RESPONSE_SETUP, GROUP).
+    pub setup_flags: u8,
 }
 
 /// Settings an image runs with.
@@ -140,6 +142,11 @@ impl ImageEntry {
     #[inline]
     pub fn correlation_id(&self) -> i64 {
         self.identity.correlation_id
+    }
+
+    /// Its publication asked for a response channel (SETUP flag SEND_RESPONSE_SETUP).
+    pub fn has_send_response_setup(&self) -> bool {
+        self.identity.setup_flags & crate::protocol::setup::SETUP_SEND_RESPONSE_SETUP_FLAG != 0
     }
 
     /// Where a new subscriber starts: the slowest counting subscriber or the rebuild position.

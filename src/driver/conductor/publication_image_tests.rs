@@ -20,6 +20,7 @@ fn fixture() -> Fixture {
     let values = AtomicBuffer::alloc(64 * 128);
     let log = LogBuffers::alloc(TERM, 4096).unwrap();
     let identity = ImageIdentity {
+        setup_flags: 0,
         correlation_id: 9,
         session_id: 7,
         stream_id: 1001,

@@ -6,6 +6,8 @@
 //! handed to the receiver; the endpoint closes when no subscription and no image uses it
 //! any more and the receiver released it. A multi-destination subscription's endpoint
 //! (`control-mode=manual`) starts with no destination; ADD_RCV_DESTINATION brings them.
+//! Response subscriptions still waiting for their session are counted apart: they keep the
+//! endpoint open, but the receiver hears of them only once they have a session.
 #![forbid(unsafe_code)]
 
 use crate::concurrent::counters::CountersManager;
@@ -59,6 +61,9 @@ pub struct ReceiveEndpointEntry {
     /// The socket buffer sizes its sockets were opened with (0 = OS default).
     pub buffers: SocketBuffers,
     pub stream_refs: Vec<StreamRef>,
+    /// Response subscriptions per stream not yet given a session (Aeron's response stream
+    /// reference counts); `session_id` is always `None`.
+    pub response_stream_refs: Vec<StreamRef>,
     pub image_ref_count: i32,
     pub closing: bool,
     /// Since when nothing uses it; it closes a timer interval later unless reused, so a
@@ -67,6 +72,11 @@ pub struct ReceiveEndpointEntry {
 }
 
 impl ReceiveEndpointEntry {
+    /// No subscription, waiting response subscription or image needs it.
+    pub fn is_unused(&self) -> bool {
+        self.stream_refs.is_empty() && self.response_stream_refs.is_empty() && self.image_ref_count <= 0
+    }
+
     pub fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
         for destination in &self.destinations {
             free_counter(counters, destination.local_sockaddr.counter_id(), now_ms);
@@ -78,7 +88,7 @@ impl ReceiveEndpointEntry {
 impl Conductor {
     /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
     /// `aeron_driver_conductor_find_existing_receive_channel_endpoint`).
-    fn find_existing_receive_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
+    pub(crate) fn find_existing_receive_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
         if channel.channel_tag.is_some() {
             for (index, endpoint) in self.receive_endpoints.iter().enumerate().filter(|(_, e)| !e.closing) {
                 if channel.matches_tag(&endpoint.channel, None, None)? {
@@ -222,6 +232,7 @@ impl Conductor {
             destinations,
             buffers,
             stream_refs: Vec::new(),
+            response_stream_refs: Vec::new(),
             image_ref_count: 0,
             closing: false,
             unused_since_ns: None,
@@ -275,12 +286,34 @@ impl Conductor {
         self.try_close_receive_endpoint(endpoint_id);
     }
 
+    /// One more response subscription to `stream_id` waiting for its session.
+    pub(crate) fn incref_response_stream(&mut self, index: usize, stream_id: i32) {
+        let refs = &mut self.receive_endpoints[index].response_stream_refs;
+        match refs.iter_mut().find(|r| r.stream_id == stream_id) {
+            Some(r) => r.count += 1,
+            None => refs.push(StreamRef { stream_id, session_id: None, count: 1 }),
+        }
+    }
+
+    /// One waiting response subscription fewer (it got its session, or went away).
+    pub(crate) fn decref_response_stream(&mut self, endpoint_id: i64, stream_id: i32) {
+        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
+        let refs = &mut self.receive_endpoints[index].response_stream_refs;
+        if let Some(i) = refs.iter().position(|r| r.stream_id == stream_id) {
+            refs[i].count -= 1;
+            if refs[i].count <= 0 {
+                refs.swap_remove(i);
+            }
+        }
+        self.try_close_receive_endpoint(endpoint_id);
+    }
+
     /// Marks the endpoint unused once no subscription and no image needs it.
     pub(crate) fn try_close_receive_endpoint(&mut self, endpoint_id: i64) {
         let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
         let now_ns = self.now_ns;
         let endpoint = &mut self.receive_endpoints[index];
-        if !endpoint.closing && endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0 {
+        if !endpoint.closing && endpoint.is_unused() {
             endpoint.unused_since_ns.get_or_insert(now_ns);
         }
     }
@@ -289,7 +322,7 @@ impl Conductor {
     pub(crate) fn close_unused_receive_endpoints(&mut self) {
         let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
         for endpoint in &mut self.receive_endpoints {
-            let unused = endpoint.stream_refs.is_empty() && endpoint.image_ref_count <= 0;
+            let unused = endpoint.is_unused();
             if !unused {
                 endpoint.unused_since_ns = None;
             }

@@ -8,7 +8,9 @@
 //! A destination with an explicit `control` address (a subscription to a dynamic
 //! multi-destination-cast publication) announces itself there: a setup-eliciting status
 //! message for session 0 when added and every second while streams are subscribed, so
-//! the publication adds it as a destination before any data flowed.
+//! the publication adds it as a destination before any data flowed. A subscription to one
+//! session there (a response subscription that learnt its session) asks for that session's
+//! SETUP straight away: the publication answers to where the request came from.
 //!
 //! Every datagram is validated before use: the common header (length ≥ 8, version 0), then
 //! the type's own checks, then — for data — every frame against the image's term
@@ -428,6 +430,22 @@ impl ReceiveChannelEndpoint {
                 Err(e) => {
                     ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver announce to control")))
                 }
+            }
+        }
+        sent
+    }
+
+    /// Asks each destination's `control` address for a SETUP of (`stream_id`, `session_id`)
+    /// (Aeron C `aeron_receive_channel_endpoint_elicit_setup`): a response publication
+    /// learns from it where its response subscription is. Returns how many went out.
+    pub fn elicit_setup(&mut self, stream_id: i32, session_id: i32, ctx: &ReceiveContext<'_>) -> usize {
+        let sm = StatusMessage::setup_elicitation(session_id, stream_id, self.receiver_id, self.group_tag);
+        let mut sent = 0;
+        for destination in self.destinations.0.iter().filter(|d| d.has_explicit_control()) {
+            let Some(control) = destination.control_address() else { continue };
+            match send_status_message(destination.transport(), &sm, control, ctx.counters) {
+                Ok(()) => sent += 1,
+                Err(e) => ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver elicit setup"))),
             }
         }
         sent

@@ -14,6 +14,9 @@
 //! The conductor opens the endpoint, so a bind error reaches the client as ON_ERROR, and
 //! hands it to the sender, which owns it from then on: the publications send through it.
 //!
+//! An RSP_SETUP (response channels) goes to the request publication it names, which hands
+//! it on to the conductor.
+//!
 //! Every control frame is validated before use: the common header (length ≥ 8, version 0),
 //! then the frame type's own checks (header length, frame length within the datagram).
 //! Failures count as *Invalid packets* and are dropped. Frames for no publication of this
@@ -31,8 +34,12 @@ use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
-use crate::protocol::header::{FrameHeader, HDR_TYPE_ERR, HDR_TYPE_NAK, HDR_TYPE_RTTM, HDR_TYPE_SM};
-use crate::protocol::{ErrorFrameFlyweight, NakFlyweight, RttmFlyweight, StatusMessageFlyweight};
+use crate::protocol::header::{
+    FrameHeader, HDR_TYPE_ERR, HDR_TYPE_NAK, HDR_TYPE_RSP_SETUP, HDR_TYPE_RTTM, HDR_TYPE_SM,
+};
+use crate::protocol::{
+    ErrorFrameFlyweight, NakFlyweight, ResponseSetupFlyweight, RttmFlyweight, StatusMessageFlyweight,
+};
 use crate::util::error::{Error, Result};
 
 /// How an endpoint is opened, beyond its channel.
@@ -90,7 +97,12 @@ impl SendChannelEndpoint {
     /// Opens the socket for `channel` as described above, through `settings.media`.
     pub fn open(id: i64, channel: &UdpChannel, settings: SendEndpointSettings) -> Result<Self> {
         let context = |e: Error| e.context(format_args!("uri={}", channel.original_uri));
-        let connect = settings.connect && channel.has_explicit_endpoint && !channel.is_multi_destination();
+        // A response channel sends to whichever subscription asked it: never connected (as
+        // Java's driver).
+        let connect = settings.connect
+            && channel.has_explicit_endpoint
+            && !channel.is_multi_destination()
+            && !channel.is_response();
         let ttl =
             if channel.multicast_ttl != 0 { channel.multicast_ttl } else { settings.default_multicast_ttl };
         // Aeron's arguments: the "interface" of a unicast channel is its remote address.
@@ -241,7 +253,7 @@ pub fn dispatch_control_frame(
             let tracked = endpoint.track_receiver(sm.receiver_id(), source, now_ns);
             if let Some(i) = find(publications, sm.session_id(), sm.stream_id()) {
                 if sm.is_send_setup() {
-                    publications[i].on_setup_elicited(&sm, now_ns);
+                    publications[i].on_setup_elicited(&sm, source, now_ns);
                 } else {
                     publications[i].on_status_message(&sm, endpoint.is_unicast(), now_ns);
                 }
@@ -281,8 +293,16 @@ pub fn dispatch_control_frame(
                 publications[i].on_error(&err, source, destination_registration_id, now_ns);
             }
         }
-        // DATA, SETUP, RSP_SETUP (response channels are not supported yet) and unknown
-        // types are not for a sender: ignored, as Aeron does.
+        HDR_TYPE_RSP_SETUP => {
+            let Ok(rsp) = ResponseSetupFlyweight::parse(datagram) else {
+                counters.increment(SystemCounterId::InvalidPackets);
+                return Ok(());
+            };
+            if let Some(i) = find(publications, rsp.session_id(), rsp.stream_id()) {
+                publications[i].on_response_setup(&rsp);
+            }
+        }
+        // DATA, SETUP and unknown types are not for a sender: ignored, as Aeron does.
         _ => {}
     }
     Ok(())

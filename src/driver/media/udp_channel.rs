@@ -22,8 +22,11 @@
 //! shared (no address, or port 0) gets a unique suffix: `#<channel tag>` when tagged, else
 //! `-<n>` from a process-wide counter; destinations of multi-destination channels never do.
 //!
-//! `control-mode=response` (response channels) is refused until it is implemented.
-//! Resolution may block on DNS: only the conductor parses channels.
+//! `control-mode=response` marks a response channel: a response subscription (its
+//! `control` names the responding publication's address) or a response publication (its
+//! `control` is where it hears the response subscriptions); it takes the shape of its
+//! addresses like any other channel. Resolution may block on DNS: only the conductor
+//! parses channels.
 #![forbid(unsafe_code)]
 
 use std::net::{IpAddr, SocketAddr};
@@ -47,6 +50,10 @@ pub enum UdpControlMode {
     Manual,
     /// Receivers discovered from their status messages to the `control` address.
     Dynamic,
+    /// A response channel (request/response pattern): a response publication sends only to
+    /// the subscription that asked it for SETUP; a response subscription waits for the
+    /// session id its request publication learns from RSP_SETUP.
+    Response,
 }
 
 /// A parsed and resolved UDP channel.
@@ -150,11 +157,7 @@ impl UdpChannel {
             None => UdpControlMode::None,
             Some(ControlMode::Manual) => UdpControlMode::Manual,
             Some(ControlMode::Dynamic) => UdpControlMode::Dynamic,
-            Some(ControlMode::Response) => {
-                return Err(Error::not_supported(format!(
-                    "control-mode=response (response channels) is not supported yet by this driver: channel={channel}"
-                )));
-            }
+            Some(ControlMode::Response) => UdpControlMode::Response,
         };
         let control_text = uri.get(CONTROL);
         let endpoint_text = uri.get(ENDPOINT);
@@ -250,6 +253,11 @@ impl UdpChannel {
     /// `control-mode` manual or dynamic: a publication with a destination set.
     pub fn is_multi_destination(&self) -> bool {
         matches!(self.control_mode, UdpControlMode::Manual | UdpControlMode::Dynamic)
+    }
+
+    /// `control-mode=response`.
+    pub fn is_response(&self) -> bool {
+        self.control_mode == UdpControlMode::Response
     }
 
     /// Multicast or multi-destination: several receivers per stream (NAK back-off,

@@ -142,9 +142,6 @@ fn tag_references() {
 #[test]
 fn refusals_say_why() {
     let refused = |uri: &str| UdpChannel::parse(uri).unwrap_err();
-    let e = refused("aeron:udp?endpoint=127.0.0.1:5001|control-mode=response");
-    assert_eq!(e.aeron_code(), Some(AeronErrorCode::NotSupported));
-    assert!(e.message().contains("response"), "{e}");
     let e = refused("aeron:udp?mtu=1408");
     assert_eq!(e.aeron_code(), Some(AeronErrorCode::InvalidChannel));
     // As Aeron C's driver: a bad port is EINVAL (GENERIC_ERROR on the wire, vectors §12),
@@ -161,4 +158,28 @@ fn refusals_say_why() {
     assert!(e.message().contains("could not find matching interface"), "{e}");
     let spy = parse("aeron-spy:aeron:udp?endpoint=127.0.0.1:20121");
     assert_eq!(spy.canonical_form, "UDP-0.0.0.0:0-127.0.0.1:20121");
+}
+
+#[test]
+fn response_channels_take_the_shape_of_their_addresses() {
+    // A response subscription (and a response publication) naming the responder's control
+    // address: bound there (publication) or sending there (subscription), and shared.
+    let c = parse("aeron:udp?control=127.0.0.1:20126|control-mode=response");
+    assert!(c.is_response() && c.has_explicit_control && !c.has_explicit_endpoint);
+    assert!(!c.is_multi_destination() && !c.has_group_semantics());
+    assert_eq!(c.local_control, "127.0.0.1:20126".parse().unwrap());
+    assert_eq!(c.remote_data, "0.0.0.0:0".parse().unwrap());
+    assert_eq!(c.canonical_form, "UDP-127.0.0.1:20126-0.0.0.0:0");
+    assert_eq!(
+        parse("aeron:udp?control-mode=response|control=127.0.0.1:20126").canonical_form,
+        c.canonical_form
+    );
+    // With no address at all it is valid, and never shared.
+    let (a, b) = (parse("aeron:udp?control-mode=response"), parse("aeron:udp?control-mode=response"));
+    assert!(a.is_response() && a.is_wildcard());
+    assert_ne!(a.canonical_form, b.canonical_form);
+    // The control mode is no part of the canonical form: a plain channel on the same
+    // address shares the endpoint (the conductor refuses mixing them on one stream).
+    assert_eq!(parse("aeron:udp?control=127.0.0.1:20126").canonical_form, c.canonical_form);
+    assert!(!parse("aeron:udp?control=127.0.0.1:20126").is_response());
 }

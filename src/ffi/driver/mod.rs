@@ -155,16 +155,8 @@ pub unsafe extern "C" fn aeron_set_thread_affinity_on_start(state: *mut c_void, 
         require_non_null!(role_name, "role_name");
         // SAFETY: non-null and NUL-terminated (contract).
         let role = unsafe { CStr::from_ptr(role_name) }.to_string_lossy();
-        let agents = &h.ctx.agents;
-        let cpu = match role.as_ref() {
-            "conductor" | "driver-conductor" | "[conductor, sender, receiver]" => {
-                agents.conductor_cpu_affinity
-            }
-            "sender" | "[sender, receiver]" => agents.sender_cpu_affinity,
-            "receiver" => agents.receiver_cpu_affinity,
-            _ => -1,
-        };
-        if let Ok(cpu) = usize::try_from(cpu) {
+        let cpu = h.ctx.agents.cpu_affinity_for_role(&role);
+        if let Some(cpu) = cpu {
             if let Err(e) = set_current_thread_affinity(cpu) {
                 let err = Error::io(&e, format_args!("WARNING: unable to apply affinity {cpu} to {role}"));
                 eprintln!("{err}");

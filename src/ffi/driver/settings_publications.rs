@@ -319,7 +319,9 @@ pub unsafe extern "C" fn aeron_driver_context_get_stream_session_limit(
 }
 
 /// Sets whether experimental features are enabled (default false)
-/// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+/// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`): as in Aeron 1.48, response channels (UDP channels
+/// with `control-mode=response` or `response-correlation-id`) are refused without them.
+/// Returns 0, or -1 (EINVAL) if `context` is NULL.
 ///
 /// # Safety
 /// `context` must be NULL or a live driver context.

@@ -54,7 +54,8 @@ pub struct aeronrs_mapped_bus_config_t {
     /// How long a reader waits for an allocated record's commit before rolling it back.
     pub rollback_timeout_ns: i64,
     /// Map each segment's pages when opening it, so reads and writes do not page-fault on
-    /// the way (opening and roll-over take longer instead).
+    /// the way (opening takes longer instead); each writer and reader then also has a
+    /// thread that prepares the next segment ahead, so roll-over does not wait for it.
     pub prefault: bool,
 }
 

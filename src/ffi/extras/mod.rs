@@ -2,4 +2,6 @@
 
 pub mod error;
 pub mod mapped_bus;
+pub mod poll_batch;
+pub mod poll_batch_idle;
 pub mod ring_buffer;

@@ -128,7 +128,7 @@ public final class Interop
         }
     }
 
-    private static Aeron connect()
+    static Aeron connect()
     {
         return Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDir()));
     }

@@ -1,0 +1,3 @@
+module github.com/aeronrs/aeronrs/bindings/go
+
+go 1.21

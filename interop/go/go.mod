@@ -1,3 +1,0 @@
-module aeronrs/interop/go
-
-go 1.22
