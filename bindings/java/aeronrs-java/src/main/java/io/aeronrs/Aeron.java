@@ -898,6 +898,8 @@ public final class Aeron implements AutoCloseable
         }
         closeNatively(client);
         subscriptionsByToken.clear();
+        // The C client freed the handles of adds still pending.
+        pendingAdds.clear();
     }
 
     // Upcalls, on the client conductor thread. An exception must not leave an upcall (the
