@@ -572,6 +572,190 @@ public final class Aeron implements AutoCloseable
         return register(counter, counter::closeNative);
     }
 
+    /** An add started by an {@code asyncAdd*} call, polled by the matching {@code get*}. */
+    private record PendingAdd(MemorySegment async, Poll poll, Subscription subscription, long token)
+    {
+    }
+
+    private final ConcurrentHashMap<Long, PendingAdd> pendingAdds = new ConcurrentHashMap<>();
+
+    /**
+     * Starts adding a publication without waiting ({@code aeron_async_add_publication});
+     * {@link #getPublication(long)} with the returned registration id completes it.
+     */
+    public long asyncAddPublication(final String channel, final int streamId)
+    {
+        return startAdd("asyncAddPublication(" + channel + ", " + streamId + ")", channel,
+            (out, uri) -> (int)ClientCalls.ASYNC_ADD_PUBLICATION.invokeExact(out, client, uri, streamId),
+            ClientCalls.ASYNC_ADD_PUBLICATION_REGISTRATION_ID,
+            (out, async) -> (int)ClientCalls.ASYNC_ADD_PUBLICATION_POLL.invokeExact(out, async), null, 0);
+    }
+
+    /** As {@link #asyncAddPublication}, for an exclusive publication; complete it with {@link #getExclusivePublication}. */
+    public long asyncAddExclusivePublication(final String channel, final int streamId)
+    {
+        return startAdd("asyncAddExclusivePublication(" + channel + ", " + streamId + ")", channel,
+            (out, uri) -> (int)ClientCalls.ASYNC_ADD_EXCLUSIVE_PUBLICATION.invokeExact(out, client, uri, streamId),
+            ClientCalls.ASYNC_ADD_EXCLUSIVE_PUBLICATION_REGISTRATION_ID,
+            (out, async) -> (int)ClientCalls.ASYNC_ADD_EXCLUSIVE_PUBLICATION_POLL.invokeExact(out, async), null, 0);
+    }
+
+    /** As {@link #asyncAddPublication}, for a subscription; complete it with {@link #getSubscription}. */
+    public long asyncAddSubscription(
+        final String channel,
+        final int streamId,
+        final AvailableImageHandler availableImageHandler,
+        final UnavailableImageHandler unavailableImageHandler)
+    {
+        final long token = nextToken.incrementAndGet();
+        final Subscription subscription =
+            new Subscription(this, channel, streamId, availableImageHandler, unavailableImageHandler);
+        subscriptionsByToken.put(token, subscription);
+        final MemorySegment clientd = MemorySegment.ofAddress(token);
+        try
+        {
+            return startAdd("asyncAddSubscription(" + channel + ", " + streamId + ")", channel,
+                (out, uri) -> (int)ClientCalls.ASYNC_ADD_SUBSCRIPTION.invokeExact(out, client, uri, streamId,
+                    availableImageStub, clientd, unavailableImageStub, clientd),
+                ClientCalls.ASYNC_ADD_SUBSCRIPTION_REGISTRATION_ID,
+                (out, async) -> (int)ClientCalls.ASYNC_ADD_SUBSCRIPTION_POLL.invokeExact(out, async), subscription, token);
+        }
+        catch (final RuntimeException e)
+        {
+            subscriptionsByToken.remove(token);
+            throw e;
+        }
+    }
+
+    /** As {@link #asyncAddSubscription(String, int, AvailableImageHandler, UnavailableImageHandler)} with the context's handlers. */
+    public long asyncAddSubscription(final String channel, final int streamId)
+    {
+        return asyncAddSubscription(channel, streamId, ctx.availableImageHandler, ctx.unavailableImageHandler);
+    }
+
+    private long startAdd(
+        final String operation, final String uri, final Start start, final MethodHandle registrationId,
+        final Poll poll, final Subscription subscription, final long token)
+    {
+        checkOpen();
+        try (Arena local = Arena.ofConfined())
+        {
+            final MemorySegment asyncOut = Native.pointerOut(local);
+            if (start.start(asyncOut, Native.cString(local, uri)) < 0)
+            {
+                throw Errors.lastRegistrationError(operation);
+            }
+            final MemorySegment async = Native.pointer(asyncOut);
+            final long id = (long)registrationId.invokeExact(async);
+            pendingAdds.put(id, new PendingAdd(async, poll, subscription, token));
+            return id;
+        }
+        catch (final Throwable t)
+        {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The C handle of a completed add, null while pending; throws the driver's refusal. */
+    private MemorySegment pollAdd(final String operation, final long registrationId)
+    {
+        checkOpen();
+        final PendingAdd pending = pendingAdds.get(registrationId);
+        if (null == pending)
+        {
+            throw new AeronException(AeronException.EINVAL, operation + ": no add pending with registration id " +
+                registrationId);
+        }
+        synchronized (pending)
+        {
+            if (!pendingAdds.containsKey(registrationId))
+            {
+                return null;
+            }
+            try (Arena local = Arena.ofConfined())
+            {
+                final MemorySegment out = Native.pointerOut(local);
+                final int result = pending.poll().poll(out, pending.async());
+                if (result == 0)
+                {
+                    return null;
+                }
+                // 1 or -1: the C side freed the async handle.
+                pendingAdds.remove(registrationId);
+                if (result < 0)
+                {
+                    if (null != pending.subscription())
+                    {
+                        subscriptionsByToken.remove(pending.token());
+                    }
+                    throw Errors.lastRegistrationError(operation);
+                }
+                return Native.pointer(out);
+            }
+            catch (final Throwable t)
+            {
+                throw Native.rethrow(t);
+            }
+        }
+    }
+
+    /** The publication of {@link #asyncAddPublication}, or null while the driver has not answered. */
+    public ConcurrentPublication getPublication(final long registrationId)
+    {
+        final MemorySegment handle = pollAdd("getPublication", registrationId);
+        if (null == handle)
+        {
+            return null;
+        }
+        try (Arena local = Arena.ofConfined())
+        {
+            final MemorySegment constants = local.allocate(io.aeronrs.internal.Layouts.PUBLICATION_CONSTANTS);
+            Errors.check("aeron_publication_constants",
+                (int)ClientCalls.PUBLICATION_CONSTANTS.invokeExact(handle, constants));
+            final ConcurrentPublication publication = new ConcurrentPublication(this, handle, constants);
+            return register(publication, publication::closeNative);
+        }
+        catch (final Throwable t)
+        {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The publication of {@link #asyncAddExclusivePublication}, or null while pending. */
+    public ExclusivePublication getExclusivePublication(final long registrationId)
+    {
+        final MemorySegment handle = pollAdd("getExclusivePublication", registrationId);
+        if (null == handle)
+        {
+            return null;
+        }
+        try (Arena local = Arena.ofConfined())
+        {
+            final MemorySegment constants = local.allocate(io.aeronrs.internal.Layouts.PUBLICATION_CONSTANTS);
+            Errors.check("aeron_exclusive_publication_constants",
+                (int)ClientCalls.EXCLUSIVE_PUBLICATION_CONSTANTS.invokeExact(handle, constants));
+            final ExclusivePublication publication = new ExclusivePublication(this, handle, constants);
+            return register(publication, publication::closeNative);
+        }
+        catch (final Throwable t)
+        {
+            throw Native.rethrow(t);
+        }
+    }
+
+    /** The subscription of {@link #asyncAddSubscription}, or null while pending. */
+    public Subscription getSubscription(final long registrationId)
+    {
+        final PendingAdd pending = pendingAdds.get(registrationId);
+        final MemorySegment handle = pollAdd("getSubscription", registrationId);
+        if (null == handle)
+        {
+            return null;
+        }
+        pending.subscription().attach(handle, pending.token());
+        return register(pending.subscription(), pending.subscription()::closeNative);
+    }
+
     @FunctionalInterface
     interface Start
     {
@@ -714,6 +898,8 @@ public final class Aeron implements AutoCloseable
         }
         closeNatively(client);
         subscriptionsByToken.clear();
+        // The C client freed the handles of adds still pending.
+        pendingAdds.clear();
     }
 
     // Upcalls, on the client conductor thread. An exception must not leave an upcall (the

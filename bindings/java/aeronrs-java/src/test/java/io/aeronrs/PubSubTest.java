@@ -186,6 +186,42 @@ class PubSubTest
     }
 
     @Test
+    void asyncAddsCompleteThroughTheirRegistrationIds()
+    {
+        final long subscriptionId = aeron.asyncAddSubscription("aeron:ipc", 1004);
+        final long publicationId = aeron.asyncAddPublication("aeron:ipc", 1004);
+        final long exclusiveId = aeron.asyncAddExclusivePublication("aeron:ipc", 1004);
+        final Subscription[] subscription = { null };
+        final ConcurrentPublication[] publication = { null };
+        final ExclusivePublication[] exclusive = { null };
+        await("adds complete", () ->
+        {
+            subscription[0] = null == subscription[0] ? aeron.getSubscription(subscriptionId) : subscription[0];
+            publication[0] = null == publication[0] ? aeron.getPublication(publicationId) : publication[0];
+            exclusive[0] = null == exclusive[0] ? aeron.getExclusivePublication(exclusiveId) : exclusive[0];
+            return null != subscription[0] && null != publication[0] && null != exclusive[0];
+        });
+        assertEquals(subscriptionId, subscription[0].registrationId());
+        assertEquals(publicationId, publication[0].registrationId());
+        assertEquals(exclusiveId, exclusive[0].registrationId());
+        await("two images", () -> subscription[0].imageCount() == 2);
+        final io.aeronrs.exceptions.AeronException unknown = org.junit.jupiter.api.Assertions.assertThrows(
+            io.aeronrs.exceptions.AeronException.class, () -> aeron.getPublication(publicationId));
+        assertEquals(io.aeronrs.exceptions.AeronException.EINVAL, unknown.errorCode());
+
+        final long refused = aeron.asyncAddPublication("aeron:udp?interface=localhost", 1004);
+        final io.aeronrs.exceptions.RegistrationException error = org.junit.jupiter.api.Assertions.assertThrows(
+            io.aeronrs.exceptions.RegistrationException.class, () ->
+            {
+                while (null == aeron.getPublication(refused))
+                {
+                    TestSupport.sleep();
+                }
+            });
+        assertEquals(io.aeronrs.exceptions.AeronException.INVALID_CHANNEL, error.errorCode(), error.getMessage());
+    }
+
+    @Test
     void twoBufferOfferIsOneMessage()
     {
         final String channel = "aeron:ipc";

@@ -71,6 +71,12 @@ public final class ClientCalls
             JAVA_INT, ADDRESS, ADDRESS, JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS, JAVA_LONG, JAVA_LONG));
     public static final MethodHandle ASYNC_ADD_COUNTER_POLL = NativeLibrary.downcall(
         "aeron_async_add_counter_poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
+    public static final MethodHandle ASYNC_ADD_PUBLICATION_REGISTRATION_ID = NativeLibrary.downcall(
+        "aeron_async_add_publication_get_registration_id", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    public static final MethodHandle ASYNC_ADD_EXCLUSIVE_PUBLICATION_REGISTRATION_ID = NativeLibrary.downcall(
+        "aeron_async_add_exclusive_exclusive_publication_get_registration_id", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    public static final MethodHandle ASYNC_ADD_SUBSCRIPTION_REGISTRATION_ID = NativeLibrary.downcall(
+        "aeron_async_add_subscription_get_registration_id", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
     /** Any destination command's handle, as in Aeron. */
     public static final MethodHandle ASYNC_DESTINATION_POLL = NativeLibrary.downcall(
         "aeron_publication_async_destination_poll", FunctionDescriptor.of(JAVA_INT, ADDRESS));
