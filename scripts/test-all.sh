@@ -15,10 +15,14 @@ cargo build --lib
 git diff --exit-code -- include/ || { echo "include/aeronrs.h changed: commit the regenerated header"; exit 1; }
 
 step "cargo clippy -D warnings"
-cargo clippy --all-targets -- -D warnings
+cargo clippy --all-targets --features receiver-harness -- -D warnings
 
 step "cargo test (profile ci: optimised, debug assertions on)"
-cargo test --profile ci --all-targets
+cargo test --profile ci --all-targets --features receiver-harness
+
+step "cargo doc: the crate-level example runs, the docs build without warnings"
+cargo test --profile ci --doc
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib
 
 step "C tests (CTest, shared and static library; find_package(aeron) and pkg-config aeron consumers)"
 bash scripts/c-tests.sh

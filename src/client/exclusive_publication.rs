@@ -89,7 +89,7 @@ impl ExclusivePublication {
     }
 
     /// The common case of [`offer`](Self::offer) — a message of at most
-    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) (256) bytes, the publication open, below its limit and clear of the
+    /// `INLINE_COPY_MAX` (256) bytes, the publication open, below its limit and clear of the
     /// term's end — in code that neither panics nor calls out of line (see
     /// [`crate::client::Publication::offer_fast`]). `None`, having appended nothing, when
     /// anything else must be decided: the caller then takes the general path.
@@ -338,33 +338,33 @@ impl ExclusivePublication {
         )
     }
 
-    /// As [`Publication::add_destination`]: adds a destination to this multi-destination-cast
+    /// As [`crate::client::Publication::add_destination`]: adds a destination to this multi-destination-cast
     /// publication and waits for the driver; returns the destination's registration id.
     pub fn add_destination(&self, endpoint_channel: &str) -> Result<i64> {
         self.destinations().run(DestinationCommand::Add(endpoint_channel))
     }
 
-    /// As [`Publication::remove_destination`].
+    /// As [`crate::client::Publication::remove_destination`].
     pub fn remove_destination(&self, endpoint_channel: &str) -> Result<()> {
         self.destinations().run(DestinationCommand::Remove(endpoint_channel)).map(drop)
     }
 
-    /// As [`Publication::remove_destination_by_id`].
+    /// As [`crate::client::Publication::remove_destination_by_id`].
     pub fn remove_destination_by_id(&self, destination_registration_id: i64) -> Result<()> {
         self.destinations().run(DestinationCommand::RemoveById(destination_registration_id)).map(drop)
     }
 
-    /// As [`Publication::async_add_destination`].
+    /// As [`crate::client::Publication::async_add_destination`].
     pub fn async_add_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
         self.destinations().send(DestinationCommand::Add(endpoint_channel))
     }
 
-    /// As [`Publication::async_remove_destination`].
+    /// As [`crate::client::Publication::async_remove_destination`].
     pub fn async_remove_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
         self.destinations().send(DestinationCommand::Remove(endpoint_channel))
     }
 
-    /// As [`Publication::async_remove_destination_by_id`].
+    /// As [`crate::client::Publication::async_remove_destination_by_id`].
     pub fn async_remove_destination_by_id(
         &self,
         destination_registration_id: i64,

@@ -7,26 +7,26 @@
 //! control paths go through the conductor, behind one mutex.
 #![forbid(unsafe_code)]
 
-pub mod aeron;
-pub mod async_add;
+pub(crate) mod aeron;
+pub(crate) mod async_add;
 mod client_conductor;
 mod client_handlers;
 mod conductor_handle;
 mod conductor_responses;
 pub mod context;
-pub mod counter;
-pub mod destination;
+pub(crate) mod counter;
+pub(crate) mod destination;
 mod driver_connect;
 mod driver_proxy;
-pub mod driver_termination;
-pub mod exclusive_publication;
+pub(crate) mod driver_termination;
+pub(crate) mod exclusive_publication;
 mod heartbeat;
-pub mod image;
-pub mod local_socket_addresses;
-pub mod publication;
-pub mod publication_core;
-pub mod publication_error_frame;
-pub mod subscription;
+pub(crate) mod image;
+pub(crate) mod local_socket_addresses;
+pub(crate) mod publication;
+pub(crate) mod publication_core;
+pub(crate) mod publication_error_frame;
+pub(crate) mod subscription;
 
 pub use crate::logbuffer::{BufferClaim, ControlledPollAction, FragmentAssembler, Header};
 pub use aeron::Aeron;

@@ -19,7 +19,7 @@ use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::Result;
 
 /// A thread-safe publication. `offer`/`try_claim` return the new stream position (≥ 0) or
-/// one of the negative codes in [`crate::client::publication_core`]; an `Err` means the
+/// one of the negative codes re-exported by [`crate::client`] (`BACK_PRESSURED`, ...); an `Err` means the
 /// call itself was wrong (message too long). Dropping it (or [`close`](Self::close))
 /// removes it from the driver.
 pub struct Publication {
@@ -69,7 +69,7 @@ impl Publication {
     }
 
     /// The common case of [`offer`](Self::offer) — a message of at most
-    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) (256) bytes, the publication open, below its limit and clear of the
+    /// `INLINE_COPY_MAX` (256) bytes, the publication open, below its limit and clear of the
     /// term's end — in code that neither panics nor calls out of line, so the C API can run
     /// it outside its panic boundary with only a small stack frame. `None`, having claimed nothing,
     /// when anything else must be decided: the caller then takes the general path. A claim

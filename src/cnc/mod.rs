@@ -2,9 +2,9 @@
 //! clients (`spec/cnc.md`): header, the five sections, readiness and driver liveness.
 #![forbid(unsafe_code)]
 
-pub mod aeron_dir;
-pub mod cnc_file;
-pub mod descriptor;
+pub(crate) mod aeron_dir;
+pub(crate) mod cnc_file;
+pub(crate) mod descriptor;
 
 pub use aeron_dir::{await_cnc, cnc_path, default_aeron_dir, is_driver_active};
 pub use cnc_file::{CncConfig, CncFile, is_retryable};

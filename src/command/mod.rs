@@ -8,33 +8,33 @@
 //! receiver makes. Encoders write into a claimed record (`ControlMessage::encode_into`).
 #![forbid(unsafe_code)]
 
-pub mod codec;
+pub(crate) mod codec;
 pub mod control_protocol_events;
 mod message_enum;
 
-pub mod correlated_message;
-pub mod counter_message;
-pub mod destination_message;
-pub mod publication_message;
+pub(crate) mod correlated_message;
+pub(crate) mod counter_message;
+pub(crate) mod destination_message;
+pub(crate) mod publication_message;
 pub mod reject_image;
-pub mod remove_message;
-pub mod static_counter_message;
-pub mod subscription_message;
-pub mod terminate_driver;
+pub(crate) mod remove_message;
+pub(crate) mod static_counter_message;
+pub(crate) mod subscription_message;
+pub(crate) mod terminate_driver;
 
-pub mod client_command;
+pub(crate) mod client_command;
 
-pub mod client_timeout;
-pub mod counter_update;
-pub mod error_response;
-pub mod image_buffers_ready;
-pub mod image_message;
-pub mod operation_succeeded;
-pub mod publication_buffers_ready;
-pub mod publication_error;
-pub mod subscription_ready;
+pub(crate) mod client_timeout;
+pub(crate) mod counter_update;
+pub(crate) mod error_response;
+pub(crate) mod image_buffers_ready;
+pub(crate) mod image_message;
+pub(crate) mod operation_succeeded;
+pub(crate) mod publication_buffers_ready;
+pub(crate) mod publication_error;
+pub(crate) mod subscription_ready;
 
-pub mod driver_response;
+pub(crate) mod driver_response;
 
 pub use client_command::Command;
 pub use client_timeout::ClientTimeout;

@@ -44,7 +44,7 @@ pub struct PublicationError<'a> {
     pub receiver_id: i64,
     /// -1 when the ERR frame carried no group tag.
     pub group_tag: i64,
-    /// [`ADDRESS_TYPE_IPV4`], [`ADDRESS_TYPE_IPV6`] or 0.
+    /// `ADDRESS_TYPE_IPV4`, `ADDRESS_TYPE_IPV6` or 0.
     pub address_type: i16,
     /// Host order.
     pub source_port: u16,

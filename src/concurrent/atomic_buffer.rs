@@ -410,7 +410,7 @@ impl AtomicBuffer {
         unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
     }
 
-    /// As [`AtomicBuffer::put_bytes`] for at most [`INLINE_COPY_MAX`] bytes, copied inline
+    /// As [`AtomicBuffer::put_bytes`] for at most `INLINE_COPY_MAX` bytes, copied inline
     /// (no `memcpy` call); `false`, copying nothing, when `src` is longer or the range does
     /// not lie in the buffer. Never panics: for the offer fast path.
     #[inline(always)]

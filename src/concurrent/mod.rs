@@ -1,7 +1,7 @@
 //! Layer 2: the Agrona-style shared-memory structures, all built on `AtomicBuffer`.
 
-pub mod atomic_buffer;
-pub mod atomic_word;
+pub(crate) mod atomic_buffer;
+pub(crate) mod atomic_word;
 pub mod broadcast;
 pub mod counters;
 pub mod error_log;

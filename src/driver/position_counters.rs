@@ -245,10 +245,6 @@ pub fn allocate_client_heartbeat(
     Ok(Position::new(manager.reader().values_buffer(), counter_id))
 }
 
-/// Channel endpoint status value: not yet usable.
-pub const CHANNEL_STATUS_INITIALIZING: i64 = 0;
-/// Channel endpoint status value: failed.
-pub const CHANNEL_STATUS_ERRORED: i64 = -1;
 /// Channel endpoint status value: open.
 pub const CHANNEL_STATUS_ACTIVE: i64 = 1;
 /// Channel endpoint status value: being closed.

@@ -60,10 +60,6 @@ impl BufferBuilder {
         self.buffer.len()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.buffer.is_empty()
-    }
-
     pub fn next_term_offset(&self) -> Option<i32> {
         self.next_term_offset
     }

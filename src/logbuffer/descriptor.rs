@@ -1,7 +1,7 @@
 //! Log buffer descriptor: the layout of a `.logbuffer` file, the offsets of its metadata
 //! fields, length rules, the raw-tail packing and position arithmetic
 //! (`spec/log-buffer.md` §2-4). The accessors over the metadata section (fields, tails,
-//! rotation, default frame header) live in [`log_metadata`](super::log_metadata) and are
+//! rotation, default frame header) live in `log_metadata` and are
 //! re-exported here, so `descriptor::` names everything Aeron's `LogBufferDescriptor` does.
 #![forbid(unsafe_code)]
 

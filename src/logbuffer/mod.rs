@@ -2,19 +2,19 @@
 //! subscribers (`spec/log-buffer.md`).
 #![forbid(unsafe_code)]
 
-pub mod buffer_builder;
-pub mod buffer_claim;
-pub mod controlled_fragment_assembler;
+pub(crate) mod buffer_builder;
+pub(crate) mod buffer_claim;
+pub(crate) mod controlled_fragment_assembler;
 pub mod descriptor;
-pub mod exclusive_term_appender;
-pub mod fragment_assembler;
+pub(crate) mod exclusive_term_appender;
+pub(crate) mod fragment_assembler;
 pub mod frame_descriptor;
-pub mod header;
-pub mod header_writer;
-pub mod log_buffers;
-pub mod log_metadata;
-pub mod term_appender;
-pub mod term_gap_filler;
+pub(crate) mod header;
+pub(crate) mod header_writer;
+pub(crate) mod log_buffers;
+pub(crate) mod log_metadata;
+pub(crate) mod term_appender;
+pub(crate) mod term_gap_filler;
 pub mod term_gap_scanner;
 pub mod term_reader;
 pub mod term_rebuilder;

@@ -89,11 +89,11 @@
 //! error naming the file and what is wrong; nothing is written outside the mapped file.
 #![forbid(unsafe_code)]
 
-pub mod layout;
+pub(crate) mod layout;
 mod preparer;
-pub mod reader;
+pub(crate) mod reader;
 mod segment;
-pub mod writer;
+pub(crate) mod writer;
 
 use std::time::Duration;
 

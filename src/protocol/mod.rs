@@ -6,15 +6,15 @@
 #![forbid(unsafe_code)]
 
 pub mod data;
-pub mod error_frame;
-pub mod frame;
-pub mod frame_error;
+pub(crate) mod error_frame;
+pub(crate) mod frame;
+pub(crate) mod frame_error;
 pub mod header;
 mod le;
 pub mod nak;
 pub mod resolution;
-pub mod response_setup;
-pub mod rttm;
+pub(crate) mod response_setup;
+pub(crate) mod rttm;
 pub mod setup;
 pub mod status_message;
 

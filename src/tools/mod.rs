@@ -9,7 +9,7 @@ pub mod cli;
 pub mod driver_tool;
 pub mod errors;
 pub mod loss;
-pub mod pattern;
+pub(crate) mod pattern;
 pub mod stat;
 
 pub use cli::Invocation;

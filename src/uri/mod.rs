@@ -3,10 +3,10 @@
 //! validation, and a string builder for the C API.
 #![forbid(unsafe_code)]
 
-pub mod channel_params;
-pub mod channel_uri;
-pub mod endpoint;
-pub mod flow_control_param;
+pub(crate) mod channel_params;
+pub(crate) mod channel_uri;
+pub(crate) mod endpoint;
+pub(crate) mod flow_control_param;
 pub mod keys;
 pub mod string_builder;
 pub mod value_parse;

@@ -2,13 +2,13 @@
 //! agents, and the OS calls std lacks.
 
 pub mod agent;
-pub mod bits;
+pub(crate) mod bits;
 pub mod clock;
 pub mod config;
 pub mod error;
 pub mod format;
 pub mod idle_strategy;
-pub mod parse_util;
+pub(crate) mod parse_util;
 pub mod properties;
 pub mod rand48;
 pub mod strutil;

@@ -3,8 +3,8 @@
 
 pub mod copy_receiver;
 pub mod descriptor;
-pub mod receiver;
-pub mod transmitter;
+pub(crate) mod receiver;
+pub(crate) mod transmitter;
 
 pub use copy_receiver::CopyBroadcastReceiver;
 pub use receiver::BroadcastReceiver;

@@ -3,8 +3,8 @@
 //! (`spec/counters.md`).
 
 pub mod descriptor;
-pub mod manager;
-pub mod reader;
+pub(crate) mod manager;
+pub(crate) mod reader;
 pub mod system_counters;
 pub mod type_ids;
 

@@ -26,8 +26,8 @@ use crate::concurrent::mapped_file::{Allocation, create_mapped, map_existing};
 use crate::util::error::Result;
 
 pub mod descriptor;
-pub mod many_to_one;
-pub mod one_to_one;
+pub(crate) mod many_to_one;
+pub(crate) mod one_to_one;
 mod ring;
 
 pub use many_to_one::ManyToOneRingBuffer;

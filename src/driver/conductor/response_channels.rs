@@ -10,10 +10,10 @@
 //!    its answers with `control-mode=response|response-correlation-id=<the image's
 //!    correlation id>`; the image then announces that publication's session id to the
 //!    request publication in RSP_SETUP frames.
-//! 4. The client's sender passes the RSP_SETUP on ([`Conductor::on_response_setup`]): the
+//! 4. The client's sender passes the RSP_SETUP on (`Conductor::on_response_setup`): the
 //!    waiting subscription takes that session and asks the server's `control` address for
 //!    its SETUP, which tells the response publication where to send.
-//! 5. The response publication's first status message ([`Conductor::on_response_connected`])
+//! 5. The response publication's first status message (`Conductor::on_response_connected`)
 //!    ends the announcements.
 //!
 //! All of it is refused unless `AERON_ENABLE_EXPERIMENTAL_FEATURES` is set, exactly where

@@ -129,15 +129,18 @@ impl CubicCongestionControl {
     }
 
     /// The congestion window in MTUs.
+    #[cfg(test)]
     pub fn cwnd(&self) -> i32 {
         self.cwnd
     }
 
+    #[cfg(test)]
     pub fn max_cwnd(&self) -> i32 {
         self.max_cwnd
     }
 
     /// The latest RTT sample (or the initial RTT).
+    #[cfg(test)]
     pub fn rtt_ns(&self) -> i64 {
         self.rtt_ns
     }

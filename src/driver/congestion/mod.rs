@@ -4,9 +4,9 @@
 //! (`cc=cubic`) implement [`CongestionControl`]; [`supplier`] picks one per channel.
 #![forbid(unsafe_code)]
 
-pub mod cubic;
-pub mod static_window;
-pub mod supplier;
+pub(crate) mod cubic;
+pub(crate) mod static_window;
+pub(crate) mod supplier;
 
 use std::net::SocketAddr;
 

@@ -1,16 +1,16 @@
 //! Flow control: how far ahead of its receivers a network publication may send (the
 //! sender limit, `snd-lmt`), decided in the sender from status messages
-//! (`spec/flow-congestion-loss.md` §1): unicast and max in [`unicast`], min and tagged in
-//! [`min`], both behind the [`FlowControl`] trait; [`supplier`] picks one for a channel.
+//! (`spec/flow-congestion-loss.md` §1): unicast and max in `unicast`, min and tagged in
+//! `min`, both behind the [`FlowControl`] trait; [`supplier`] picks one for a channel.
 //!
-//! The receiver-side window that the SMs advertise is in [`receiver_window`].
+//! The receiver-side window that the SMs advertise is in `receiver_window`.
 #![forbid(unsafe_code)]
 
-pub mod min;
-pub mod receiver_window;
-pub mod retransmission_length;
+pub(crate) mod min;
+pub(crate) mod receiver_window;
+pub(crate) mod retransmission_length;
 pub mod supplier;
-pub mod unicast;
+pub(crate) mod unicast;
 
 pub use min::{MAX_TRACKED_RECEIVERS, MinMulticastFlowControl};
 pub use supplier::{FlowControlDefaults, FlowControlKind, FlowControlSelection, flow_control_for_channel};

@@ -8,11 +8,6 @@ use crate::util::error::{Error, Result};
 /// `AERON_RCV_INITIAL_WINDOW_LENGTH` default.
 pub const DEFAULT_INITIAL_WINDOW_LENGTH: usize = 128 * 1024;
 
-/// The initial window of a subscription: its `rcv-wnd`, else the driver's setting.
-pub fn initial_window_length(rcv_wnd: Option<usize>, driver_initial_window_length: usize) -> usize {
-    rcv_wnd.unwrap_or(driver_initial_window_length)
-}
-
 /// The window a receiver advertises: `min(term_length / 2, initial_window_length)`.
 pub fn receiver_window_length(initial_window_length: usize, term_length: usize) -> usize {
     (term_length / 2).min(initial_window_length)
@@ -35,13 +30,9 @@ mod tests {
     #[test]
     fn window_is_half_a_term_at_most() {
         // udp-session.pcap: 64 KiB term, default window → SMs advertise 32768.
-        assert_eq!(
-            receiver_window_length(initial_window_length(None, DEFAULT_INITIAL_WINDOW_LENGTH), 65536),
-            32768
-        );
+        assert_eq!(receiver_window_length(DEFAULT_INITIAL_WINDOW_LENGTH, 65536), 32768);
         assert_eq!(receiver_window_length(DEFAULT_INITIAL_WINDOW_LENGTH, 16 << 20), 131072);
-        assert_eq!(receiver_window_length(initial_window_length(Some(8192), 131072), 16 << 20), 8192);
-        assert_eq!(initial_window_length(Some(1 << 20), 131072), 1 << 20);
+        assert_eq!(receiver_window_length(8192, 16 << 20), 8192);
     }
 
     #[test]

@@ -3,8 +3,8 @@
 //! `spec/driver.md` §10.1).
 #![forbid(unsafe_code)]
 
-pub mod feedback_delay;
-pub mod loss_detector;
+pub(crate) mod feedback_delay;
+pub(crate) mod loss_detector;
 pub mod loss_report;
 pub mod resend;
 pub mod retransmit_handler;

@@ -12,6 +12,7 @@ pub mod name_resolver;
 pub mod port_manager;
 pub mod receive_channel_endpoint;
 pub mod receive_destination;
+#[cfg(feature = "receiver-harness")]
 pub mod receiver_harness;
 pub mod send_channel_endpoint;
 pub mod socket_address;

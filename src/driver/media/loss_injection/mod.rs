@@ -12,11 +12,11 @@
 //! interceptors configured the receive path pays one `None` check per datagram.
 #![forbid(unsafe_code)]
 
-pub mod args;
-pub mod fixed_loss;
-pub mod multi_gap_loss;
-pub mod random_loss;
-pub mod stream_offsets;
+pub(crate) mod args;
+pub(crate) mod fixed_loss;
+pub(crate) mod multi_gap_loss;
+pub(crate) mod random_loss;
+pub(crate) mod stream_offsets;
 
 use fixed_loss::{FixedLoss, FixedLossParams};
 use multi_gap_loss::{MultiGapLoss, MultiGapLossParams};
