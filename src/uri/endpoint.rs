@@ -31,30 +31,60 @@ fn parse_port(key: &str, value: &str, port: &str) -> Result<u16> {
         .ok_or_else(|| invalid(key, value, format_args!("port '{port}' is not in 0..65535")))
 }
 
-/// Splits `host[:port]`, handling `[ipv6]`; returns the host without brackets.
-fn split_host<'v>(key: &str, value: &'v str, text: &'v str) -> Result<(&'v str, Option<&'v str>)> {
-    let (host, port) = if let Some(bracketed) = text.strip_prefix('[') {
-        let (host, after) = bracketed
-            .split_once(']')
-            .ok_or_else(|| invalid(key, value, "'[' of an IPv6 address without ']'"))?;
-        let port = match after {
-            "" => None,
-            _ => Some(after.strip_prefix(':').ok_or_else(|| invalid(key, value, "expected ':' after ']'"))?),
-        };
-        (host, port)
-    } else {
-        match text.split_once(':') {
-            Some((_, port)) if port.contains(':') => {
-                return Err(invalid(key, value, "an IPv6 address must be written in brackets: [addr]:port"));
+/// A `host[:port]` text split into its parts, brackets removed: the shape the URI checks
+/// here and the driver's resolution (`driver::media::socket_address`) both read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AddressText<'a> {
+    pub host: &'a str,
+    /// The port text after `:`, if any.
+    pub port: Option<&'a str>,
+    /// The host was bracketed: resolve as IPv6.
+    pub ipv6: bool,
+    /// The IPv6 scope after `%` inside the brackets: an interface name or index.
+    pub scope: Option<&'a str>,
+}
+
+impl<'a> AddressText<'a> {
+    /// Splits `text`; the error is the reason, for the caller to put in its own message.
+    pub fn parse(text: &'a str) -> std::result::Result<Self, &'static str> {
+        let (host, port, ipv6, scope) = if let Some(rest) = text.strip_prefix('[') {
+            let (inner, after) = rest.split_once(']').ok_or("'[' of an IPv6 address without ']'")?;
+            let (host, scope) = match inner.split_once('%') {
+                Some((host, scope)) => (host, Some(scope)),
+                None => (inner, None),
+            };
+            let port = match after {
+                "" => None,
+                _ => Some(after.strip_prefix(':').ok_or("expected ':' after ']'")?),
+            };
+            (host, port, true, scope)
+        } else {
+            match text.split_once(':') {
+                Some((_, port)) if port.contains(':') => {
+                    return Err("an IPv6 address must be written in brackets: [addr]:port");
+                }
+                Some((host, port)) => (host, Some(port), false, None),
+                None => (text, None, false, None),
             }
-            Some((host, port)) => (host, Some(port)),
-            None => (text, None),
+        };
+        if host.is_empty() {
+            return Err("empty host");
         }
-    };
-    if host.is_empty() {
-        return Err(invalid(key, value, "empty host"));
+        Ok(Self { host, port, ipv6, scope })
     }
-    Ok((host, port))
+
+    /// The host as written inside the brackets, scope included.
+    fn host_as_written(&self) -> String {
+        match self.scope {
+            Some(scope) => format!("{}%{scope}", self.host),
+            None => self.host.to_string(),
+        }
+    }
+}
+
+/// Splits `text` (`value` of parameter `key`, or its address part).
+fn split_host<'v>(key: &str, value: &str, text: &'v str) -> Result<AddressText<'v>> {
+    AddressText::parse(text).map_err(|why| invalid(key, value, why))
 }
 
 fn write_host(f: &mut fmt::Formatter<'_>, host: &str) -> fmt::Result {
@@ -64,9 +94,9 @@ fn write_host(f: &mut fmt::Formatter<'_>, host: &str) -> fmt::Result {
 impl HostPort {
     /// Parses `value` of parameter `key`; a missing port is an error naming `key`.
     pub fn parse(key: &str, value: &str) -> Result<Self> {
-        let (host, port) = split_host(key, value, value)?;
-        let port = port.ok_or_else(|| invalid(key, value, "missing port (expected host:port)"))?;
-        Ok(Self { host: host.to_string(), port: parse_port(key, value, port)? })
+        let text = split_host(key, value, value)?;
+        let port = text.port.ok_or_else(|| invalid(key, value, "missing port (expected host:port)"))?;
+        Ok(Self { host: text.host_as_written(), port: parse_port(key, value, port)? })
     }
 
     /// The host as an IP address literal, if it is one.
@@ -88,9 +118,9 @@ impl InterfaceAddress {
             Some((address, prefix)) => (address, Some(prefix)),
             None => (value, None),
         };
-        let (host, port) = split_host(key, value, address)?;
-        let port = port.map(|p| parse_port(key, value, p)).transpose()?;
-        let max_prefix = if host.parse::<std::net::Ipv4Addr>().is_ok() { 32 } else { 128 };
+        let text = split_host(key, value, address)?;
+        let port = text.port.map(|p| parse_port(key, value, p)).transpose()?;
+        let max_prefix = if text.host.parse::<std::net::Ipv4Addr>().is_ok() { 32 } else { 128 };
         let prefix_length = prefix
             .map(|p| {
                 parse_decimal_u64(p).filter(|&n| n <= max_prefix).map(|n| n as u8).ok_or_else(|| {
@@ -98,7 +128,7 @@ impl InterfaceAddress {
                 })
             })
             .transpose()?;
-        Ok(Self { host: host.to_string(), port, prefix_length })
+        Ok(Self { host: text.host_as_written(), port, prefix_length })
     }
 }
 

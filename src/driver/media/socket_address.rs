@@ -15,17 +15,7 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV6, ToSocketAdd
 
 use crate::util::error::{AeronErrorCode, Error, Result};
 
-/// A `host[:port]` text split into its parts, brackets removed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct AddressText<'a> {
-    pub host: &'a str,
-    /// The port text after `:`, if any.
-    pub port: Option<&'a str>,
-    /// The host was bracketed: resolve as IPv6.
-    pub ipv6: bool,
-    /// The IPv6 scope after `%` inside the brackets: an interface name or index.
-    pub scope: Option<&'a str>,
-}
+pub use crate::uri::endpoint::AddressText;
 
 fn invalid(key: &str, value: &str, why: impl std::fmt::Display) -> Error {
     Error::invalid_argument(format!("{key}={value}: {why}"))
@@ -35,36 +25,7 @@ impl<'a> AddressText<'a> {
     /// Splits `text`, which is `value` of URI parameter `key` or its address part (errors
     /// name `key=value`).
     pub fn split(key: &str, value: &str, text: &'a str) -> Result<Self> {
-        if let Some(rest) = text.strip_prefix('[') {
-            let (inner, after) = rest
-                .split_once(']')
-                .ok_or_else(|| invalid(key, value, "'[' of an IPv6 address without ']'"))?;
-            let (host, scope) = match inner.split_once('%') {
-                Some((host, scope)) => (host, Some(scope)),
-                None => (inner, None),
-            };
-            let port = match after {
-                "" => None,
-                _ => Some(
-                    after.strip_prefix(':').ok_or_else(|| invalid(key, value, "expected ':' after ']'"))?,
-                ),
-            };
-            if host.is_empty() {
-                return Err(invalid(key, value, "empty host"));
-            }
-            return Ok(Self { host, port, ipv6: true, scope });
-        }
-        let (host, port) = match text.split_once(':') {
-            Some((_, port)) if port.contains(':') => {
-                return Err(invalid(key, value, "an IPv6 address must be written in brackets: [addr]:port"));
-            }
-            Some((host, port)) => (host, Some(port)),
-            None => (text, None),
-        };
-        if host.is_empty() {
-            return Err(invalid(key, value, "empty host"));
-        }
-        Ok(Self { host, port, ipv6: false, scope: None })
+        Self::parse(text).map_err(|why| invalid(key, value, why))
     }
 }
 
