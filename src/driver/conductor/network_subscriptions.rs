@@ -15,8 +15,9 @@ use crate::driver::conductor::client_proxy::CHANNEL_STATUS_INDICATOR_NOT_ALLOCAT
 use crate::driver::conductor::ipc_publication::IPC_CHANNEL;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
 use crate::driver::conductor::params::{SubscriptionParams, invalid_param};
+use crate::driver::conductor::subscriber_positions::{LinkedStream, allocate_linked_position};
 use crate::driver::media::udp_channel::UdpChannel;
-use crate::driver::position_counters::{allocate_subscriber_position, free_counter};
+use crate::driver::position_counters::free_counter;
 use crate::util::error::Result;
 
 /// One ADD_SUBSCRIPTION on a UDP channel.
@@ -110,20 +111,19 @@ impl Conductor {
     pub(crate) fn link_image_subscriber(&mut self, link_index: usize, image_index: usize) -> Result<()> {
         let link = &self.network_subscriptions[link_index];
         let image = &self.images[image_index];
-        let join_position = image.join_position();
-        let position = allocate_subscriber_position(
+        let position = allocate_linked_position(
             &mut self.counters,
-            link.registration_id,
-            image.identity.session_id,
-            image.identity.stream_id,
-            &link.channel,
-            join_position,
+            &LinkedStream {
+                subscription_registration_id: link.registration_id,
+                client_id: link.client_id,
+                channel: &link.channel,
+                session_id: image.identity.session_id,
+                stream_id: image.identity.stream_id,
+                source_registration_id: image.correlation_id(),
+                join_position: image.join_position(),
+            },
             self.now_ms,
         )?;
-        self.counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
-        self.counters.set_counter_reference_id(position.counter_id(), image.correlation_id())?;
-        // Release: the client reading the counter id below sees the join position.
-        position.set_release(join_position);
         let counter_id = position.counter_id();
         let (registration_id, is_tether) = (link.registration_id, link.params.common.is_tether);
         let image = &mut self.images[image_index];
@@ -191,20 +191,19 @@ impl Conductor {
     pub(crate) fn link_spy(&mut self, link_index: usize, publication_index: usize) -> Result<()> {
         let link = &self.spy_subscriptions[link_index];
         let publication = &self.network_publications[publication_index];
-        let join_position = publication.join_position();
-        let position = allocate_subscriber_position(
+        let position = allocate_linked_position(
             &mut self.counters,
-            link.registration_id,
-            publication.session_id(),
-            publication.stream_id(),
-            &link.channel,
-            join_position,
+            &LinkedStream {
+                subscription_registration_id: link.registration_id,
+                client_id: link.client_id,
+                channel: &link.channel,
+                session_id: publication.session_id(),
+                stream_id: publication.stream_id(),
+                source_registration_id: publication.registration_id(),
+                join_position: publication.join_position(),
+            },
             self.now_ms,
         )?;
-        self.counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
-        self.counters.set_counter_reference_id(position.counter_id(), publication.registration_id())?;
-        // Release: the client reading the counter id below sees the join position.
-        position.set_release(join_position);
         let counter_id = position.counter_id();
         let (registration_id, is_tether) = (link.registration_id, link.params.is_tether);
         let publication = &mut self.network_publications[publication_index];

@@ -5,7 +5,45 @@
 
 use crate::concurrent::counters::CountersManager;
 use crate::driver::conductor::ipc_publication::{SubscriberPosition, TetherState};
-use crate::driver::position_counters::{Position, free_counter};
+use crate::driver::position_counters::{Position, allocate_subscriber_position, free_counter};
+use crate::util::error::Result;
+
+/// What links one subscription to one stream source (an IPC publication, a network
+/// publication a spy reads, or an image).
+pub struct LinkedStream<'a> {
+    pub subscription_registration_id: i64,
+    pub client_id: i64,
+    pub channel: &'a str,
+    pub session_id: i32,
+    pub stream_id: i32,
+    /// The source's registration (or correlation) id: the counter's reference id.
+    pub source_registration_id: i64,
+    pub join_position: i64,
+}
+
+/// Allocates the `sub-pos` counter of `link`, owned by the subscribing client and
+/// referring to the source, holding the join position.
+pub fn allocate_linked_position(
+    counters: &mut CountersManager,
+    link: &LinkedStream<'_>,
+    now_ms: i64,
+) -> Result<Position> {
+    let position = allocate_subscriber_position(
+        counters,
+        link.subscription_registration_id,
+        link.session_id,
+        link.stream_id,
+        link.channel,
+        link.join_position,
+        now_ms,
+    )?;
+    counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
+    counters.set_counter_reference_id(position.counter_id(), link.source_registration_id)?;
+    // Release: a client reading the counter id from the response that follows sees the join
+    // position, never the stale value of a reused counter.
+    position.set_release(link.join_position);
+    Ok(position)
+}
 
 /// Something clients must hear about after an untethered subscriber moved.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

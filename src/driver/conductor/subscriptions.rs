@@ -8,7 +8,8 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::client_proxy::CHANNEL_STATUS_INDICATOR_NOT_ALLOCATED;
 use crate::driver::conductor::ipc_publication::{IPC_CHANNEL, IpcPublication};
 use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
-use crate::driver::position_counters::{allocate_subscriber_position, free_counter};
+use crate::driver::conductor::subscriber_positions::{LinkedStream, allocate_linked_position};
+use crate::driver::position_counters::free_counter;
 use crate::uri::ChannelUri;
 use crate::util::error::{AeronErrorCode, Error, Result};
 
@@ -99,21 +100,19 @@ impl Conductor {
     pub(crate) fn link_subscription(&mut self, link_index: usize, publication_index: usize) -> Result<()> {
         let link = &self.ipc_subscriptions[link_index];
         let publication = &self.ipc_publications[publication_index];
-        let join_position = publication.join_position();
-        let position = allocate_subscriber_position(
+        let position = allocate_linked_position(
             &mut self.counters,
-            link.registration_id,
-            publication.session_id(),
-            publication.stream_id(),
-            &link.channel,
-            join_position,
+            &LinkedStream {
+                subscription_registration_id: link.registration_id,
+                client_id: link.client_id,
+                channel: &link.channel,
+                session_id: publication.session_id(),
+                stream_id: publication.stream_id(),
+                source_registration_id: publication.registration_id(),
+                join_position: publication.join_position(),
+            },
             self.now_ms,
         )?;
-        self.counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
-        self.counters.set_counter_reference_id(position.counter_id(), publication.registration_id())?;
-        // Release: the client reading the counter id from the response below sees the join
-        // position, never the stale value of a reused counter.
-        position.set_release(join_position);
         let counter_id = position.counter_id();
         let (registration_id, is_tether) = (link.registration_id, link.params.is_tether);
         let publication = &mut self.ipc_publications[publication_index];
