@@ -77,6 +77,41 @@ struct IoState {
     gso: AtomicBool,
     /// Kernel timestamps or GRO asked for: receive with a control buffer.
     ancillary: AtomicBool,
+    /// Tests: calls the kernel is to refuse, as an old kernel or a device without offload
+    /// would (`ENOSYS` for the mmsg calls, `EIO` for a segmented send, an error for
+    /// `UDP_GRO`), so the fallbacks run.
+    #[cfg(test)]
+    refuse: [AtomicBool; 3],
+}
+
+#[cfg(test)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Refusal {
+    Mmsg = 0,
+    Gso = 1,
+    Gro = 2,
+}
+
+impl IoState {
+    /// The error the kernel is made to give for a call (tests only; never otherwise).
+    #[inline]
+    fn refused(&self, mmsg_call: bool, segmented: bool, gro: bool) -> Option<std::io::Error> {
+        #[cfg(test)]
+        {
+            let refuses = |r: Refusal| self.refuse[r as usize].load(Ordering::Relaxed);
+            if mmsg_call && refuses(Refusal::Mmsg) {
+                return Some(std::io::Error::from_raw_os_error(libc::ENOSYS));
+            }
+            if segmented && refuses(Refusal::Gso) {
+                return Some(std::io::Error::from_raw_os_error(libc::EIO));
+            }
+            if gro && refuses(Refusal::Gro) {
+                return Some(std::io::Error::from_raw_os_error(libc::ENOPROTOOPT));
+            }
+        }
+        let _ = (mmsg_call, segmented, gro);
+        None
+    }
 }
 
 /// Socket buffer sizes for a transport: the channel's `so-sndbuf` / `so-rcvbuf` or the
@@ -386,7 +421,12 @@ impl UdpTransport {
         self.state.mmsg_send.store(io.mmsg, Ordering::Relaxed);
         self.state.gso.store(io.gso, Ordering::Relaxed);
         let receiving = receive_socket.as_ref().unwrap_or(socket);
-        if io.gro && sys_udp::enable_udp_gro(receiving.as_raw_fd()).is_ok() {
+        let gro = match self.state.refused(false, false, true) {
+            Some(error) => Err(error),
+            None if io.gro => sys_udp::enable_udp_gro(receiving.as_raw_fd()),
+            None => Ok(()),
+        };
+        if io.gro && gro.is_ok() {
             self.state.ancillary.store(true, Ordering::Relaxed);
         }
     }
@@ -422,7 +462,11 @@ impl UdpTransport {
         let ancillary = self.state.ancillary.load(Ordering::Relaxed);
         let count = out.len().min(MAX_BATCH);
         if self.state.mmsg_receive.load(Ordering::Relaxed) && count > 1 {
-            match sys_udp::receive_messages(fd, slots, slot_length, &mut out[..count], true, ancillary) {
+            let result = match self.state.refused(true, false, false) {
+                Some(error) => Err(error),
+                None => sys_udp::receive_messages(fd, slots, slot_length, &mut out[..count], true, ancillary),
+            };
+            match result {
                 Ok(received) => return Ok(received),
                 Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
                     self.state.mmsg_receive.store(false, Ordering::Relaxed);
@@ -474,7 +518,12 @@ impl UdpTransport {
             let mut plan = [OutgoingMessage { first: 0, count: 0, segment_size: None }; MAX_BATCH];
             let planned =
                 plan_messages(&datagrams[sent..], sent, gso, if mmsg { MAX_BATCH } else { 1 }, &mut plan);
-            match sys_udp::send_messages(fd, datagrams, &plan[..planned], dest) {
+            let segmented = plan[..planned].iter().any(|m| m.count > 1);
+            let result = match self.state.refused(planned > 1, segmented, false) {
+                Some(error) => Err(error),
+                None => sys_udp::send_messages(fd, datagrams, &plan[..planned], dest),
+            };
+            match result {
                 Ok(messages) => {
                     let went: usize = plan[..messages].iter().map(|m| m.count).sum();
                     sent += went;
@@ -507,17 +556,17 @@ impl UdpTransport {
         Ok(sent)
     }
 
-    /// Makes the batched calls behave as if the kernel refused `mmsg` / `UDP_SEGMENT` (for
-    /// fallback tests): they then take the plain paths.
+    /// Makes the kernel refuse `refusal` from now on (see `IoState::refuse`).
     #[cfg(test)]
-    pub(crate) fn force_refusal(&self, mmsg: bool, gso: bool) {
-        if mmsg {
-            self.state.mmsg_receive.store(false, Ordering::Relaxed);
-            self.state.mmsg_send.store(false, Ordering::Relaxed);
-        }
-        if gso {
-            self.state.gso.store(false, Ordering::Relaxed);
-        }
+    pub(crate) fn refuse(&self, refusal: Refusal) {
+        self.state.refuse[refusal as usize].store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the batched calls still use (mmsg, gso, ancillary data).
+    #[cfg(test)]
+    pub(crate) fn io_in_use(&self) -> (bool, bool, bool) {
+        let load = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
+        (load(&self.state.mmsg_send) && load(&self.state.mmsg_receive), load(&self.state.gso), load(&self.state.ancillary))
     }
 
     /// The bound address of the receiving socket (with the actual port when bound to port
@@ -624,3 +673,7 @@ impl AsRef<UdpTransport> for UdpTransport {
 #[cfg(test)]
 #[path = "udp_transport_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "udp_batch_tests.rs"]
+mod batch_tests;
