@@ -23,7 +23,13 @@ fn datagram(index: usize, length: usize) -> Vec<u8> {
 
 /// Sends `datagrams` in batches of the given sizes (cycling), retrying a short send, and
 /// returns what the poller (reading `vlen` per call) hands on, in order.
-fn round_trip(sender: &UdpTransport, receiver: UdpTransport, vlen: usize, datagrams: &[Vec<u8>], batches: &[usize]) -> Vec<Vec<u8>> {
+fn round_trip(
+    sender: &UdpTransport,
+    receiver: UdpTransport,
+    vlen: usize,
+    datagrams: &[Vec<u8>],
+    batches: &[usize],
+) -> Vec<Vec<u8>> {
     let dest = receiver.local_addr();
     let mut poller = TransportPoller::new(vlen, None);
     poller.add(receiver);

@@ -566,7 +566,11 @@ impl UdpTransport {
     #[cfg(test)]
     pub(crate) fn io_in_use(&self) -> (bool, bool, bool) {
         let load = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
-        (load(&self.state.mmsg_send) && load(&self.state.mmsg_receive), load(&self.state.gso), load(&self.state.ancillary))
+        (
+            load(&self.state.mmsg_send) && load(&self.state.mmsg_receive),
+            load(&self.state.gso),
+            load(&self.state.ancillary),
+        )
     }
 
     /// The bound address of the receiving socket (with the actual port when bound to port
