@@ -2629,6 +2629,54 @@ int aeronrs_driver_context_set_max_images_per_source(struct aeron_driver_context
 // `context` must be NULL or a live driver context.
 uint32_t aeronrs_driver_context_get_max_images_per_source(struct aeron_driver_context_t *context);
 
+// Sets whether the driver's own sockets use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true; `AERONRS_UDP_MMSG_ENABLED`, aeronrs
+// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+// -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_mmsg_enabled(struct aeron_driver_context_t *context,
+                                                bool value);
+
+// Returns whether the driver's own sockets may use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true), or the default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_mmsg_enabled(struct aeron_driver_context_t *context);
+
+// Sets whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true; `AERONRS_UDP_GSO_ENABLED`, aeronrs
+// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+// -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_gso_enabled(struct aeron_driver_context_t *context,
+                                               bool value);
+
+// Returns whether the driver's own sockets may use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true), or the default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_gso_enabled(struct aeron_driver_context_t *context);
+
+// Sets whether the driver's own sockets use UDP receive offload (`UDP_GRO`) on receiving sockets (default true; `AERONRS_UDP_GRO_ENABLED`, aeronrs
+// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+// -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_gro_enabled(struct aeron_driver_context_t *context,
+                                               bool value);
+
+// Returns whether the driver's own sockets may use UDP receive offload (`UDP_GRO`) on receiving sockets (default true), or the default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_gro_enabled(struct aeron_driver_context_t *context);
+
 // Sets the MTU of network publications, a multiple of 32 (default 1408) (`AERON_MTU_LENGTH`).
 // Returns 0, or -1 (EINVAL) if `context` is NULL.
 //

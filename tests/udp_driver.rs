@@ -13,15 +13,23 @@ mod udp_pair;
 use std::time::{Duration, Instant};
 
 use aeronrs::command::Response;
+use aeronrs::driver::media::udp_transport::UdpIo;
 use aeronrs::driver::{MediaDriver, ThreadingMode};
 use log_client::{BACK_PRESSURED, TestImage, TestPublication};
 use raw_client::{RawClient, wait_until};
-use udp_pair::{Pair, connect, context, exchange, free_port, message, pair, pair_with_loss};
+use udp_pair::{Pair, connect, context, exchange, free_port, message, pair, pair_with_io};
 
 #[test]
 fn messages_cross_between_two_drivers_in_each_threading_mode() {
-    for mode in [ThreadingMode::Shared, ThreadingMode::SharedNetwork, ThreadingMode::Dedicated] {
-        let mut p = pair(mode);
+    // Batched I/O with offload by default; once more with one datagram per system call.
+    let modes = [
+        (ThreadingMode::Shared, UdpIo::default()),
+        (ThreadingMode::SharedNetwork, UdpIo::default()),
+        (ThreadingMode::Dedicated, UdpIo::default()),
+        (ThreadingMode::SharedNetwork, UdpIo::PLAIN),
+    ];
+    for (mode, io) in modes {
+        let mut p = pair_with_io(mode, None, io);
         let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
         let (publication, mut image, _) = connect(&mut p, &channel, 1001);
         exchange(&publication, &mut image, 20_000, 64);
@@ -49,7 +57,7 @@ fn messages_cross_between_two_drivers_in_each_threading_mode() {
         assert!(p.publisher.cnc.system_counter(8) > 0, "status messages received");
         assert_eq!(p.subscriber.cnc.system_counter(14), 0, "no invalid packets");
         eprintln!(
-            "{mode:?}: received {} messages; bytes sent {} SMs {} NAKs {}",
+            "{mode:?} {io:?}: received {} messages; bytes sent {} SMs {} NAKs {}",
             image.received.borrow().len(),
             p.publisher.cnc.system_counter(0),
             p.subscriber.cnc.system_counter(7),
@@ -68,7 +76,13 @@ const RETRANSMITTED_BYTES: i32 = 36;
 
 #[test]
 fn ten_percent_data_loss_is_recovered_in_order() {
-    let mut p = pair_with_loss(ThreadingMode::SharedNetwork, Some("rate=0.1|seed=17|recv-msg-mask=0x2"));
+    for io in [UdpIo::default(), UdpIo::PLAIN] {
+        ten_percent_data_loss_is_recovered_with(io);
+    }
+}
+
+fn ten_percent_data_loss_is_recovered_with(io: UdpIo) {
+    let mut p = pair_with_io(ThreadingMode::SharedNetwork, Some("rate=0.1|seed=17|recv-msg-mask=0x2"), io);
     let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
     let (publication, mut image, _) = connect(&mut p, &channel, 1001);
     exchange(&publication, &mut image, 50_000, 64);
@@ -85,9 +99,15 @@ fn ten_percent_data_loss_is_recovered_in_order() {
 
 #[test]
 fn frames_dropped_again_and_again_still_arrive_once() {
+    for io in [UdpIo::default(), UdpIo::PLAIN] {
+        frames_dropped_again_and_again_with(io);
+    }
+}
+
+fn frames_dropped_again_and_again_with(io: UdpIo) {
     // Half of all DATA datagrams vanish, retransmissions included: many frames are lost
     // several times before they get through.
-    let mut p = pair_with_loss(ThreadingMode::Shared, Some("rate=0.5|seed=3|recv-msg-mask=0x2"));
+    let mut p = pair_with_io(ThreadingMode::Shared, Some("rate=0.5|seed=3|recv-msg-mask=0x2"), io);
     let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
     let (publication, mut image, _) = connect(&mut p, &channel, 1001);
     exchange(&publication, &mut image, 5_000, 200);

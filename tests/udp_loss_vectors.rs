@@ -200,9 +200,9 @@ fn replayed_sender_answers_naks_like_the_c_driver() {
         let nak = Nak::new(SESSION_ID, STREAM_ID, gap.term_id, gap.term_offset, gap.length);
         let outcome = handler
             .on_nak(&nak, None, TERM_LENGTH, 1408, &fc, now, |_, offset, length, _| {
-                resend_from_term(&term, offset as usize, length, 1408, |d| {
-                    resent.push(d.to_vec());
-                    Ok(d.len())
+                resend_from_term(&term, offset as usize, length, 1408, |batch| {
+                    resent.extend(batch.iter().map(|d| d.to_vec()));
+                    Ok(batch.len())
                 })
                 .map(|_| ())
             })

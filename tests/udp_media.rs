@@ -7,7 +7,7 @@ mod common;
 use std::net::SocketAddr;
 
 use aeronrs::driver::media::loss_injection::{IncomingInterceptors, InterceptorArgs};
-use aeronrs::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller};
+use aeronrs::driver::media::transport_poller::TransportPoller;
 use aeronrs::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use aeronrs::util::rand48::Rand48;
 
@@ -38,12 +38,11 @@ fn exchange(ip: &str, interceptors: Option<&IncomingInterceptors>) -> (Vec<i32>,
 
     let mut poller = TransportPoller::new(2, interceptors.map(IncomingInterceptors::new_chain));
     poller.add(receiver);
-    let mut buffer = vec![0u8; RECEIVE_BUFFER_LENGTH];
     let (mut data, mut control, mut read) = (Vec::new(), 0usize, 0usize);
     let mut dropped = 0usize;
     let mut poll = |data: &mut Vec<i32>, control: &mut usize| {
         let outcome = poller
-            .poll(&mut buffer, |_, _, d, from| {
+            .poll(|_, _, d, from, _| {
                 assert_eq!(from, sender_addr);
                 if d[6] == 1 { data.push(term_offset(d)) } else { *control += 1 }
             })
@@ -188,7 +187,6 @@ fn loopback_with_fixed_and_multi_gap_loss() {
     let destination = receiver.local_addr();
     let mut poller = TransportPoller::new(4, Some(interceptors.new_chain()));
     poller.add(receiver);
-    let mut buffer = vec![0u8; RECEIVE_BUFFER_LENGTH];
     let mut received = Vec::new();
     let mut send = |term_id: i32, offset: i32| {
         let mut datagram = [0u8; 1024];
@@ -201,7 +199,7 @@ fn loopback_with_fixed_and_multi_gap_loss() {
         let mut polled = 0;
         for _ in 0..5000 {
             let outcome = poller
-                .poll(&mut buffer, |_, _, d, _| received.push((i32_le(&d[20..24]), term_offset(d))))
+                .poll(|_, _, d, _, _| received.push((i32_le(&d[20..24]), term_offset(d))))
                 .unwrap();
             polled += outcome.messages;
             if polled == 1 {

@@ -142,7 +142,8 @@ impl MediaDriver {
         let media = match &ctx.media_plugin_supplier {
             Some(supplier) => Media::with_plugin((supplier.0)()?),
             None => Media::default(),
-        };
+        }
+        .with_io(ctx.network.udp_io);
         // Interceptors supplied in code replace the configured loss injection.
         let interceptors = match media.plugin() {
             Some(plugin) if plugin.replaces_incoming_interceptors() => None,

@@ -3,6 +3,7 @@
 //! socket batching. Every setting reads Aeron's environment variable with Aeron's default.
 #![forbid(unsafe_code)]
 
+use crate::driver::media::udp_transport::UdpIo;
 use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64};
 use crate::util::error::{Error, Result};
 
@@ -95,6 +96,10 @@ pub struct NetworkConfig {
     /// `AERONRS_MAX_IMAGES_PER_SOURCE` (aeronrs only, ≥ 1, default 256): the same per source
     /// host (IP address) on one endpoint, so one host cannot take the whole endpoint's share.
     pub max_images_per_source: u32,
+    /// `AERONRS_UDP_MMSG_ENABLED`, `AERONRS_UDP_GSO_ENABLED`, `AERONRS_UDP_GRO_ENABLED`
+    /// (aeronrs only, default true): batched `recvmmsg` / `sendmmsg`, segmentation offload
+    /// for runs of equal-sized datagrams, receive offload.
+    pub udp_io: UdpIo,
 }
 
 const SECOND_NS: u64 = 1_000_000_000;
@@ -122,6 +127,7 @@ impl Default for NetworkConfig {
             network_publication_max_messages_per_send: 2,
             max_images_per_endpoint: 1024,
             max_images_per_source: 256,
+            udp_io: UdpIo::default(),
         }
     }
 }
@@ -194,6 +200,11 @@ impl NetworkConfig {
                 1,
                 u32::MAX.into(),
             )? as u32,
+            udp_io: UdpIo {
+                mmsg: env_or("AERONRS_UDP_MMSG_ENABLED", d.udp_io.mmsg, parse_bool)?,
+                gso: env_or("AERONRS_UDP_GSO_ENABLED", d.udp_io.gso, parse_bool)?,
+                gro: env_or("AERONRS_UDP_GRO_ENABLED", d.udp_io.gro, parse_bool)?,
+            },
         })
     }
 }

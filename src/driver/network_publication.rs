@@ -21,7 +21,7 @@
 //!
 //! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
 //! only grows when a new receiver appears), no locks, one system call per datagram and
-//! destination.
+//! destination — or, batched, one `sendmmsg` per scan (`send_data`) or resend.
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
@@ -46,6 +46,7 @@ use crate::protocol::{
     ErrorFrameFlyweight, NakFlyweight, ResponseSetupFlyweight, Rttm, RttmFlyweight, StatusMessageFlyweight,
 };
 use crate::util::error::{AeronErrorCode, Error, Result};
+use crate::util::sys::udp::MAX_BATCH;
 
 /// SETUP frames go out this often until a receiver answers (Aeron: 100 ms).
 pub const SETUP_TIMEOUT_NS: i64 = 100_000_000;
@@ -161,6 +162,21 @@ impl TermSender {
         Ok(true)
     }
 
+    /// Sends `datagrams` as one batch along the route; counts a short send. Returns how
+    /// many went whole (none while a response publication has nowhere to send).
+    #[inline]
+    fn send_batch(&self, endpoint: &SendChannelEndpoint, datagrams: &[&[u8]]) -> Result<usize> {
+        let sent = match self.route {
+            DataRoute::Endpoint => endpoint.send_batch(datagrams, None)?,
+            DataRoute::Response(Some(address)) => endpoint.send_batch(datagrams, Some(address))?,
+            DataRoute::Response(None) => return Ok(0),
+        };
+        if sent < datagrams.len() {
+            self.counters.increment(SystemCounterId::ShortSends);
+        }
+        Ok(sent)
+    }
+
     /// Resends a NAKed range if it is still within the resend window, to `destination`
     /// only when given.
     fn resend(
@@ -183,8 +199,8 @@ impl TermSender {
             DataRoute::Response(None) => return Ok(()),
         };
         let term = &self.terms[log::index_by_position(resend_position, self.position_bits_to_shift)];
-        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |d| {
-            endpoint.send_to(d, destination)
+        let outcome = resend_from_term(term, term_offset as usize, length, self.mtu_length, |batch| {
+            endpoint.send_batch(batch, destination)
         })?;
         if outcome.short_send {
             self.counters.increment(SystemCounterId::ShortSends);
@@ -436,8 +452,10 @@ impl NetworkPublication {
     }
 
     /// Up to `current_messages_per_send` datagrams of complete frames from `snd_pos`, each
-    /// at most one MTU and within the sender limit; a padding frame ends a datagram with
-    /// its header and the position skips its body.
+    /// at most one MTU and within the sender limit, sent as one batch; a padding frame ends
+    /// a datagram with its header and the position skips its body. A short send moves the
+    /// position past the datagrams that went (the rest go next time) and sends one
+    /// datagram at a time until a batch goes whole again, as Aeron.
     fn send_data(
         &mut self,
         now_ns: i64,
@@ -449,13 +467,10 @@ impl NetworkPublication {
         let term_length = sender.term_length;
         let term = &sender.terms[log::index_by_position(snd_pos, sender.position_bits_to_shift)];
         let mut available_window = self.snd_lmt.get() - snd_pos;
-        let mut highest_position = snd_pos;
-        let mut bytes_sent = 0usize;
-        let mut datagrams = 0usize;
-        for _ in 0..self.current_messages_per_send {
-            if available_window <= 0 {
-                break;
-            }
+        let mut batch: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
+        let mut consumed = [0i32; MAX_BATCH];
+        let mut scanned = 0usize;
+        while scanned < self.current_messages_per_send.min(MAX_BATCH) && available_window > 0 {
             let scan_limit = (available_window as usize).min(sender.mtu_length);
             let availability = scan_for_availability(term, term_offset as usize, scan_limit);
             if availability.available <= 0 {
@@ -463,32 +478,36 @@ impl NetworkPublication {
             }
             let available = availability.available as usize;
             // The scanner counted only frames whose lengths it read with acquire: published.
-            if !sender.send(endpoint, term.published_slice(term_offset as usize, available))? {
-                self.current_messages_per_send = 1;
-                break;
-            }
-            let consumed = (available + availability.padding as usize) as i32;
-            datagrams += 1;
-            bytes_sent += available;
-            available_window -= i64::from(consumed);
-            term_offset += consumed;
-            highest_position += i64::from(consumed);
+            batch[scanned] = term.published_slice(term_offset as usize, available);
+            consumed[scanned] = (available + availability.padding as usize) as i32;
+            available_window -= i64::from(consumed[scanned]);
+            term_offset += consumed[scanned];
+            scanned += 1;
             if term_offset as usize >= term_length {
                 break;
             }
         }
-        if datagrams > 0 {
+        if scanned == 0 {
+            if self.track_sender_limits && available_window <= 0 {
+                self.snd_bpe.add(1);
+                sender.counters.increment(SystemCounterId::SenderFlowControlLimits);
+                self.track_sender_limits = false;
+            }
+            return Ok(0);
+        }
+        let sent = sender.send_batch(endpoint, &batch[..scanned])?.min(scanned);
+        let bytes_sent: usize = batch[..sent].iter().map(|d| d.len()).sum();
+        if sent > 0 {
             self.time_of_last_data_or_heartbeat_ns = now_ns;
             self.track_sender_limits = true;
-            if datagrams == self.current_messages_per_send {
-                self.current_messages_per_send = self.config.max_messages_per_send.max(1);
-            }
+            let advanced: i64 = consumed[..sent].iter().map(|&c| i64::from(c)).sum();
             // Release: the conductor and spies reading snd-pos see a position that was sent.
-            sender.snd_pos.set_release(highest_position);
-        } else if self.track_sender_limits && available_window <= 0 {
-            self.snd_bpe.add(1);
-            sender.counters.increment(SystemCounterId::SenderFlowControlLimits);
-            self.track_sender_limits = false;
+            sender.snd_pos.set_release(snd_pos + advanced);
+        }
+        if sent < scanned {
+            self.current_messages_per_send = 1;
+        } else if sent == self.current_messages_per_send {
+            self.current_messages_per_send = self.config.max_messages_per_send.clamp(1, MAX_BATCH);
         }
         Ok(bytes_sent)
     }

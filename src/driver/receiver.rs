@@ -14,9 +14,7 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::media::data_packet_dispatcher::SessionState;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveContext};
-use crate::driver::media::transport_poller::{
-    RECEIVE_BUFFER_LENGTH, TransportPoller, TransportSet, notify_plugins,
-};
+use crate::driver::media::transport_poller::{TransportPoller, TransportSet, notify_plugins};
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
@@ -26,7 +24,6 @@ pub struct Receiver {
     commands: CommandQueue<ReceiverCommand>,
     to_conductor: Proxy<ConductorCommand>,
     poller: TransportPoller<ReceiveChannelEndpoint>,
-    buffer: Vec<u8>,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
 }
@@ -50,7 +47,6 @@ impl Receiver {
             to_conductor,
             // Datagrams read per endpoint per poll (`AERON_RECEIVER_IO_VECTOR_CAPACITY`).
             poller: TransportPoller::new(ctx.network.receiver_io_vector_capacity as usize, interceptors),
-            buffer: vec![0u8; RECEIVE_BUFFER_LENGTH],
             counters,
             tracker,
         }
@@ -183,10 +179,10 @@ impl Agent for Receiver {
             self.on_command(command);
             work += 1;
         }
-        let Self { poller, buffer, counters, to_conductor, .. } = self;
+        let Self { poller, counters, to_conductor, .. } = self;
         let ctx = ReceiveContext { counters: &*counters, to_conductor: &*to_conductor, now_ns };
-        let outcome = poller.poll(buffer, |endpoint, destination, datagram, source| {
-            if let Err(e) = endpoint.on_datagram(destination, datagram, source, &ctx) {
+        let outcome = poller.poll(|endpoint, destination, datagram, source, media_timestamp_ns| {
+            if let Err(e) = endpoint.on_datagram(destination, datagram, source, media_timestamp_ns, &ctx) {
                 ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver on datagram")));
             }
         });

@@ -16,15 +16,12 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::media::destination_tracker::DestinationTracker;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
-use crate::driver::media::transport_poller::{RECEIVE_BUFFER_LENGTH, TransportPoller, notify_plugins};
+use crate::driver::media::transport_poller::{TransportPoller, notify_plugins};
 use crate::driver::network_publication::NetworkPublication;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
 use crate::util::error::{Error, Result};
-
-/// Control datagrams read per endpoint per poll (Aeron's sender reads one).
-const CONTROL_MESSAGES_PER_POLL: usize = 1;
 
 pub struct Sender {
     commands: CommandQueue<SenderCommand>,
@@ -36,7 +33,6 @@ pub struct Sender {
     duty_cycle_ratio: u32,
     control_poll_deadline_ns: i64,
     status_message_read_timeout_ns: i64,
-    buffer: Vec<u8>,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
 }
@@ -58,14 +54,14 @@ impl Sender {
         Self {
             commands,
             to_conductor,
-            poller: TransportPoller::new(CONTROL_MESSAGES_PER_POLL, interceptors),
+            // Control datagrams read per endpoint per poll (`AERON_SENDER_IO_VECTOR_CAPACITY`).
+            poller: TransportPoller::new(ctx.network.sender_io_vector_capacity as usize, interceptors),
             publications: Vec::new(),
             round_robin_index: 0,
             duty_cycle_counter: 0,
             duty_cycle_ratio: ctx.send_to_status_poll_ratio.max(1),
             control_poll_deadline_ns: 0,
             status_message_read_timeout_ns: (ctx.status_message_timeout_ns / 2) as i64,
-            buffer: vec![0u8; RECEIVE_BUFFER_LENGTH],
             counters,
             tracker,
         }
@@ -148,9 +144,9 @@ impl Sender {
     }
 
     fn poll_control(&mut self, now_ns: i64) -> usize {
-        let Self { poller, publications, buffer, counters, to_conductor, .. } = self;
+        let Self { poller, publications, counters, to_conductor, .. } = self;
         let mut failure = None;
-        let outcome = poller.poll(buffer, |endpoint, _, datagram, source| {
+        let outcome = poller.poll(|endpoint, _, datagram, source, _| {
             if let Err(e) = dispatch_control_frame(endpoint, datagram, source, publications, counters, now_ns)
             {
                 failure = Some(e);

@@ -1,4 +1,7 @@
-//! The few OS calls std lacks. The only module of `util` allowed `unsafe`.
+//! The few OS calls std lacks. The only module of `util` allowed `unsafe` (with its
+//! `udp` part: batched datagram I/O).
+
+pub mod udp;
 
 /// Whether a process with this pid exists (signal 0 probe).
 pub fn process_exists(pid: i32) -> bool {

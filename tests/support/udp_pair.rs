@@ -8,6 +8,7 @@
 use std::time::{Duration, Instant};
 
 use aeronrs::command::Response;
+use aeronrs::driver::media::udp_transport::UdpIo;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::idle_strategy::IdleStrategy;
 
@@ -49,9 +50,18 @@ pub fn pair(mode: ThreadingMode) -> Pair {
 
 /// A pair whose subscriber driver drops incoming DATA datagrams with `loss_args`.
 pub fn pair_with_loss(mode: ThreadingMode, loss_args: Option<&str>) -> Pair {
+    pair_with_io(mode, loss_args, UdpIo::default())
+}
+
+/// As [`pair_with_loss`], both drivers' sockets using the batched calls `io` allows
+/// (`UdpIo::PLAIN`: one datagram per system call, no offload).
+pub fn pair_with_io(mode: ThreadingMode, loss_args: Option<&str>, io: UdpIo) -> Pair {
     let tmp = tempfile::tempdir().unwrap();
-    let pub_driver = MediaDriver::launch(context(&tmp.path().join("pub"), mode)).unwrap();
+    let mut pub_context = context(&tmp.path().join("pub"), mode);
+    pub_context.network.udp_io = io;
+    let pub_driver = MediaDriver::launch(pub_context).unwrap();
     let mut sub_context = context(&tmp.path().join("sub"), mode);
+    sub_context.network.udp_io = io;
     if let Some(args) = loss_args {
         sub_context.udp_channel_incoming_interceptors = Some("loss".to_string());
         sub_context.udp_channel_loss_args = Some(args.to_string());

@@ -224,6 +224,8 @@ impl Conductor {
             self.ctx.mtu_length,
             &self.media,
         );
+        let endpoint_channel = &self.receive_endpoints[endpoint].channel;
+        let opened = opened.and_then(|d| d.enable_timestamps(endpoint_channel).map(|()| d));
         let destination = match opened {
             Ok(destination) => destination,
             Err(e) => {

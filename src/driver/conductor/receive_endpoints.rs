@@ -21,6 +21,7 @@ use crate::driver::conductor::params::invalid_param;
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::timestamps::ChannelTimestamps;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::{
@@ -127,6 +128,7 @@ impl Conductor {
         }
         if let Some(index) = self.find_existing_receive_endpoint(channel)? {
             let endpoint = &mut self.receive_endpoints[index];
+            ChannelTimestamps::check_shared(&endpoint.channel, channel, true)?;
             endpoint.unused_since_ns = None;
             // A second subscription may not ask the shared sockets for other buffers.
             for (key, requested, existing) in [

@@ -17,6 +17,7 @@ use crate::driver::conductor::Conductor;
 use crate::driver::conductor::params::{PublicationParams, invalid_param};
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, SendEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
+use crate::driver::media::timestamps::ChannelTimestamps;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::position_counters::{
@@ -107,6 +108,7 @@ impl Conductor {
         if let Some(index) = self.find_existing_send_endpoint(channel)? {
             self.send_endpoints[index].unused_since_ns = None;
             let endpoint = &self.send_endpoints[index];
+            ChannelTimestamps::check_shared(&endpoint.channel, channel, false)?;
             for (key, requested, existing) in [
                 ("so-sndbuf", channel.socket_sndbuf_length, endpoint.socket_sndbuf_length),
                 ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.socket_rcvbuf_length),

@@ -10,6 +10,7 @@ use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::compute_max_message_length;
 use crate::logbuffer::term_scanner::scan_for_availability;
 use crate::util::error::Result;
+use crate::util::sys::udp::MAX_BATCH;
 
 /// Whether `resend_position` may still be resent when the sender is at `sender_position`.
 pub fn is_in_resend_window(sender_position: i64, resend_position: i64, term_length: usize) -> bool {
@@ -30,34 +31,49 @@ pub struct ResendOutcome {
 }
 
 /// Sends `length` bytes of `term` from `term_offset` in MTU-sized datagrams through
-/// `send`, which returns how many bytes the socket took.
+/// `send`, up to [`MAX_BATCH`] at a time; `send` returns how many of a batch went whole.
 pub fn resend_from_term(
     term: &AtomicBuffer,
     term_offset: usize,
     length: usize,
     mtu_length: usize,
-    mut send: impl FnMut(&[u8]) -> Result<usize>,
+    mut send: impl FnMut(&[&[u8]]) -> Result<usize>,
 ) -> Result<ResendOutcome> {
     let mut outcome = ResendOutcome::default();
     let mut offset = term_offset;
     let mut remaining = length;
-    while remaining > 0 {
-        let availability = scan_for_availability(term, offset, remaining.min(mtu_length));
-        if availability.available <= 0 {
+    let mut batch: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
+    let mut consumed = [0usize; MAX_BATCH];
+    loop {
+        let mut count = 0;
+        let (mut scan_offset, mut scan_remaining) = (offset, remaining);
+        while count < MAX_BATCH && scan_remaining > 0 {
+            let availability = scan_for_availability(term, scan_offset, scan_remaining.min(mtu_length));
+            if availability.available <= 0 {
+                break;
+            }
+            let available = availability.available as usize;
+            // The scanner only counted frames whose length it read with acquire: published.
+            batch[count] = term.published_slice(scan_offset, available);
+            consumed[count] = available + availability.padding as usize;
+            scan_offset += consumed[count];
+            scan_remaining = scan_remaining.saturating_sub(consumed[count]);
+            count += 1;
+        }
+        if count == 0 {
             break;
         }
-        let available = availability.available as usize;
-        // The scanner only counted frames whose length it read with acquire: published.
-        let datagram = term.published_slice(offset, available);
-        if send(datagram)? < available {
+        let sent = send(&batch[..count])?.min(count);
+        for &c in &consumed[..sent] {
+            outcome.bytes += c;
+            outcome.datagrams += 1;
+            offset += c;
+            remaining = remaining.saturating_sub(c);
+        }
+        if sent < count {
             outcome.short_send = true;
             break;
         }
-        let consumed = available + availability.padding as usize;
-        outcome.bytes += consumed;
-        outcome.datagrams += 1;
-        offset += consumed;
-        remaining = remaining.saturating_sub(consumed);
     }
     Ok(outcome)
 }
@@ -91,15 +107,17 @@ mod tests {
             frame(&term, 23104 + i * 1056, 1032);
         }
         let mut datagrams = Vec::new();
-        let outcome = resend_from_term(&term, 23104, 2112, 1408, |d| {
-            datagrams.push((d.len(), i32::from_le_bytes(d[8..12].try_into().unwrap())));
-            Ok(d.len())
+        let outcome = resend_from_term(&term, 23104, 2112, 1408, |batch| {
+            for d in batch {
+                datagrams.push((d.len(), i32::from_le_bytes(d[8..12].try_into().unwrap())));
+            }
+            Ok(batch.len())
         })
         .unwrap();
         assert_eq!(outcome, ResendOutcome { bytes: 2112, datagrams: 2, short_send: false });
         assert_eq!(datagrams, vec![(1056, 23104), (1056, 24160)]);
         // Larger MTU: both frames fit one datagram.
-        let one = resend_from_term(&term, 23104, 2112, 4096, |d| Ok(d.len())).unwrap();
+        let one = resend_from_term(&term, 23104, 2112, 4096, |batch| Ok(batch.len())).unwrap();
         assert_eq!((one.bytes, one.datagrams), (2112, 1));
     }
 
@@ -110,9 +128,9 @@ mod tests {
         frame(&term, 64288, 1032);
         write_padding(&term, &HeaderWriter::new(1, 2), 65344, 192, 0);
         let mut sizes = Vec::new();
-        let outcome = resend_from_term(&term, 64288, 4096, 1408, |d| {
-            sizes.push(d.len());
-            Ok(d.len())
+        let outcome = resend_from_term(&term, 64288, 4096, 1408, |batch| {
+            sizes.extend(batch.iter().map(|d| d.len()));
+            Ok(batch.len())
         })
         .unwrap();
         assert_eq!(sizes, vec![1088]);
@@ -126,9 +144,12 @@ mod tests {
         frame(&term, 1056, 1032);
         let short = resend_from_term(&term, 0, 2112, 1408, |_| Ok(0)).unwrap();
         assert_eq!(short, ResendOutcome { bytes: 0, datagrams: 0, short_send: true });
-        let partial = resend_from_term(&term, 0, 8192, 1408, |d| Ok(d.len())).unwrap();
+        let partial = resend_from_term(&term, 0, 8192, 1408, |batch| Ok(batch.len())).unwrap();
         assert_eq!((partial.bytes, partial.datagrams), (2112, 2));
-        let none = resend_from_term(&term, 4096, 1056, 1408, |d| Ok(d.len())).unwrap();
+        let none = resend_from_term(&term, 4096, 1056, 1408, |batch| Ok(batch.len())).unwrap();
         assert_eq!(none, ResendOutcome::default());
+        // The socket takes the first of a batch only: one datagram resent, then short.
+        let first = resend_from_term(&term, 0, 2112, 1408, |batch| Ok(batch.len().min(1))).unwrap();
+        assert_eq!(first, ResendOutcome { bytes: 1056, datagrams: 1, short_send: true });
     }
 }

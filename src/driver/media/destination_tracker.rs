@@ -193,6 +193,24 @@ impl DestinationTracker {
             .map_or(-1, |d| d.registration_id)
     }
 
+    /// Sends `datagrams` to every destination through `transport` (one batch each),
+    /// starting one further each call. Returns the fewest datagrams any destination took
+    /// (all of them with no destinations).
+    pub fn send_batch(&self, transport: &UdpTransport, datagrams: &[&[u8]]) -> Result<usize> {
+        let count = self.destinations.len();
+        if count == 0 {
+            return Ok(datagrams.len());
+        }
+        let start = self.round_robin_index.get() % count;
+        self.round_robin_index.set(start + 1);
+        let mut fewest = datagrams.len();
+        for k in 0..count {
+            let destination = &self.destinations[(start + k) % count];
+            fewest = fewest.min(transport.send_batch(datagrams, Some(destination.address))?);
+        }
+        Ok(fewest)
+    }
+
     /// Sends `datagram` to every destination through `transport`, starting one further
     /// each call. Returns the fewest bytes any destination took (the datagram's length
     /// with no destinations: nothing was held back).

@@ -21,7 +21,7 @@ use std::os::fd::RawFd;
 use std::sync::Arc;
 
 use super::udp_channel::UdpChannel;
-use super::udp_transport::SocketBuffers;
+use super::udp_transport::{SocketBuffers, UdpIo};
 use crate::util::error::Result;
 
 /// Which agent a transport serves (Aeron's transport affinity): its sends and receives
@@ -102,15 +102,26 @@ pub trait MediaPlugin: Send + Sync {
     fn replaces_incoming_interceptors(&self) -> bool;
 }
 
-/// The media a driver opens its transports with: its own sockets, or a plug-in.
+/// The media a driver opens its transports with: its own sockets, or a plug-in; and
+/// which batched calls its own sockets use.
 #[derive(Clone, Default)]
 pub struct Media {
     plugin: Option<Arc<dyn MediaPlugin>>,
+    io: UdpIo,
 }
 
 impl Media {
     pub fn with_plugin(plugin: Arc<dyn MediaPlugin>) -> Self {
-        Self { plugin: Some(plugin) }
+        Self { plugin: Some(plugin), io: UdpIo::default() }
+    }
+
+    /// The same media, its own sockets using `io`.
+    pub fn with_io(self, io: UdpIo) -> Self {
+        Self { io, ..self }
+    }
+
+    pub fn io(&self) -> UdpIo {
+        self.io
     }
 
     pub fn plugin(&self) -> Option<&Arc<dyn MediaPlugin>> {

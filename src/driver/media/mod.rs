@@ -16,6 +16,7 @@ pub mod receive_destination;
 pub mod receiver_harness;
 pub mod send_channel_endpoint;
 pub mod socket_address;
+pub mod timestamps;
 pub mod transport_poller;
 pub mod udp_channel;
 pub mod udp_transport;

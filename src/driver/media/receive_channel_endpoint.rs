@@ -24,6 +24,7 @@ use super::data_datagram::{DataDatagram, validate_data_datagram};
 use super::data_packet_dispatcher::{DataPacketDispatcher, SessionState};
 use super::media_plugin::Media;
 use super::receive_destination::ReceiveDestination;
+use super::timestamps::{ChannelTimestamps, apply_timestamp};
 use super::transport_poller::TransportSet;
 use super::udp_channel::{UdpChannel, UdpControlMode};
 use super::udp_transport::{SocketBuffers, UdpTransport};
@@ -37,6 +38,7 @@ use crate::protocol::header::{
 use crate::protocol::rttm::{RTTM_HEADER_LENGTH, Rttm};
 use crate::protocol::status_message::{SM_HEADER_LENGTH_WITH_GROUP_TAG, StatusMessage};
 use crate::protocol::{DataFlyweight, RttmFlyweight, SetupFlyweight};
+use crate::util::clock::epoch_ns;
 use crate::util::error::{Error, Result};
 
 /// A session that elicited a SETUP may do so again after this long (Aeron
@@ -93,6 +95,8 @@ pub struct ReceiveChannelEndpoint {
     reported_image_limit: bool,
     /// When destinations with a `control` address next announce themselves.
     next_control_announcement_ns: i64,
+    /// The receive timestamps the endpoint's channel asks for.
+    timestamps: ChannelTimestamps,
 }
 
 impl TransportSet for ReceiveChannelEndpoint {
@@ -126,6 +130,9 @@ impl ReceiveChannelEndpoint {
                 media,
             )?);
         }
+        for destination in &destinations {
+            destination.enable_timestamps(channel)?;
+        }
         Ok(Self {
             id,
             destinations: Destinations(destinations),
@@ -137,6 +144,7 @@ impl ReceiveChannelEndpoint {
             max_images_per_source: settings.max_images_per_source,
             reported_image_limit: false,
             next_control_announcement_ns: 0,
+            timestamps: channel.timestamps,
         })
     }
 
@@ -182,11 +190,14 @@ impl ReceiveChannelEndpoint {
     /// Validates and dispatches one datagram that arrived on destination `destination`
     /// (its index). Errors are failures to reply or to rebuild, for the error log; invalid
     /// input is only counted.
+    /// Data frames get the channel's receive timestamps first (`media_timestamp_ns`: the
+    /// kernel's, when the socket gives them).
     pub fn on_datagram(
         &mut self,
         destination: usize,
-        datagram: &[u8],
+        datagram: &mut [u8],
         source: SocketAddr,
+        media_timestamp_ns: Option<i64>,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
         let Some(d) = self.destinations.0.get(destination) else { return Ok(()) };
@@ -199,7 +210,17 @@ impl ReceiveChannelEndpoint {
             ctx.counters.increment(SystemCounterId::InvalidPackets);
             return Ok(());
         };
-        match header.frame_type() {
+        let frame_type = header.frame_type();
+        if frame_type == HDR_TYPE_DATA && self.timestamps.is_receive_stamping() {
+            if let (Some(offset), Some(ns)) = (self.timestamps.media_rcv, media_timestamp_ns) {
+                apply_timestamp(datagram, offset, ns);
+            }
+            if let Some(offset) = self.timestamps.channel_rcv {
+                apply_timestamp(datagram, offset, epoch_ns());
+            }
+        }
+        let datagram = &*datagram;
+        match frame_type {
             HDR_TYPE_DATA | HDR_TYPE_PAD => match DataFlyweight::parse(datagram) {
                 Ok(first) => self.on_data(&first, datagram, destination, &from, ctx),
                 Err(_) => {

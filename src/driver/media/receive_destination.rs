@@ -94,6 +94,17 @@ impl ReceiveDestination {
         self.transport.local_addr()
     }
 
+    /// Asks the socket for kernel receive timestamps when `endpoint_channel` (the channel
+    /// of the endpoint this destination serves) wants them written (`media-rcv-ts-offset`).
+    pub fn enable_timestamps(&self, endpoint_channel: &UdpChannel) -> Result<()> {
+        if endpoint_channel.timestamps.media_rcv.is_some() {
+            self.transport
+                .enable_media_timestamps()
+                .map_err(|e| e.context(format_args!("uri={}", endpoint_channel.original_uri)))?;
+        }
+        Ok(())
+    }
+
     /// Where to answer a frame that came from `source`.
     #[inline]
     pub fn control_address_for(&self, source: SocketAddr) -> SocketAddr {

@@ -95,7 +95,9 @@ impl ReceiverHarness {
     /// Handles `datagram` as the receiver would at time `now_ns`.
     pub fn on_datagram(&mut self, datagram: &[u8], now_ns: i64) -> Result<()> {
         let ctx = ReceiveContext { counters: &self.counters, to_conductor: &self.to_conductor, now_ns };
-        let result = self.endpoint.on_datagram(0, datagram, self.source, &ctx);
+        // The receiver hands the endpoint its own receive buffer, which it may stamp.
+        let mut copy = datagram.to_vec();
+        let result = self.endpoint.on_datagram(0, &mut copy, self.source, None, &ctx);
         // Image requests from SETUPs are not served here; keep the queue from growing.
         while self.from_receiver.next().is_some() {}
         result

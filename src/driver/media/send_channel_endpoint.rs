@@ -23,11 +23,13 @@
 //! endpoint are ignored, as Aeron does.
 #![forbid(unsafe_code)]
 
+use std::cell::RefCell;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
 use super::destination_tracker::{DestinationTracker, MAX_DYNAMIC_DESTINATIONS};
 use super::media_plugin::{Media, TransportAffinity, TransportSpec};
+use super::timestamps::apply_timestamp;
 use super::transport_poller::TransportSet;
 use super::udp_channel::{UdpChannel, UdpControlMode};
 use super::udp_transport::{SocketBuffers, UdpTransport};
@@ -36,11 +38,15 @@ use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::protocol::header::{
     FrameHeader, HDR_TYPE_ERR, HDR_TYPE_NAK, HDR_TYPE_RSP_SETUP, HDR_TYPE_RTTM, HDR_TYPE_SM,
+    MAX_UDP_PAYLOAD_LENGTH,
 };
 use crate::protocol::{
     ErrorFrameFlyweight, NakFlyweight, ResponseSetupFlyweight, RttmFlyweight, StatusMessageFlyweight,
 };
+use crate::uri::TimestampOffset;
+use crate::util::clock::epoch_ns;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::MAX_BATCH;
 
 /// How an endpoint is opened, beyond its channel.
 #[derive(Debug, Clone)]
@@ -81,6 +87,9 @@ pub struct SendChannelEndpoint {
     is_unicast: bool,
     /// A forged or runaway receiver set hit the dynamic bound; reported once.
     reported_destination_bound: bool,
+    /// `channel-snd-ts-offset`, and where stamped copies of datagrams are made (the log
+    /// the datagrams come from is shared memory the sender does not write).
+    send_timestamp: Option<(TimestampOffset, RefCell<Box<[u8]>>)>,
 }
 
 impl TransportSet for SendChannelEndpoint {
@@ -131,7 +140,17 @@ impl SendChannelEndpoint {
             Route::To(channel.remote_data)
         };
         let is_unicast = !channel.is_multicast && !channel.is_multi_destination();
-        Ok(Self { id, transport: Arc::new(transport), route, is_unicast, reported_destination_bound: false })
+        let send_timestamp = channel.timestamps.channel_snd.map(|offset| {
+            (offset, RefCell::new(vec![0u8; MAX_BATCH * MAX_UDP_PAYLOAD_LENGTH].into_boxed_slice()))
+        });
+        Ok(Self {
+            id,
+            transport: Arc::new(transport),
+            route,
+            is_unicast,
+            reported_destination_bound: false,
+            send_timestamp,
+        })
     }
 
     /// The address the endpoint of `channel` binds before the port manager has its say
@@ -184,10 +203,49 @@ impl SendChannelEndpoint {
         self.destination_tracker().map_or(0, DestinationTracker::additions)
     }
 
+    /// Sends `datagrams` in order wherever the channel sends (`destination` only, when
+    /// given: a resend one receiver asked for), as one batch, stamped with the send time
+    /// when the channel asks (`channel-snd-ts-offset`). Returns how many went whole (the
+    /// fewest over all destinations); fewer than given is a short send.
+    pub fn send_batch(&self, datagrams: &[&[u8]], destination: Option<SocketAddr>) -> Result<usize> {
+        let Some((offset, scratch)) = &self.send_timestamp else {
+            return self.send_batch_unstamped(datagrams, destination);
+        };
+        let mut scratch = scratch.borrow_mut();
+        let now_ns = epoch_ns();
+        let mut stamped: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
+        let count = datagrams.len().min(MAX_BATCH);
+        let mut slots = scratch.chunks_exact_mut(MAX_UDP_PAYLOAD_LENGTH);
+        for (datagram, stamped) in datagrams.iter().zip(stamped.iter_mut()).take(count) {
+            let Some(slot) = slots.next().and_then(|s| s.get_mut(..datagram.len())) else {
+                return Err(Error::invalid_argument(format!("datagram of {} bytes", datagram.len())));
+            };
+            slot.copy_from_slice(datagram);
+            apply_timestamp(slot, *offset, now_ns);
+            *stamped = slot;
+        }
+        self.send_batch_unstamped(&stamped[..count], destination)
+    }
+
+    fn send_batch_unstamped(&self, datagrams: &[&[u8]], destination: Option<SocketAddr>) -> Result<usize> {
+        if let Some(address) = destination {
+            return self.transport.send_batch(datagrams, Some(address));
+        }
+        match &self.route {
+            Route::Connected => self.transport.send_batch(datagrams, None),
+            Route::To(address) => self.transport.send_batch(datagrams, Some(*address)),
+            Route::Destinations(tracker) => tracker.send_batch(&self.transport, datagrams),
+        }
+    }
+
     /// Sends one datagram wherever the channel sends. Returns the bytes sent (fewest over
     /// all destinations); fewer than the datagram is a short send.
     #[inline]
     pub fn send(&self, datagram: &[u8]) -> Result<usize> {
+        if self.send_timestamp.is_some() {
+            let sent = self.send_batch(&[datagram], None)?;
+            return Ok(if sent == 1 { datagram.len() } else { 0 });
+        }
         match &self.route {
             Route::Connected => self.transport.send(datagram),
             Route::To(address) => self.transport.send_to(datagram, *address),
@@ -199,6 +257,10 @@ impl SendChannelEndpoint {
     /// wherever the channel sends when `None`.
     #[inline]
     pub fn send_to(&self, datagram: &[u8], destination: Option<SocketAddr>) -> Result<usize> {
+        if self.send_timestamp.is_some() {
+            let sent = self.send_batch(&[datagram], destination)?;
+            return Ok(if sent == 1 { datagram.len() } else { 0 });
+        }
         match destination {
             Some(address) => self.transport.send_to(datagram, address),
             None => self.send(datagram),

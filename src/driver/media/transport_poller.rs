@@ -2,7 +2,8 @@
 //! C poller does (`aeron_udp_transport_poller_poll`): with up to 5 transports it simply
 //! tries each one; with more it first asks `poll(2)` which are readable. Each ready
 //! transport yields up to `messages_per_transport` datagrams per call (the receiver's and
-//! sender's I/O vector capacity, default 2).
+//! sender's I/O vector capacity, default 2, at most 16), read with one `recvmmsg` where the
+//! transport batches; a `UDP_GRO` read counts as the datagrams it holds.
 //!
 //! Entries are the caller's endpoint objects, each lending one or more `UdpTransport`s (a
 //! receive endpoint has one per destination), so a datagram is handed to its endpoint
@@ -22,8 +23,9 @@ use std::sync::Arc;
 
 use super::loss_injection::IncomingInterceptorChain;
 use super::media_plugin::PluginTransport;
-use super::udp_transport::UdpTransport;
+use super::udp_transport::{ReceivedMessage, UdpTransport};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::MAX_BATCH;
 use crate::util::sys::{poll_now, poll_wait};
 
 /// Up to this many transports are polled by trying each; beyond, `poll(2)` selects.
@@ -85,6 +87,10 @@ pub struct TransportPoller<T> {
     /// `messages_per_transport` receive slots for plug-in transports (allocated with the
     /// first one).
     plugin_buffers: Vec<u8>,
+    /// `messages_per_transport` receive slots of the driver's own sockets (one, for the
+    /// copy of a plug-in's datagram, is all a plug-in-only poller uses).
+    slots: Vec<u8>,
+    received: [ReceivedMessage; MAX_BATCH],
     messages_per_transport: usize,
     interceptors: Option<IncomingInterceptorChain>,
 }
@@ -100,7 +106,9 @@ impl<T: TransportSet> TransportPoller<T> {
             plugins: Vec::new(),
             keys: Vec::new(),
             plugin_buffers: Vec::new(),
-            messages_per_transport: messages_per_transport.max(1),
+            slots: vec![0u8; messages_per_transport.clamp(1, MAX_BATCH) * RECEIVE_BUFFER_LENGTH],
+            received: [ReceivedMessage::default(); MAX_BATCH],
+            messages_per_transport: messages_per_transport.clamp(1, MAX_BATCH),
             interceptors,
         }
     }
@@ -163,13 +171,14 @@ impl<T: TransportSet> TransportPoller<T> {
         Ok(ready > 0)
     }
 
-    /// Reads what is queued into `buffer` (one datagram at a time; size it
-    /// [`RECEIVE_BUFFER_LENGTH`]) and calls `on_datagram(entry, transport index, datagram,
-    /// source)` for each one the interceptors let through.
+    /// Reads what is queued (up to `messages_per_transport` datagrams per transport, in one
+    /// batched call where the transport allows) and calls `on_datagram(entry, transport
+    /// index, datagram, source, kernel receive time)` for each datagram the interceptors
+    /// let through; a GRO read is split into its datagrams first. The datagram is the
+    /// poller's buffer, which the handler may write (receive timestamps).
     pub fn poll(
         &mut self,
-        buffer: &mut [u8],
-        mut on_datagram: impl FnMut(&mut T, usize, &[u8], SocketAddr),
+        mut on_datagram: impl FnMut(&mut T, usize, &mut [u8], SocketAddr, Option<i64>),
     ) -> Result<PollOutcome> {
         let mut outcome = PollOutcome::default();
         let selective = self.poll_fds.len() > ITERATION_THRESHOLD;
@@ -188,8 +197,8 @@ impl<T: TransportSet> TransportPoller<T> {
                 }
             }
             if let Some(plugin) = &self.plugins[slot] {
-                let (entries, owners, keys, interceptors) =
-                    (&mut self.entries, &self.owners, &self.keys, &mut self.interceptors);
+                let (entries, owners, keys, interceptors, scratch) =
+                    (&mut self.entries, &self.owners, &self.keys, &mut self.interceptors, &mut self.slots);
                 let mut deliver = |key: u64, datagram: &[u8], source: SocketAddr| {
                     // Usually the transport just read; an interceptor may pass on a datagram
                     // it held back from another transport of this agent.
@@ -202,8 +211,11 @@ impl<T: TransportSet> TransportPoller<T> {
                             return;
                         }
                     }
+                    // The plug-in lends its bytes read-only: the handler gets a copy.
+                    let Some(copy) = scratch.get_mut(..datagram.len()) else { return };
+                    copy.copy_from_slice(datagram);
                     let (e, t) = owners[target];
-                    on_datagram(&mut entries[e], t, datagram, source);
+                    on_datagram(&mut entries[e], t, copy, source, None);
                 };
                 let read =
                     plugin.receive(&mut self.plugin_buffers, self.messages_per_transport, &mut deliver)?;
@@ -212,18 +224,30 @@ impl<T: TransportSet> TransportPoller<T> {
                 continue;
             }
             let entry = &mut self.entries[e];
-            for _ in 0..self.messages_per_transport {
-                let Some((length, source)) = entry.transport(t).recv_from(buffer)? else { break };
-                let datagram = &buffer[..length];
-                outcome.messages += 1;
-                outcome.bytes += length as u64;
-                if let Some(chain) = self.interceptors.as_mut() {
-                    if chain.should_drop(datagram) {
-                        outcome.dropped += 1;
-                        continue;
+            let count = self.messages_per_transport.min(MAX_BATCH);
+            let received = entry.transport(t).receive_batch(
+                &mut self.slots,
+                RECEIVE_BUFFER_LENGTH,
+                &mut self.received[..count],
+            )?;
+            for (message, buffer) in
+                self.received[..received].iter().zip(self.slots.chunks_exact_mut(RECEIVE_BUFFER_LENGTH))
+            {
+                let Some(source) = message.source else { continue };
+                let length = message.length.min(buffer.len());
+                // A GRO read holds datagrams of `segment_size` bytes, the last maybe shorter.
+                let segment_size = message.segment_size.unwrap_or(length).max(1);
+                for datagram in buffer[..length].chunks_mut(segment_size) {
+                    outcome.messages += 1;
+                    outcome.bytes += datagram.len() as u64;
+                    if let Some(chain) = self.interceptors.as_mut() {
+                        if chain.should_drop(datagram) {
+                            outcome.dropped += 1;
+                            continue;
+                        }
                     }
+                    on_datagram(entry, t, datagram, source, message.timestamp_ns);
                 }
-                on_datagram(entry, t, datagram, source);
             }
         }
         Ok(outcome)
@@ -266,13 +290,12 @@ mod tests {
     /// Polls until `count` datagrams arrived (bounded: loopback may defer delivery a
     /// little under load) and returns them with, per poll, how many each endpoint gave.
     fn poll_until(poller: &mut TransportPoller<Endpoint>, count: usize) -> Seen {
-        let mut buffer = vec![0u8; RECEIVE_BUFFER_LENGTH];
         let mut seen = Vec::new();
         let mut per_poll = Vec::new();
         for _ in 0..5000 {
             let mut counts = vec![0usize; 16];
             let outcome = poller
-                .poll(&mut buffer, |e, _, d, _| {
+                .poll(|e, _, d, _, _| {
                     counts[e.id] += 1;
                     seen.push((e.id, d.to_vec()));
                 })

@@ -35,6 +35,7 @@ use std::sync::atomic::{AtomicI32, Ordering};
 use super::interface_address::{find_multicast_interface, find_unicast_interface};
 use super::name_resolver::{DefaultNameResolver, NameResolver, resolve_host_and_port_with};
 use super::socket_address::{format_source_identity, wildcard_for};
+use super::timestamps::ChannelTimestamps;
 use crate::uri::keys::{CONTROL, ENDPOINT, INTERFACE};
 use crate::uri::{ChannelUri, ControlMode, Media};
 use crate::util::error::{AeronErrorCode, Error, Result};
@@ -86,6 +87,8 @@ pub struct UdpChannel {
     pub socket_rcvbuf_length: usize,
     /// `rcv-wnd` of the channel, if given.
     pub receiver_window_length: Option<usize>,
+    /// `media-rcv-ts-offset`, `channel-rcv-ts-offset`, `channel-snd-ts-offset`.
+    pub timestamps: ChannelTimestamps,
 }
 
 /// `error` with the channel named; its code stays (INVALID_CHANNEL from the URI syntax,
@@ -183,6 +186,14 @@ impl UdpChannel {
             size(uri.socket_rcvbuf_length().map_err(|e| invalid_channel(channel, &e))?);
         let receiver_window_length =
             uri.receiver_window_length().map_err(|e| invalid_channel(channel, &e))?.map(|n| n as usize);
+        let timestamps = ChannelTimestamps::parse(&uri).map_err(|e| invalid_channel(channel, &e))?;
+        // Aeron Transport Security is a separate product upstream; this driver has none, so
+        // it refuses `ats=true` as Aeron's does when ATS is not enabled.
+        if uri.ats().map_err(|e| invalid_channel(channel, &e))? == Some(true) {
+            return Err(Error::invalid_argument(format!(
+                "ATS is not enabled and thus ats=true not allowed: channel={channel}"
+            )));
+        }
         let interface_text = uri.get(INTERFACE);
         let shape = if endpoint.ip().is_multicast() {
             let remote_control = multicast_control_address(&endpoint)?;
@@ -247,6 +258,7 @@ impl UdpChannel {
             socket_sndbuf_length,
             socket_rcvbuf_length,
             receiver_window_length,
+            timestamps,
         })
     }
 

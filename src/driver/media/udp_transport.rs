@@ -17,6 +17,14 @@
 //! never allocate; "would block" is not an error but an empty result. A transport opened
 //! through a media plug-in (`media_plugin.rs`) sends through the plug-in instead: one
 //! branch on the duty-cycle path when there is none.
+//!
+//! Batched I/O ([`UdpTransport::receive_batch`], [`UdpTransport::send_batch`]) reads and
+//! sends several datagrams per system call (`recvmmsg` / `sendmmsg`, as Aeron's C driver),
+//! and beyond Aeron uses UDP segmentation offload for runs of equal-sized datagrams to one
+//! destination (`UDP_SEGMENT`) and receive offload (`UDP_GRO`, whose glued datagrams the
+//! poller splits again). Each is switchable ([`UdpIo`]); where the kernel refuses one the
+//! transport falls back to the plain calls, once and for good. A plug-in's transport sends
+//! one datagram at a time through the plug-in.
 #![forbid(unsafe_code)]
 
 use std::io::ErrorKind;
@@ -24,12 +32,87 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use socket2::{Domain, Protocol, Socket, Type};
 
 use super::media_plugin::{Media, PluginTransport, TransportSpec};
 use super::udp_channel::UdpChannel;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{self as sys_udp, MAX_BATCH, MAX_GSO_BYTES, MAX_GSO_SEGMENTS, OutgoingMessage};
+
+pub use crate::util::sys::udp::ReceivedMessage;
+
+/// Which batched and offloaded UDP calls a transport may use (`AERONRS_UDP_MMSG_ENABLED`,
+/// `AERONRS_UDP_GSO_ENABLED`, `AERONRS_UDP_GRO_ENABLED`; all on by default: each only
+/// changes how datagrams cross the system call boundary, never what goes on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UdpIo {
+    /// `recvmmsg` / `sendmmsg` rather than one call per datagram.
+    pub mmsg: bool,
+    /// `UDP_SEGMENT` for runs of equal-sized datagrams to one destination.
+    pub gso: bool,
+    /// `UDP_GRO` on receiving sockets.
+    pub gro: bool,
+}
+
+impl Default for UdpIo {
+    fn default() -> Self {
+        Self { mmsg: true, gso: true, gro: true }
+    }
+}
+
+impl UdpIo {
+    /// One datagram per system call, no offload: the unbatched paths.
+    pub const PLAIN: Self = Self { mmsg: false, gso: false, gro: false };
+}
+
+/// What a native transport's batched calls may use now; the kernel's refusals switch
+/// them off. Relaxed: each flag is only read and written by the thread that does the
+/// transport's I/O (a stale read would only retry a refused call once more).
+#[derive(Debug, Default)]
+struct IoState {
+    mmsg_receive: AtomicBool,
+    mmsg_send: AtomicBool,
+    gso: AtomicBool,
+    /// Kernel timestamps or GRO asked for: receive with a control buffer.
+    ancillary: AtomicBool,
+    /// Tests: calls the kernel is to refuse, as an old kernel or a device without offload
+    /// would (`ENOSYS` for the mmsg calls, `EIO` for a segmented send, an error for
+    /// `UDP_GRO`), so the fallbacks run.
+    #[cfg(test)]
+    refuse: [AtomicBool; 3],
+}
+
+#[cfg(test)]
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Refusal {
+    Mmsg = 0,
+    Gso = 1,
+    Gro = 2,
+}
+
+impl IoState {
+    /// The error the kernel is made to give for a call (tests only; never otherwise).
+    #[inline]
+    fn refused(&self, mmsg_call: bool, segmented: bool, gro: bool) -> Option<std::io::Error> {
+        #[cfg(test)]
+        {
+            let refuses = |r: Refusal| self.refuse[r as usize].load(Ordering::Relaxed);
+            if mmsg_call && refuses(Refusal::Mmsg) {
+                return Some(std::io::Error::from_raw_os_error(libc::ENOSYS));
+            }
+            if segmented && refuses(Refusal::Gso) {
+                return Some(std::io::Error::from_raw_os_error(libc::EIO));
+            }
+            if gro && refuses(Refusal::Gro) {
+                return Some(std::io::Error::from_raw_os_error(libc::ENOPROTOOPT));
+            }
+        }
+        let _ = (mmsg_call, segmented, gro);
+        None
+    }
+}
 
 /// Socket buffer sizes for a transport: the channel's `so-sndbuf` / `so-rcvbuf` or the
 /// driver's `AERON_SOCKET_SO_SNDBUF` / `AERON_SOCKET_SO_RCVBUF`; 0 = OS default.
@@ -57,6 +140,7 @@ pub struct UdpTransport {
     io: Io,
     local_addr: SocketAddr,
     connected_addr: Option<SocketAddr>,
+    state: IoState,
 }
 
 #[derive(Debug)]
@@ -155,7 +239,12 @@ impl UdpTransport {
         set_buffers(&socket, &socket, buffers)?;
         let socket = non_blocking(socket)?;
         let local_addr = socket.local_addr().map_err(|e| Error::io(&e, "getsockname"))?;
-        Ok(Self { io: Io::Socket { socket, receive_socket: None }, local_addr, connected_addr: None })
+        Ok(Self {
+            io: Io::Socket { socket, receive_socket: None },
+            local_addr,
+            connected_addr: None,
+            state: IoState::default(),
+        })
     }
 
     /// Opens a multicast transport that receives what is sent to `group` (joined on the
@@ -194,7 +283,12 @@ impl UdpTransport {
             Some(sender) => (non_blocking(sender)?, Some(receive)),
             None => (receive, None),
         };
-        Ok(Self { io: Io::Socket { socket, receive_socket }, local_addr, connected_addr: connect })
+        Ok(Self {
+            io: Io::Socket { socket, receive_socket },
+            local_addr,
+            connected_addr: connect,
+            state: IoState::default(),
+        })
     }
 
     /// Opens the transport `spec` describes: through `media`'s plug-in when it has one,
@@ -204,9 +298,16 @@ impl UdpTransport {
         if let Some(plugin) = media.plugin() {
             let transport = plugin.open(spec, channel)?;
             let local_addr = transport.local_addr()?;
-            return Ok(Self { io: Io::Plugin(transport), local_addr, connected_addr: spec.connect });
+            return Ok(Self {
+                io: Io::Plugin(transport),
+                local_addr,
+                connected_addr: spec.connect,
+                state: IoState::default(),
+            });
         }
-        Self::open_native(spec)
+        let transport = Self::open_native(spec)?;
+        transport.configure_io(media.io());
+        Ok(transport)
     }
 
     /// Opens the transport `spec` describes with this driver's own sockets.
@@ -312,6 +413,166 @@ impl UdpTransport {
         }
     }
 
+    /// Lets the batched calls use what `io` allows; `UDP_GRO` is asked of the kernel here
+    /// and silently left off where it is refused. A plug-in's transport stays unbatched.
+    pub fn configure_io(&self, io: UdpIo) {
+        let Io::Socket { socket, receive_socket } = &self.io else { return };
+        self.state.mmsg_receive.store(io.mmsg, Ordering::Relaxed);
+        self.state.mmsg_send.store(io.mmsg, Ordering::Relaxed);
+        self.state.gso.store(io.gso, Ordering::Relaxed);
+        let receiving = receive_socket.as_ref().unwrap_or(socket);
+        let gro = match self.state.refused(false, false, true) {
+            Some(error) => Err(error),
+            None if io.gro => sys_udp::enable_udp_gro(receiving.as_raw_fd()),
+            None => Ok(()),
+        };
+        if io.gro && gro.is_ok() {
+            self.state.ancillary.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Asks the kernel to timestamp every received datagram (`SO_TIMESTAMPNS`), for
+    /// `media-rcv-ts-offset`. A plug-in's transport gives no kernel timestamps: refused.
+    pub fn enable_media_timestamps(&self) -> Result<()> {
+        let Io::Socket { socket, receive_socket } = &self.io else {
+            return Err(Error::invalid_argument(
+                "media receive timestamps need the driver's own sockets: a media plug-in's transport gives none",
+            ));
+        };
+        let fd = receive_socket.as_ref().unwrap_or(socket).as_raw_fd();
+        sys_udp::enable_receive_timestamps(fd).map_err(|e| Error::io(&e, "setsockopt(SO_TIMESTAMPNS)"))?;
+        self.state.ancillary.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Reads up to `out.len()` (≤ 16) queued datagrams, the `i`th into slot `i` of `slots`
+    /// (slots of `slot_length` bytes, each large enough for a GRO batch: 64 KiB), with one
+    /// `recvmmsg` or, unbatched, one `recvmsg` each. Returns how many arrived; a plug-in's
+    /// transport receives through its plug-in instead.
+    pub fn receive_batch(
+        &self,
+        slots: &mut [u8],
+        slot_length: usize,
+        out: &mut [ReceivedMessage],
+    ) -> Result<usize> {
+        let Io::Socket { socket, receive_socket } = &self.io else {
+            return Err(Error::illegal_state("a plug-in's transport receives through its plug-in"));
+        };
+        let fd = receive_socket.as_ref().unwrap_or(socket).as_raw_fd();
+        let ancillary = self.state.ancillary.load(Ordering::Relaxed);
+        let count = out.len().min(MAX_BATCH);
+        if self.state.mmsg_receive.load(Ordering::Relaxed) && count > 1 {
+            let result = match self.state.refused(true, false, false) {
+                Some(error) => Err(error),
+                None => sys_udp::receive_messages(fd, slots, slot_length, &mut out[..count], true, ancillary),
+            };
+            match result {
+                Ok(received) => return Ok(received),
+                Err(e) if e.raw_os_error() == Some(libc::ENOSYS) => {
+                    self.state.mmsg_receive.store(false, Ordering::Relaxed);
+                }
+                Err(e) => return Err(Error::io(&e, "recvmmsg")),
+            }
+        }
+        let mut received = 0;
+        for (slot, message) in slots.chunks_exact_mut(slot_length).zip(out.iter_mut()).take(count) {
+            let n = sys_udp::receive_messages(
+                fd,
+                slot,
+                slot_length,
+                std::slice::from_mut(message),
+                false,
+                ancillary,
+            )
+            .map_err(|e| Error::io(&e, "recvmsg"))?;
+            if n == 0 {
+                break;
+            }
+            received += 1;
+        }
+        Ok(received)
+    }
+
+    /// Sends `datagrams` in order to `dest` (the connected peer when `None`): with
+    /// `sendmmsg`, runs of equal-sized datagrams as single `UDP_SEGMENT` messages, or one
+    /// call per datagram when unbatched or a plug-in's transport. Returns how many
+    /// datagrams went, all of each (fewer than given: the socket buffer filled, a short
+    /// send the caller retries later).
+    pub fn send_batch(&self, datagrams: &[&[u8]], dest: Option<SocketAddr>) -> Result<usize> {
+        let Io::Socket { socket, .. } = &self.io else {
+            let dest = dest.or(self.connected_addr).unwrap_or(self.local_addr);
+            let mut sent = 0;
+            for datagram in datagrams {
+                if self.send_to(datagram, dest)? < datagram.len() {
+                    break;
+                }
+                sent += 1;
+            }
+            return Ok(sent);
+        };
+        let fd = socket.as_raw_fd();
+        let mut sent = 0;
+        while sent < datagrams.len() {
+            let gso = self.state.gso.load(Ordering::Relaxed);
+            let mmsg = self.state.mmsg_send.load(Ordering::Relaxed);
+            let mut plan = [OutgoingMessage { first: 0, count: 0, segment_size: None }; MAX_BATCH];
+            let planned =
+                plan_messages(&datagrams[sent..], sent, gso, if mmsg { MAX_BATCH } else { 1 }, &mut plan);
+            let segmented = plan[..planned].iter().any(|m| m.count > 1);
+            let result = match self.state.refused(planned > 1, segmented, false) {
+                Some(error) => Err(error),
+                None => sys_udp::send_messages(fd, datagrams, &plan[..planned], dest),
+            };
+            match result {
+                Ok(messages) => {
+                    let went: usize = plan[..messages].iter().map(|m| m.count).sum();
+                    sent += went;
+                    if messages < planned {
+                        break;
+                    }
+                }
+                Err(e)
+                    if gso
+                        && sys_udp::is_offload_refusal(&e)
+                        && plan[..planned].iter().any(|m| m.count > 1) =>
+                {
+                    // The kernel or device will not segment: plain datagrams from now on.
+                    self.state.gso.store(false, Ordering::Relaxed);
+                }
+                Err(e) if mmsg && e.raw_os_error() == Some(libc::ENOSYS) => {
+                    self.state.mmsg_send.store(false, Ordering::Relaxed);
+                }
+                Err(e) => {
+                    return Err(Error::io(
+                        &e,
+                        format_args!(
+                            "sendmmsg {}",
+                            dest.map_or_else(|| "connected".to_string(), |d| d.to_string())
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(sent)
+    }
+
+    /// Makes the kernel refuse `refusal` from now on (see `IoState::refuse`).
+    #[cfg(test)]
+    pub(crate) fn refuse(&self, refusal: Refusal) {
+        self.state.refuse[refusal as usize].store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the batched calls still use (mmsg, gso, ancillary data).
+    #[cfg(test)]
+    pub(crate) fn io_in_use(&self) -> (bool, bool, bool) {
+        let load = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
+        (
+            load(&self.state.mmsg_send) && load(&self.state.mmsg_receive),
+            load(&self.state.gso),
+            load(&self.state.ancillary),
+        )
+    }
+
     /// The bound address of the receiving socket (with the actual port when bound to port
     /// 0; the wildcard address and the group's port for multicast, as Aeron reports it).
     pub fn local_addr(&self) -> SocketAddr {
@@ -356,6 +617,47 @@ impl UdpTransport {
     }
 }
 
+/// Groups `datagrams` (which start at index `base` of the caller's list) into at most
+/// `max_messages` messages: with `gso`, each run of equal-sized datagrams (the last of a run
+/// may be shorter) within the kernel's segment and byte limits is one message. Returns
+/// how many messages it planned.
+fn plan_messages(
+    datagrams: &[&[u8]],
+    base: usize,
+    gso: bool,
+    max_messages: usize,
+    plan: &mut [OutgoingMessage; MAX_BATCH],
+) -> usize {
+    let mut planned = 0;
+    let mut i = 0;
+    let mut segments = 0;
+    while i < datagrams.len() && planned < max_messages.min(MAX_BATCH) {
+        let size = datagrams[i].len();
+        let mut count = 1;
+        let mut bytes = size;
+        if gso && size > 0 && size <= usize::from(u16::MAX) {
+            while i + count < datagrams.len()
+                && segments + count < MAX_GSO_SEGMENTS
+                && bytes + datagrams[i + count].len() <= MAX_GSO_BYTES
+                && datagrams[i + count].len() <= size
+                && datagrams[i + count - 1].len() == size
+            {
+                bytes += datagrams[i + count].len();
+                count += 1;
+            }
+        }
+        let segment_size = (count > 1).then_some(size as u16);
+        plan[planned] = OutgoingMessage { first: base + i, count, segment_size };
+        segments += count;
+        planned += 1;
+        i += count;
+        if segments >= MAX_GSO_SEGMENTS {
+            break;
+        }
+    }
+    planned
+}
+
 impl AsRawFd for UdpTransport {
     /// The socket to wait on for received datagrams (a plug-in's receive descriptor).
     fn as_raw_fd(&self) -> RawFd {
@@ -375,3 +677,7 @@ impl AsRef<UdpTransport> for UdpTransport {
 #[cfg(test)]
 #[path = "udp_transport_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "udp_batch_tests.rs"]
+mod batch_tests;

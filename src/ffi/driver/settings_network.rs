@@ -651,3 +651,99 @@ pub unsafe extern "C" fn aeronrs_driver_context_get_max_images_per_source(
         Ok(unsafe { get(context, |c| c.network.max_images_per_source) })
     })
 }
+
+/// Sets whether the driver's own sockets use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true; `AERONRS_UDP_MMSG_ENABLED`, aeronrs
+/// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+/// -1 (EINVAL) if `context` is NULL.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_set_udp_mmsg_enabled(
+    context: *mut aeron_driver_context_t,
+    value: bool,
+) -> c_int {
+    ffi_boundary!("aeronrs_driver_context_set_udp_mmsg_enabled", {
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.network.udp_io.mmsg = value) }
+    })
+}
+
+/// Returns whether the driver's own sockets may use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true), or the default
+/// for a NULL `context`.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_get_udp_mmsg_enabled(
+    context: *mut aeron_driver_context_t,
+) -> bool {
+    ffi_boundary!("aeronrs_driver_context_get_udp_mmsg_enabled", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| c.network.udp_io.mmsg) })
+    })
+}
+
+/// Sets whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true; `AERONRS_UDP_GSO_ENABLED`, aeronrs
+/// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+/// -1 (EINVAL) if `context` is NULL.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_set_udp_gso_enabled(
+    context: *mut aeron_driver_context_t,
+    value: bool,
+) -> c_int {
+    ffi_boundary!("aeronrs_driver_context_set_udp_gso_enabled", {
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.network.udp_io.gso = value) }
+    })
+}
+
+/// Returns whether the driver's own sockets may use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true), or the default
+/// for a NULL `context`.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_get_udp_gso_enabled(
+    context: *mut aeron_driver_context_t,
+) -> bool {
+    ffi_boundary!("aeronrs_driver_context_get_udp_gso_enabled", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| c.network.udp_io.gso) })
+    })
+}
+
+/// Sets whether the driver's own sockets use UDP receive offload (`UDP_GRO`) on receiving sockets (default true; `AERONRS_UDP_GRO_ENABLED`, aeronrs
+/// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
+/// -1 (EINVAL) if `context` is NULL.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_set_udp_gro_enabled(
+    context: *mut aeron_driver_context_t,
+    value: bool,
+) -> c_int {
+    ffi_boundary!("aeronrs_driver_context_set_udp_gro_enabled", {
+        // SAFETY: NULL or live (contract).
+        unsafe { set(context, |c| c.network.udp_io.gro = value) }
+    })
+}
+
+/// Returns whether the driver's own sockets may use UDP receive offload (`UDP_GRO`) on receiving sockets (default true), or the default
+/// for a NULL `context`.
+///
+/// # Safety
+/// `context` must be NULL or a live driver context.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn aeronrs_driver_context_get_udp_gro_enabled(
+    context: *mut aeron_driver_context_t,
+) -> bool {
+    ffi_boundary!("aeronrs_driver_context_get_udp_gro_enabled", {
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get(context, |c| c.network.udp_io.gro) })
+    })
+}

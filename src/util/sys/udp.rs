@@ -1,0 +1,340 @@
+//! The UDP system calls std and socket2 lack: batched receive and send (`recvmmsg`,
+//! `sendmmsg`), with the ancillary data the driver uses — the kernel receive timestamp
+//! (`SO_TIMESTAMPNS`), generic receive offload (`UDP_GRO`: one read returns several
+//! datagrams of one sender glued together, with their segment size) and generic
+//! segmentation offload (`UDP_SEGMENT`: one message of equal-sized datagrams that the
+//! kernel or NIC splits).
+//!
+//! Each call builds its message headers on the stack (at most [`MAX_BATCH`]), so nothing
+//! here allocates, and the headers' raw pointers never outlive the call.
+
+use std::io;
+use std::mem::MaybeUninit;
+use std::net::{Ipv4Addr, Ipv6Addr, SocketAddr, SocketAddrV4, SocketAddrV6};
+use std::os::fd::RawFd;
+
+/// Most datagrams one call reads or sends (Aeron's `AERON_DRIVER_*_IO_VECTOR_LENGTH_MAX`).
+pub const MAX_BATCH: usize = 16;
+/// Most segments the kernel takes in one `UDP_SEGMENT` send (`UDP_MAX_SEGMENTS`).
+pub const MAX_GSO_SEGMENTS: usize = 64;
+/// Most bytes of one `UDP_SEGMENT` send: one IP packet's UDP payload.
+pub const MAX_GSO_BYTES: usize = 65_507 - 8;
+
+// Linux ABI values (`linux/udp.h`); libc lacks them for some targets.
+const UDP_SEGMENT: libc::c_int = 103;
+const UDP_GRO: libc::c_int = 104;
+
+/// Ancillary space per message: a timespec and an int, each with its header, with room to
+/// spare (the kernel truncates and flags `MSG_CTRUNC` rather than overflow).
+const CONTROL_WORDS: usize = 16;
+
+/// What one received message held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReceivedMessage {
+    /// Bytes written into the message's slot.
+    pub length: usize,
+    /// The sender (`None` for a family other than IPv4/IPv6).
+    pub source: Option<SocketAddr>,
+    /// `SCM_TIMESTAMPNS`: `CLOCK_REALTIME` nanoseconds when the kernel received it.
+    pub timestamp_ns: Option<i64>,
+    /// `UDP_GRO`: the message is several datagrams of this size (the last may be shorter).
+    pub segment_size: Option<usize>,
+}
+
+impl ReceivedMessage {
+    const EMPTY: Self = Self { length: 0, source: None, timestamp_ns: None, segment_size: None };
+}
+
+impl Default for ReceivedMessage {
+    fn default() -> Self {
+        Self::EMPTY
+    }
+}
+
+fn set_int_option(fd: RawFd, level: libc::c_int, name: libc::c_int, value: libc::c_int) -> io::Result<()> {
+    // SAFETY: `value` is a live c_int and the length passed is its size; the kernel only
+    // reads it. A bad descriptor or option is reported as an error, not UB.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (&value as *const libc::c_int).cast(),
+            std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+        )
+    };
+    if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(()) }
+}
+
+/// Turns on kernel receive timestamps (`SO_TIMESTAMPNS`, and hardware receive
+/// timestamping requests as Aeron asks for them; the kernel falls back to software).
+pub fn enable_receive_timestamps(fd: RawFd) -> io::Result<()> {
+    set_int_option(fd, libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, 1)?;
+    set_int_option(
+        fd,
+        libc::SOL_SOCKET,
+        libc::SO_TIMESTAMPING,
+        libc::SOF_TIMESTAMPING_RX_HARDWARE as libc::c_int,
+    )
+}
+
+/// Turns on `UDP_GRO`: reads may return several datagrams glued together (see
+/// [`ReceivedMessage::segment_size`]). Fails where the kernel lacks it (before 5.0).
+pub fn enable_udp_gro(fd: RawFd) -> io::Result<()> {
+    set_int_option(fd, libc::SOL_UDP, UDP_GRO, 1)
+}
+
+fn to_socket_addr(storage: &libc::sockaddr_storage, length: libc::socklen_t) -> Option<SocketAddr> {
+    match libc::c_int::from(storage.ss_family) {
+        libc::AF_INET if length as usize >= std::mem::size_of::<libc::sockaddr_in>() => {
+            // SAFETY: the family says the storage holds a sockaddr_in, the kernel wrote at
+            // least its size, and sockaddr_storage is aligned for every address type.
+            let v4 = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+            let ip = Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr));
+            Some(SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(v4.sin_port))))
+        }
+        libc::AF_INET6 if length as usize >= std::mem::size_of::<libc::sockaddr_in6>() => {
+            // SAFETY: as above, for sockaddr_in6.
+            let v6 = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>() };
+            let ip = Ipv6Addr::from(v6.sin6_addr.s6_addr);
+            Some(SocketAddr::V6(SocketAddrV6::new(
+                ip,
+                u16::from_be(v6.sin6_port),
+                v6.sin6_flowinfo,
+                v6.sin6_scope_id,
+            )))
+        }
+        _ => None,
+    }
+}
+
+fn to_storage(address: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
+    let converted = socket2::SockAddr::from(*address);
+    // SAFETY: SockAddr holds a sockaddr_storage; copying it out is a plain read.
+    let storage = unsafe { std::ptr::read(converted.as_ptr().cast::<libc::sockaddr_storage>()) };
+    (storage, converted.len())
+}
+
+/// Reads the ancillary data the driver asked for out of a received message's control
+/// buffer.
+fn parse_control(header: &libc::msghdr, message: &mut ReceivedMessage) {
+    if header.msg_controllen == 0 || header.msg_control.is_null() {
+        return;
+    }
+    // SAFETY: `header` is the message the kernel just filled: its control pointer and
+    // length describe the buffer we lent it, which the CMSG macros walk within bounds.
+    let mut cmsg = unsafe { libc::CMSG_FIRSTHDR(header) };
+    while !cmsg.is_null() {
+        // SAFETY: CMSG_FIRSTHDR/CMSG_NXTHDR return headers inside the control buffer.
+        let c = unsafe { &*cmsg };
+        // SAFETY: CMSG_DATA of a header inside the buffer points at its payload.
+        let data = unsafe { libc::CMSG_DATA(cmsg) };
+        // SAFETY: computes a length from a constant; no memory access.
+        let timespec_length =
+            unsafe { libc::CMSG_LEN(std::mem::size_of::<libc::timespec>() as u32) } as usize;
+        // SAFETY: as above.
+        let int_length = unsafe { libc::CMSG_LEN(std::mem::size_of::<libc::c_int>() as u32) } as usize;
+        if c.cmsg_level == libc::SOL_SOCKET
+            && c.cmsg_type == libc::SCM_TIMESTAMPNS
+            && c.cmsg_len as usize == timespec_length
+        {
+            // SAFETY: a SCM_TIMESTAMPNS payload of that length is a timespec; it may be
+            // unaligned in the buffer, hence the unaligned read.
+            let ts = unsafe { std::ptr::read_unaligned(data.cast::<libc::timespec>()) };
+            message.timestamp_ns = Some(ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64);
+        } else if c.cmsg_level == libc::SOL_UDP && c.cmsg_type == UDP_GRO && c.cmsg_len as usize >= int_length
+        {
+            // SAFETY: a UDP_GRO payload is an int (the segment size), maybe unaligned.
+            let size = unsafe { std::ptr::read_unaligned(data.cast::<libc::c_int>()) };
+            message.segment_size = usize::try_from(size).ok().filter(|&s| s > 0);
+        }
+        // SAFETY: `cmsg` is a header of this message's control buffer.
+        cmsg = unsafe { libc::CMSG_NXTHDR(header, cmsg) };
+    }
+}
+
+fn is_nothing_now(error: &io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED))
+}
+
+/// Reads up to `out.len()` (≤ [`MAX_BATCH`]) queued datagrams, message `i` into
+/// `buffers[i * slot_length..][..slot_length]`, with `recvmmsg` when `batched` and more
+/// than one is asked for, else one `recvmsg`. Returns how many arrived (0 when none is
+/// queued, or the socket reports an earlier ICMP error). `ancillary` asks for the
+/// timestamp / GRO control messages.
+pub fn receive_messages(
+    fd: RawFd,
+    buffers: &mut [u8],
+    slot_length: usize,
+    out: &mut [ReceivedMessage],
+    batched: bool,
+    ancillary: bool,
+) -> io::Result<usize> {
+    let count = out.len().min(MAX_BATCH).min(buffers.len() / slot_length.max(1));
+    if count == 0 {
+        return Ok(0);
+    }
+    let mut names = [MaybeUninit::<libc::sockaddr_storage>::uninit(); MAX_BATCH];
+    let mut controls = [[0u64; CONTROL_WORDS]; MAX_BATCH];
+    let mut iovecs: [libc::iovec; MAX_BATCH] =
+        [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_BATCH];
+    // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
+    let mut headers: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+    for (i, slot) in buffers.chunks_exact_mut(slot_length).take(count).enumerate() {
+        iovecs[i] = libc::iovec { iov_base: slot.as_mut_ptr().cast(), iov_len: slot.len() };
+    }
+    let iovec_base = iovecs.as_mut_ptr();
+    for i in 0..count {
+        let header = &mut headers[i].msg_hdr;
+        header.msg_name = names[i].as_mut_ptr().cast();
+        header.msg_namelen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        header.msg_iov = iovec_base.wrapping_add(i);
+        header.msg_iovlen = 1;
+        if ancillary {
+            header.msg_control = controls[i].as_mut_ptr().cast();
+            header.msg_controllen = std::mem::size_of_val(&controls[i]) as _;
+        }
+    }
+    let received = if batched && count > 1 {
+        // SAFETY: `headers[..count]` point at live, writable names, iovecs (over disjoint
+        // slots of `buffers`) and control buffers of the stated sizes, all outliving the
+        // call; a NULL timeout makes it return what is queued on a non-blocking socket.
+        let rc = unsafe {
+            libc::recvmmsg(
+                fd,
+                headers.as_mut_ptr(),
+                count as libc::c_uint,
+                libc::MSG_DONTWAIT,
+                std::ptr::null_mut(),
+            )
+        };
+        if rc < 0 {
+            let error = io::Error::last_os_error();
+            return if is_nothing_now(&error) { Ok(0) } else { Err(error) };
+        }
+        rc as usize
+    } else {
+        // SAFETY: as above, for the first header alone.
+        let rc = unsafe { libc::recvmsg(fd, &mut headers[0].msg_hdr, libc::MSG_DONTWAIT) };
+        if rc < 0 {
+            let error = io::Error::last_os_error();
+            return if is_nothing_now(&error) { Ok(0) } else { Err(error) };
+        }
+        headers[0].msg_len = rc as libc::c_uint;
+        1
+    };
+    for i in 0..received {
+        let header = &headers[i].msg_hdr;
+        let mut message = ReceivedMessage { length: headers[i].msg_len as usize, ..ReceivedMessage::EMPTY };
+        // SAFETY: the kernel wrote `msg_namelen` bytes of the name (at most its size);
+        // to_socket_addr reads only what the family and that length allow. A name the
+        // kernel did not write has length 0 and is not read.
+        if header.msg_namelen > 0 {
+            let name = unsafe { names[i].assume_init_ref() };
+            message.source = to_socket_addr(name, header.msg_namelen);
+        }
+        parse_control(header, &mut message);
+        out[i] = message;
+    }
+    Ok(received)
+}
+
+/// One message of a send batch: consecutive datagrams of `datagrams`, sent as one
+/// `UDP_SEGMENT` message of `segment_size` when `segment_size` is set and there are
+/// several.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutgoingMessage {
+    pub first: usize,
+    pub count: usize,
+    pub segment_size: Option<u16>,
+}
+
+/// Sends `messages` (each naming a run of `datagrams`) to `dest` (the connected peer when
+/// `None`) with one `sendmmsg`, or one `sendmsg` for a single message. Returns how many
+/// messages the kernel took (0 when the socket buffer is full or an earlier ICMP error is
+/// reported now). `EIO`/`EINVAL` from a segmented message means the kernel or device
+/// refuses offload: the caller falls back.
+pub fn send_messages(
+    fd: RawFd,
+    datagrams: &[&[u8]],
+    messages: &[OutgoingMessage],
+    dest: Option<SocketAddr>,
+) -> io::Result<usize> {
+    let count = messages.len().min(MAX_BATCH);
+    if count == 0 {
+        return Ok(0);
+    }
+    let (mut name, name_length) = match dest {
+        Some(address) => {
+            let (storage, length) = to_storage(&address);
+            (Some(storage), length)
+        }
+        None => (None, 0),
+    };
+    let name_ptr: *mut libc::c_void =
+        name.as_mut().map_or(std::ptr::null_mut(), |n| (n as *mut libc::sockaddr_storage).cast());
+    let mut iovecs: [libc::iovec; MAX_GSO_SEGMENTS] =
+        [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_GSO_SEGMENTS];
+    let mut controls = [[0u64; CONTROL_WORDS]; MAX_BATCH];
+    // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
+    let mut headers: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+    let mut next_iovec = 0usize;
+    for message in messages.iter().take(count) {
+        let run = &datagrams[message.first..message.first + message.count];
+        if next_iovec + run.len() > MAX_GSO_SEGMENTS {
+            return Err(io::Error::new(io::ErrorKind::InvalidInput, "send batch of more than 64 datagrams"));
+        }
+        for (k, datagram) in run.iter().enumerate() {
+            // The kernel only reads through these (`iov_base` is `*mut` by C's type).
+            iovecs[next_iovec + k] =
+                libc::iovec { iov_base: datagram.as_ptr() as *mut _, iov_len: datagram.len() };
+        }
+        next_iovec += run.len();
+    }
+    // Pointers into the filled array, taken once it no longer changes.
+    let iovec_base = iovecs.as_mut_ptr();
+    let mut next_iovec = 0usize;
+    for (i, message) in messages.iter().take(count).enumerate() {
+        let header = &mut headers[i].msg_hdr;
+        header.msg_name = name_ptr;
+        header.msg_namelen = name_length;
+        header.msg_iov = iovec_base.wrapping_add(next_iovec);
+        header.msg_iovlen = message.count as _;
+        next_iovec += message.count;
+        let run = &datagrams[message.first..message.first + message.count];
+        if let Some(size) = message.segment_size.filter(|_| run.len() > 1) {
+            let control = &mut controls[i];
+            header.msg_control = control.as_mut_ptr().cast();
+            // SAFETY: computes a length from a constant; no memory access.
+            header.msg_controllen = unsafe { libc::CMSG_SPACE(std::mem::size_of::<u16>() as u32) } as _;
+            // SAFETY: the control buffer is live, aligned for cmsghdr and larger than
+            // CMSG_SPACE(2), so the first header and its data lie inside it.
+            unsafe {
+                let cmsg = libc::CMSG_FIRSTHDR(header);
+                (*cmsg).cmsg_level = libc::SOL_UDP;
+                (*cmsg).cmsg_type = UDP_SEGMENT;
+                (*cmsg).cmsg_len = libc::CMSG_LEN(std::mem::size_of::<u16>() as u32) as _;
+                std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<u16>(), size);
+            }
+        }
+    }
+    let rc = if count > 1 {
+        // SAFETY: `headers[..count]` point at live names, iovecs over the borrowed
+        // datagrams and control buffers, all outliving the call; the kernel only reads.
+        unsafe { libc::sendmmsg(fd, headers.as_mut_ptr(), count as libc::c_uint, libc::MSG_DONTWAIT) }
+    } else {
+        // SAFETY: as above, for the first header alone.
+        let sent = unsafe { libc::sendmsg(fd, &headers[0].msg_hdr, libc::MSG_DONTWAIT) };
+        if sent < 0 { -1 } else { 1 }
+    };
+    if rc < 0 {
+        let error = io::Error::last_os_error();
+        return if is_nothing_now(&error) { Ok(0) } else { Err(error) };
+    }
+    Ok(rc as usize)
+}
+
+/// Whether a send error says the kernel or device refuses segmentation offload.
+pub fn is_offload_refusal(error: &io::Error) -> bool {
+    matches!(error.raw_os_error(), Some(libc::EIO | libc::EINVAL | libc::EOPNOTSUPP | libc::ENOPROTOOPT))
+}
