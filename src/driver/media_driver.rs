@@ -14,6 +14,7 @@ use crate::cnc::{CncConfig, CncFile};
 use crate::concurrent::broadcast::BroadcastTransmitter;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
+use crate::driver::media::name_resolver::{NameResolverResources, make_name_resolver};
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
 use crate::driver::agent_config::{ThreadStart, on_thread_start, role};
@@ -148,7 +149,10 @@ impl MediaDriver {
             Some(plugin) if plugin.replaces_incoming_interceptors() => None,
             _ => IncomingInterceptors::from_context(&ctx)?,
         };
-        let name_resolver = ctx.make_name_resolver()?;
+        let name_resolver = make_name_resolver(
+            &ctx,
+            NameResolverResources { counters: &mut counters, system: &system, error_log: &error_log, now_ms },
+        )?;
         let (sender_port_manager, receiver_port_manager) = ctx.make_port_managers();
         let sender = Sender::new(
             &ctx,
