@@ -185,7 +185,7 @@ impl MediaDriver {
             media,
             sender_port_manager,
             receiver_port_manager,
-        });
+        })?;
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).
         cnc.signal_ready(epoch_ms())?;

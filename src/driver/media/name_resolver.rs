@@ -73,6 +73,12 @@ pub trait NameResolver: Send {
         ipv6: bool,
     ) -> Result<IpAddr>;
 
+    /// An answer already at hand for the whole `host:port` value of `uri_param_name`
+    /// (the conductor's results from its executor thread); `None` resolves as usual.
+    fn memoized(&mut self, _uri_param_name: &str, _value: &str, _is_re_resolution: bool) -> Option<Result<SocketAddr>> {
+        None
+    }
+
     /// The resolver's own periodic work (the conductor calls it every duty cycle).
     fn do_work(&mut self, _now_ms: i64) -> Result<i32> {
         Ok(0)
@@ -218,6 +224,9 @@ pub fn resolve_host_and_port_with(
     value: &str,
     is_re_resolution: bool,
 ) -> Result<SocketAddr> {
+    if let Some(answer) = resolver.memoized(key, value, is_re_resolution) {
+        return answer;
+    }
     let looked_up = resolver.lookup(value, key, is_re_resolution)?;
     let text = looked_up.as_deref().unwrap_or(value);
     let unresolved = |e: Error| match looked_up.as_deref() {
