@@ -171,3 +171,39 @@ fn a_blocking_resolution_runs_on_the_executor_and_the_conductor_goes_on() {
 fn without_executor_threads_the_conductor_resolves() {
     assert_ne!(blocked_resolution(0).as_deref(), Some("aeron-executor"));
 }
+
+/// Interop: a Java `aeron-all` MediaDriver with its driver resolver
+/// (`aeron.driver.resolver.name`/`.interface`) and ours, bootstrapping from it, learn each
+/// other's names over RES frames, and streams flow by name both ways. Skips loudly without
+/// Java, unless `AERONRS_REQUIRE_INTEROP=1`.
+#[test]
+fn our_driver_resolver_and_javas_find_each_other_by_name() {
+    let (port_java, port_ours) = (free_port(), free_port());
+    let name = "-Daeron.driver.resolver.name=java-node".to_string();
+    let interface = format!("-Daeron.driver.resolver.interface=127.0.0.1:{port_java}");
+    let Some(java) = client_support::JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true", &name, &interface])
+    else {
+        return;
+    };
+    let ours = resolver_driver("rust-node", port_ours, Some(port_java));
+    let log = ErrorLog::default();
+    let j = Aeron::connect(context(java.aeron_dir(), &log)).expect("connect to java");
+    let r = Aeron::connect(context(ours.aeron_dir(), &log)).expect("connect to ours");
+    let ids = |aeron: &Aeron| {
+        (counter_of_type(aeron, NEIGHBORS_TYPE_ID).unwrap(), counter_of_type(aeron, CACHE_ENTRIES_TYPE_ID).unwrap())
+    };
+    // Java's resolver allocates its counters as its conductor starts, after READY.
+    wait_until("java's resolver counters", || counter_of_type(&j, CACHE_ENTRIES_TYPE_ID).is_some());
+    let (java_neighbors, java_cache) = ids(&j);
+    let (our_neighbors, our_cache) = ids(&r);
+    wait_until("java's resolver and ours know each other", || {
+        [(&j, java_neighbors), (&j, java_cache), (&r, our_neighbors), (&r, our_cache)]
+            .iter()
+            .all(|(aeron, id)| counter_value(aeron, *id) == 1)
+    });
+    stream_by_name(&r, &j, &format!("aeron:udp?endpoint=java-node:{}", free_port()), 1001);
+    stream_by_name(&j, &r, &format!("aeron:udp?endpoint=rust-node:{}", free_port()), 1002);
+    assert!(log.errors().is_empty(), "{:?}", log.errors());
+    j.close();
+    r.close();
+}
