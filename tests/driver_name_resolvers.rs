@@ -32,7 +32,8 @@ const CACHE_ENTRIES_TYPE_ID: i32 = 16;
 fn resolver_driver(name: &str, port: u16, bootstrap: Option<u16>) -> RustDriver {
     let interface = format!("127.0.0.1:{port}");
     let bootstrap = bootstrap.map(|p| format!("127.0.0.1:{p}"));
-    let mut envs = vec![("AERON_DRIVER_RESOLVER_NAME", name), ("AERON_DRIVER_RESOLVER_INTERFACE", interface.as_str())];
+    let mut envs =
+        vec![("AERON_DRIVER_RESOLVER_NAME", name), ("AERON_DRIVER_RESOLVER_INTERFACE", interface.as_str())];
     if let Some(b) = &bootstrap {
         envs.push(("AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR", b.as_str()));
     }
@@ -181,7 +182,8 @@ fn our_driver_resolver_and_javas_find_each_other_by_name() {
     let (port_java, port_ours) = (free_port(), free_port());
     let name = "-Daeron.driver.resolver.name=java-node".to_string();
     let interface = format!("-Daeron.driver.resolver.interface=127.0.0.1:{port_java}");
-    let Some(java) = client_support::JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true", &name, &interface])
+    let Some(java) =
+        client_support::JavaDriver::start(&["-Daeron.term.buffer.sparse.file=true", &name, &interface])
     else {
         return;
     };
@@ -190,7 +192,10 @@ fn our_driver_resolver_and_javas_find_each_other_by_name() {
     let j = Aeron::connect(context(java.aeron_dir(), &log)).expect("connect to java");
     let r = Aeron::connect(context(ours.aeron_dir(), &log)).expect("connect to ours");
     let ids = |aeron: &Aeron| {
-        (counter_of_type(aeron, NEIGHBORS_TYPE_ID).unwrap(), counter_of_type(aeron, CACHE_ENTRIES_TYPE_ID).unwrap())
+        (
+            counter_of_type(aeron, NEIGHBORS_TYPE_ID).unwrap(),
+            counter_of_type(aeron, CACHE_ENTRIES_TYPE_ID).unwrap(),
+        )
     };
     // Java's resolver allocates its counters as its conductor starts, after READY.
     wait_until("java's resolver counters", || counter_of_type(&j, CACHE_ENTRIES_TYPE_ID).is_some());

@@ -39,11 +39,16 @@ fn a_publication_follows_a_name_whose_address_changed() {
     let label = aeron.counters_reader().counter_label(RESOLUTION_CHANGES).unwrap();
     assert_eq!(label, "Resolution changes: driverName=node-a");
 
-    let mut first =
-        Reader::new("127.0.0.1", aeron.add_subscription(&format!("aeron:udp?endpoint=127.0.0.1:{port}"), STREAM_ID).unwrap());
-    let mut second =
-        Reader::new("127.0.0.2", aeron.add_subscription(&format!("aeron:udp?endpoint=127.0.0.2:{port}"), STREAM_ID).unwrap());
-    let publication = aeron.add_publication(&format!("aeron:udp?endpoint=server0:{port}"), STREAM_ID).unwrap();
+    let mut first = Reader::new(
+        "127.0.0.1",
+        aeron.add_subscription(&format!("aeron:udp?endpoint=127.0.0.1:{port}"), STREAM_ID).unwrap(),
+    );
+    let mut second = Reader::new(
+        "127.0.0.2",
+        aeron.add_subscription(&format!("aeron:udp?endpoint=127.0.0.2:{port}"), STREAM_ID).unwrap(),
+    );
+    let publication =
+        aeron.add_publication(&format!("aeron:udp?endpoint=server0:{port}"), STREAM_ID).unwrap();
     let mut i = 0;
     stream_until(&publication, &mut i, &mut [&mut first, &mut second], "to the initial host", |r| {
         r[0].delivered() >= 500

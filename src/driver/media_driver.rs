@@ -14,7 +14,6 @@ use crate::cnc::{CncConfig, CncFile};
 use crate::concurrent::broadcast::BroadcastTransmitter;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
-use crate::driver::media::name_resolver::{NameResolverResources, make_name_resolver};
 use crate::concurrent::mapped_file::{Allocation, create_mapped};
 use crate::concurrent::ring_buffer::ManyToOneRingBuffer;
 use crate::driver::agent_config::{ThreadStart, on_thread_start, role};
@@ -26,6 +25,7 @@ use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
 use crate::driver::loss::LossReport;
 use crate::driver::media::loss_injection::IncomingInterceptors;
 use crate::driver::media::media_plugin::Media;
+use crate::driver::media::name_resolver::{NameResolverResources, make_name_resolver};
 use crate::driver::receiver::Receiver;
 use crate::driver::sender::Sender;
 use crate::driver::system_counters::{

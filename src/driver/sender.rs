@@ -81,7 +81,11 @@ impl Sender {
         for endpoint in self.poller.entries() {
             if let Some((endpoint_name, existing)) = endpoint.check_for_re_resolution(now_ns) {
                 let endpoint_id = endpoint.id();
-                self.to_conductor.send(ConductorCommand::ReResolveEndpoint { endpoint_id, endpoint_name, existing });
+                self.to_conductor.send(ConductorCommand::ReResolveEndpoint {
+                    endpoint_id,
+                    endpoint_name,
+                    existing,
+                });
             }
         }
     }

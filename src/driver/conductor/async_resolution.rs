@@ -23,7 +23,9 @@ use crate::concurrent::ring_buffer::ControlledReadAction;
 use crate::driver::agent_proxy::SenderCommand;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::commands::{IPC_CHANNEL_PREFIX, SPY_CHANNEL_PREFIX};
-use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver, resolve_host_and_port_with};
+use crate::driver::media::name_resolver::{
+    NameResolver, TimeTrackingNameResolver, resolve_host_and_port_with,
+};
 use crate::uri::ChannelUri;
 use crate::uri::keys::{CONTROL, ENDPOINT};
 use crate::util::error::{Error, Result};
@@ -122,8 +124,7 @@ impl ConductorNameResolver {
     }
 
     fn submit(&mut self, task: Task) -> bool {
-        let sent = self.executor.as_ref().and_then(|e| e.tasks.as_ref()).is_some_and(|t| t.send(task).is_ok());
-        sent
+        self.executor.as_ref().and_then(|e| e.tasks.as_ref()).is_some_and(|t| t.send(task).is_ok())
     }
 
     /// Stops the executor (after the task it runs) and closes the resolver.
@@ -183,8 +184,10 @@ fn names_to_resolve(command: &Command<'_>) -> Option<Names> {
         return None;
     }
     let uri = ChannelUri::parse(channel.strip_prefix(SPY_CHANNEL_PREFIX).unwrap_or(channel)).ok()?;
-    let names: Names =
-        [ENDPOINT, CONTROL].into_iter().filter_map(|key| uri.get(key).map(|v| (key, v.to_string()))).collect();
+    let names: Names = [ENDPOINT, CONTROL]
+        .into_iter()
+        .filter_map(|key| uri.get(key).map(|v| (key, v.to_string())))
+        .collect();
     (!names.is_empty()).then_some(names)
 }
 
@@ -212,8 +215,8 @@ impl Conductor {
             Err(TryRecvError::Disconnected) => {
                 let error = Error::invalid_argument("async executor thread stopped");
                 if let Some((type_id, body)) = self.name_resolver.pending.take() {
-                    let correlation_id = Command::decode(type_id, &body)
-                        .map_or(0, |c| c.correlated().correlation_id);
+                    let correlation_id =
+                        Command::decode(type_id, &body).map_or(0, |c| c.correlated().correlation_id);
                     self.on_command_error(correlation_id, &error);
                 }
                 return 0;

@@ -48,13 +48,13 @@ use crate::driver::duty_cycle_tracker::DutyCycleTracker;
 use crate::driver::loss::LossReport;
 use crate::driver::media::media_plugin::Media;
 use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
-use async_resolution::ConductorNameResolver;
 use crate::driver::media::port_manager::PortManager;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
 use crate::util::clock::{epoch_ms, nano_time};
 use crate::util::error::{AeronErrorCode, Error, Result};
+use async_resolution::ConductorNameResolver;
 
 use client_proxy::ClientProxy;
 use clients::AeronClient;
@@ -292,7 +292,8 @@ impl Agent for DriverConductor {
         let read = if c.name_resolver.command_in_flight() {
             Ok(0)
         } else {
-            self.to_driver.controlled_read(|type_id, body| c.on_client_command(type_id, body), COMMAND_DRAIN_LIMIT)
+            self.to_driver
+                .controlled_read(|type_id, body| c.on_client_command(type_id, body), COMMAND_DRAIN_LIMIT)
         };
         match read {
             Ok(n) => work += n as i32,

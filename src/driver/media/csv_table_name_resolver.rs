@@ -165,7 +165,8 @@ mod tests {
         let key = reader.counter_key(ids[1]).unwrap()[..11].to_vec();
         assert_eq!(key, [7, 0, 0, 0, b's', b'e', b'r', b'v', b'e', b'r', b'0']);
 
-        let resolve = |r: &mut CsvTableNameResolver, v: &str| resolve_host_and_port_with(r, "endpoint", v, false);
+        let resolve =
+            |r: &mut CsvTableNameResolver, v: &str| resolve_host_and_port_with(r, "endpoint", v, false);
         assert_eq!(resolve(&mut r, "server0:9").unwrap(), "127.0.0.1:9".parse().unwrap());
         assert_eq!(resolve(&mut r, "server1:9").unwrap(), "127.0.0.3:9".parse().unwrap());
         assert_eq!(resolve(&mut r, "localhost:8").unwrap(), "127.0.0.1:8".parse().unwrap());

@@ -169,16 +169,21 @@ impl DriverNameResolver {
         let transport = UdpTransport::bind(local.address, params.buffers).map_err(context)?;
         let local_address = transport.local_addr();
         let label = neighbors_label(&local_address, bootstrap_address.as_ref());
-        let neighbors_id = counters_manager.allocate(NAME_RESOLVER_NEIGHBORS_COUNTER_TYPE_ID, &[], &label, now_ms)?;
+        let neighbors_id =
+            counters_manager.allocate(NAME_RESOLVER_NEIGHBORS_COUNTER_TYPE_ID, &[], &label, now_ms)?;
         let cache_label = format!("Resolver cache entries: name={}", params.name);
-        let cache_id =
-            match counters_manager.allocate(NAME_RESOLVER_CACHE_ENTRIES_COUNTER_TYPE_ID, &[], &cache_label, now_ms) {
-                Ok(id) => id,
-                Err(e) => {
-                    free_counter(counters_manager, neighbors_id, now_ms);
-                    return Err(e);
-                }
-            };
+        let cache_id = match counters_manager.allocate(
+            NAME_RESOLVER_CACHE_ENTRIES_COUNTER_TYPE_ID,
+            &[],
+            &cache_label,
+            now_ms,
+        ) {
+            Ok(id) => id,
+            Err(e) => {
+                free_counter(counters_manager, neighbors_id, now_ms);
+                return Err(e);
+            }
+        };
         let values = counters_manager.reader().values_buffer().clone();
         let labels = counters_manager.reader().metadata_buffer().clone();
         // The counter stays allocated while the driver runs: its record is ours to relabel.
@@ -309,7 +314,10 @@ impl DriverNameResolver {
                 }
                 Ok(None) => break,
                 Err(e) => {
-                    self.log(&e.context(format_args!("Failed to poll in driver name resolver: {}", self.name)), now_ms);
+                    self.log(
+                        &e.context(format_args!("Failed to poll in driver name resolver: {}", self.name)),
+                        now_ms,
+                    );
                     break;
                 }
             }
@@ -340,7 +348,10 @@ impl DriverNameResolver {
             }
             Err(e) => {
                 let to = format_source_identity(&to);
-                self.log(&e.context(format_args!("Failed to send {what} resolutions to neighbor: {to}")), now_ms);
+                self.log(
+                    &e.context(format_args!("Failed to send {what} resolutions to neighbor: {to}")),
+                    now_ms,
+                );
                 false
             }
         }

@@ -68,7 +68,10 @@ fn two_resolvers_find_each_other_through_a_bootstrap_neighbour() {
         label_of(&a, NAME_RESOLVER_NEIGHBORS_COUNTER_TYPE_ID),
         format!("Resolver neighbors: bound {a_address} bootstrap {b_address}")
     );
-    assert_eq!(label_of(&b, NAME_RESOLVER_CACHE_ENTRIES_COUNTER_TYPE_ID), "Resolver cache entries: name=node-b");
+    assert_eq!(
+        label_of(&b, NAME_RESOLVER_CACHE_ENTRIES_COUNTER_TYPE_ID),
+        "Resolver cache entries: name=node-b"
+    );
 
     // B goes quiet: A forgets it after the timeout.
     let quiet_since = now_ms;
@@ -120,5 +123,9 @@ fn hostile_res_frames_are_bounded_and_counted() {
     }
     assert_eq!(target.resolver.cache_entry_count(), MAX_CACHE_ENTRIES);
     assert_eq!(target.resolver.neighbor_count(), MAX_NEIGHBORS);
-    assert_eq!(target.system.value(SystemCounterId::InvalidPackets), 2 + 100, "two bad frames, 100 over the cap");
+    assert_eq!(
+        target.system.value(SystemCounterId::InvalidPackets),
+        2 + 100,
+        "two bad frames, 100 over the cap"
+    );
 }

@@ -22,8 +22,8 @@ use super::udp_transport::SocketBuffers;
 use crate::concurrent::counters::CountersManager;
 use crate::concurrent::error_log::DistinctErrorLog;
 use crate::driver::context::DriverContext;
-use crate::driver::system_counters::SystemCounters;
 use crate::driver::duty_cycle_tracker::DutyCycleTracker;
+use crate::driver::system_counters::SystemCounters;
 use crate::util::clock::nano_time;
 use crate::util::error::{Error, Result};
 
@@ -75,7 +75,12 @@ pub trait NameResolver: Send {
 
     /// An answer already at hand for the whole `host:port` value of `uri_param_name`
     /// (the conductor's results from its executor thread); `None` resolves as usual.
-    fn memoized(&mut self, _uri_param_name: &str, _value: &str, _is_re_resolution: bool) -> Option<Result<SocketAddr>> {
+    fn memoized(
+        &mut self,
+        _uri_param_name: &str,
+        _value: &str,
+        _is_re_resolution: bool,
+    ) -> Option<Result<SocketAddr>> {
         None
     }
 
@@ -135,7 +140,10 @@ pub struct NameResolverResources<'a> {
 /// interface but no supplier name runs the driver resolver, as Java's driver does
 /// (Aeron C would leave the interface unused, and a setting is never accepted and
 /// ignored here).
-pub fn make_name_resolver(ctx: &DriverContext, r: NameResolverResources<'_>) -> Result<Box<dyn NameResolver>> {
+pub fn make_name_resolver(
+    ctx: &DriverContext,
+    r: NameResolverResources<'_>,
+) -> Result<Box<dyn NameResolver>> {
     let init_args = ctx.network.name_resolver_init_args.as_deref();
     if let Some(supplier) = &ctx.name_resolver_supplier {
         return (supplier.0)(init_args).map_err(|e| e.context("failed to init name resolver"));
@@ -164,9 +172,14 @@ pub fn make_name_resolver(ctx: &DriverContext, r: NameResolverResources<'_>) -> 
                 mtu_length: ctx.mtu_length,
                 buffers: SocketBuffers { so_sndbuf: ctx.socket_so_sndbuf, so_rcvbuf: ctx.socket_so_rcvbuf },
             };
-            let resolver =
-                DriverNameResolver::new(&params, r.counters, r.system.clone(), Arc::clone(r.error_log), r.now_ms)
-                    .map_err(|e| e.context("failed to init name resolver"))?;
+            let resolver = DriverNameResolver::new(
+                &params,
+                r.counters,
+                r.system.clone(),
+                Arc::clone(r.error_log),
+                r.now_ms,
+            )
+            .map_err(|e| e.context("failed to init name resolver"))?;
             Ok(Box::new(resolver))
         }
     }
