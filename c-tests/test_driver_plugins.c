@@ -732,9 +732,10 @@ static void refusals_and_defaults(void)
     CHECK(aeron_driver_context_get_udp_channel_incoming_interceptors(context) == NULL);
     CHECK_EQ_LL(aeron_driver_context_close(context), 0);
 
-    /* Only the default name resolver and media are built in, and no outgoing interceptor. */
+    /* Name resolvers other than default, csv_table and driver, media other than the default
+     * and outgoing interceptors are not built in. */
     const char *refused[][2] = {
-        { "AERON_NAME_RESOLVER_SUPPLIER", "csv_table" },
+        { "AERON_NAME_RESOLVER_SUPPLIER", "nonesuch" },
         { "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "ef_vi" },
         { "AERON_CONDUCTOR_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "ef_vi" },
         { "AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS", "loss" },

@@ -49,6 +49,11 @@ pub enum SenderCommand {
     RemovePublication {
         registration_id: i64,
     },
+    /// The endpoint's `endpoint` name now resolves to `address`.
+    ResolutionChange {
+        endpoint_id: i64,
+        address: SocketAddr,
+    },
 }
 
 /// Work for the receiver.
@@ -184,6 +189,13 @@ pub enum ConductorCommand {
     /// id is `response_correlation_id` stops sending RSP_SETUP.
     ResponseConnected {
         response_correlation_id: i64,
+    },
+    /// A unicast endpoint's receiver went quiet: resolve `endpoint_name` again and tell
+    /// the sender if it no longer resolves to `existing`.
+    ReResolveEndpoint {
+        endpoint_id: i64,
+        endpoint_name: std::sync::Arc<str>,
+        existing: SocketAddr,
     },
     /// An error in the sender or receiver, for the distinct error log.
     Error(Error),

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use crate::cnc::default_aeron_dir;
 use crate::driver::agent_config::AgentConfig;
 use crate::driver::media::media_plugin::MediaPluginSupplier;
-use crate::driver::media::name_resolver::{DEFAULT_NAME_RESOLVER, NameResolver, NameResolverSupplier};
+use crate::driver::media::name_resolver::{BuiltInNameResolver, NameResolverSupplier};
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier, WildcardPortManager};
 use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
@@ -171,9 +171,10 @@ pub struct DriverContext {
     pub cubic_initial_rtt_ns: u64,
     /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
     pub cubic_tcp_mode: bool,
-    /// A name resolver supplied in code, in place of the default one
-    /// (`AERON_NAME_RESOLVER_SUPPLIER` names only `default`, the one built in).
+    /// A name resolver supplied in code, in place of the built-in one.
     pub name_resolver_supplier: Option<NameResolverSupplier>,
+    /// `AERON_NAME_RESOLVER_SUPPLIER`: `default`, `csv_table` or `driver`.
+    pub builtin_name_resolver: BuiltInNameResolver,
     /// Transports opened, sent on and received from by a plug-in (C transport bindings and
     /// interceptors), in place of the driver's own sockets.
     pub media_plugin_supplier: Option<MediaPluginSupplier>,
@@ -262,6 +263,7 @@ impl Default for DriverContext {
             cubic_initial_rtt_ns: 100_000,
             cubic_tcp_mode: false,
             name_resolver_supplier: None,
+            builtin_name_resolver: BuiltInNameResolver::Default,
             media_plugin_supplier: None,
             sender_port_manager: None,
             receiver_port_manager: None,
@@ -509,14 +511,9 @@ impl DriverContext {
                 refuse_plugin_names()?;
                 None
             },
-            name_resolver_supplier: match env("AERON_NAME_RESOLVER_SUPPLIER") {
-                Some(name) if name != DEFAULT_NAME_RESOLVER => {
-                    return Err(Error::invalid_argument(format!(
-                        "AERON_NAME_RESOLVER_SUPPLIER={name:?}: only the {DEFAULT_NAME_RESOLVER:?} name resolver is built in (supply others with aeron_driver_context_set_name_resolver_supplier)"
-                    )));
-                }
-                _ => None,
-            },
+            name_resolver_supplier: None,
+            builtin_name_resolver: env("AERON_NAME_RESOLVER_SUPPLIER")
+                .map_or(Ok(BuiltInNameResolver::Default), |name| BuiltInNameResolver::parse(&name))?,
             sender_port_manager: None,
             receiver_port_manager: None,
         };
@@ -596,15 +593,6 @@ impl DriverContext {
         match &self.termination_validator_fn {
             Some(f) => f.validate(token),
             None => self.termination_validator == TerminationValidator::Allow,
-        }
-    }
-
-    /// The driver's name resolver: the supplied one, else the default.
-    pub fn make_name_resolver(&self) -> Result<Box<dyn NameResolver>> {
-        match &self.name_resolver_supplier {
-            Some(supplier) => (supplier.0)(self.network.name_resolver_init_args.as_deref())
-                .map_err(|e| e.context("failed to init name resolver")),
-            None => Ok(Box::new(crate::driver::media::name_resolver::DefaultNameResolver)),
         }
     }
 

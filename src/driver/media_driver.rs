@@ -25,6 +25,7 @@ use crate::driver::directory::{self, CNC_FILE, LOSS_REPORT_FILE};
 use crate::driver::loss::LossReport;
 use crate::driver::media::loss_injection::IncomingInterceptors;
 use crate::driver::media::media_plugin::Media;
+use crate::driver::media::name_resolver::{NameResolverResources, make_name_resolver};
 use crate::driver::receiver::Receiver;
 use crate::driver::sender::Sender;
 use crate::driver::system_counters::{
@@ -149,7 +150,10 @@ impl MediaDriver {
             Some(plugin) if plugin.replaces_incoming_interceptors() => None,
             _ => IncomingInterceptors::from_context(&ctx)?,
         };
-        let name_resolver = ctx.make_name_resolver()?;
+        let name_resolver = make_name_resolver(
+            &ctx,
+            NameResolverResources { counters: &mut counters, system: &system, error_log: &error_log, now_ms },
+        )?;
         let (sender_port_manager, receiver_port_manager) = ctx.make_port_managers();
         let sender = Sender::new(
             &ctx,
@@ -182,7 +186,7 @@ impl MediaDriver {
             media,
             sender_port_manager,
             receiver_port_manager,
-        });
+        })?;
         // Everything above is in place before clients may connect: this takes correlation
         // id 0 (the first client gets 1), writes the heartbeat, then the version (release).
         cnc.signal_ready(epoch_ms())?;

@@ -35,6 +35,9 @@ pub struct Sender {
     status_message_read_timeout_ns: i64,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
+    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL` (0: never).
+    re_resolution_check_interval_ns: i64,
+    re_resolution_deadline_ns: i64,
 }
 
 impl Sender {
@@ -64,6 +67,22 @@ impl Sender {
             status_message_read_timeout_ns: (ctx.status_message_timeout_ns / 2) as i64,
             counters,
             tracker,
+            re_resolution_check_interval_ns: ctx.network.re_resolution_check_interval_ns as i64,
+            re_resolution_deadline_ns: nano_time() + ctx.network.re_resolution_check_interval_ns as i64,
+        }
+    }
+
+    /// Asks the conductor to re-resolve the endpoints whose receivers went quiet.
+    fn check_for_re_resolutions(&mut self, now_ns: i64) {
+        for endpoint in self.poller.entries() {
+            if let Some((endpoint_name, existing)) = endpoint.check_for_re_resolution(now_ns) {
+                let endpoint_id = endpoint.id();
+                self.to_conductor.send(ConductorCommand::ReResolveEndpoint {
+                    endpoint_id,
+                    endpoint_name,
+                    existing,
+                });
+            }
         }
     }
 
@@ -103,6 +122,15 @@ impl Sender {
             SenderCommand::RemoveDestinationById { endpoint_id, registration_id } => {
                 if let Some(tracker) = self.tracker(endpoint_id) {
                     tracker.remove_by_registration_id(registration_id);
+                }
+            }
+            SenderCommand::ResolutionChange { endpoint_id, address } => {
+                let endpoint = self.poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id);
+                if let Some(endpoint) = endpoint {
+                    match endpoint.resolution_change(address) {
+                        Ok(()) => self.counters.increment(SystemCounterId::ResolutionChanges),
+                        Err(e) => self.report(e),
+                    }
                 }
             }
             SenderCommand::RemovePublication { registration_id } => {
@@ -195,6 +223,10 @@ impl Agent for Sender {
             bytes_received = self.poll_control(now_ns);
             self.duty_cycle_counter = 0;
             self.control_poll_deadline_ns = now_ns + self.status_message_read_timeout_ns;
+            if self.re_resolution_check_interval_ns > 0 && now_ns > self.re_resolution_deadline_ns {
+                self.re_resolution_deadline_ns = now_ns + self.re_resolution_check_interval_ns;
+                self.check_for_re_resolutions(now_ns);
+            }
         }
         Ok((work + bytes_sent + bytes_received) as i32)
     }

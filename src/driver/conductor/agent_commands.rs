@@ -47,6 +47,9 @@ impl Conductor {
             ConductorCommand::ResponseConnected { response_correlation_id } => {
                 self.on_response_connected(response_correlation_id)
             }
+            ConductorCommand::ReResolveEndpoint { endpoint_id, endpoint_name, existing } => {
+                self.on_re_resolve_endpoint(endpoint_id, endpoint_name, existing)
+            }
             ConductorCommand::Error(error) => self.log_error(&error),
         }
     }

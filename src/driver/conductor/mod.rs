@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 
 pub mod agent_commands;
+pub mod async_resolution;
 pub mod client_proxy;
 pub mod clients;
 pub mod commands;
@@ -53,6 +54,7 @@ use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
 use crate::util::clock::{epoch_ms, nano_time};
 use crate::util::error::{AeronErrorCode, Error, Result};
+use async_resolution::ConductorNameResolver;
 
 use client_proxy::ClientProxy;
 use clients::AeronClient;
@@ -113,8 +115,9 @@ pub struct Conductor {
     pub(crate) time_of_last_command_position_change_ns: i64,
     /// Conductor duty cycles (system counters 26, 27) or the supplied tracker.
     duty_cycle_tracker: DutyCycleTracker,
-    /// Resolves channel and destination addresses; each call timed (counters 32, 33).
-    pub(crate) name_resolver: TimeTrackingNameResolver,
+    /// Resolves channel and destination addresses, off the conductor's thread when the
+    /// async executor runs; each call timed (counters 32, 33).
+    pub(crate) name_resolver: ConductorNameResolver,
     /// What endpoints open their transports with.
     pub(crate) media: Media,
     /// Where send endpoints and receive destinations bind.
@@ -201,7 +204,8 @@ pub struct ConductorParts {
 }
 
 impl DriverConductor {
-    pub fn new(parts: ConductorParts) -> Self {
+    /// Fails only when the async executor thread cannot be started.
+    pub fn new(parts: ConductorParts) -> Result<Self> {
         let now_ns = nano_time();
         let ctx = parts.ctx;
         let session_ids = SessionIdAllocator::new(
@@ -224,6 +228,11 @@ impl DriverConductor {
                 ctx.agents.name_resolver_time_tracker.clone(),
             ),
         );
+        let name_resolver = ConductorNameResolver::new(
+            name_resolver,
+            ctx.agents.async_executor_threads,
+            usize::try_from(ctx.agents.async_executor_cpu_affinity).ok(),
+        )?;
         let conductor = Conductor {
             proxy: parts.proxy,
             counters: parts.counters,
@@ -260,7 +269,7 @@ impl DriverConductor {
             receiver_port_manager: parts.receiver_port_manager,
             ctx,
         };
-        Self { to_driver: parts.to_driver, conductor }
+        Ok(Self { to_driver: parts.to_driver, conductor })
     }
 }
 
@@ -280,8 +289,12 @@ impl Agent for DriverConductor {
             c.timeout_check_deadline_ns = c.now_ns + c.ctx.timer_interval_ns as i64;
             work += 1;
         }
-        let read =
-            self.to_driver.controlled_read(|type_id, body| c.on_command(type_id, body), COMMAND_DRAIN_LIMIT);
+        let read = if c.name_resolver.command_in_flight() {
+            Ok(0)
+        } else {
+            self.to_driver
+                .controlled_read(|type_id, body| c.on_client_command(type_id, body), COMMAND_DRAIN_LIMIT)
+        };
         match read {
             Ok(n) => work += n as i32,
             Err(e) => {
@@ -309,6 +322,7 @@ impl Agent for DriverConductor {
             work += publication.update_pub_pos_and_lmt();
         }
         work += c.free_end_of_life_logs();
+        work += c.poll_resolutions();
         match c.name_resolver.do_work(c.now_ms) {
             Ok(n) => work += n,
             Err(e) => c.log_error(&e.context("name resolver do_work")),

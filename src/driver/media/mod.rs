@@ -2,9 +2,11 @@
 //! loss-injection interceptors that the sender and receiver agents are built from.
 #![forbid(unsafe_code)]
 
+pub mod csv_table_name_resolver;
 pub mod data_datagram;
 pub mod data_packet_dispatcher;
 pub mod destination_tracker;
+pub mod driver_name_resolver;
 pub mod interface_address;
 pub mod loss_injection;
 pub mod media_plugin;

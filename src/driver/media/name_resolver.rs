@@ -15,13 +15,47 @@ use std::fmt;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
+use super::csv_table_name_resolver::CsvTableNameResolver;
+use super::driver_name_resolver::{DriverNameResolver, DriverNameResolverParams};
 use super::socket_address::{AddressText, parse_port, resolve_host, socket_address};
+use super::udp_transport::SocketBuffers;
+use crate::concurrent::counters::CountersManager;
+use crate::concurrent::error_log::DistinctErrorLog;
+use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::DutyCycleTracker;
+use crate::driver::system_counters::SystemCounters;
 use crate::util::clock::nano_time;
 use crate::util::error::{Error, Result};
 
-/// `AERON_NAME_RESOLVER_SUPPLIER`'s value for the default resolver, the only built-in one.
+/// `AERON_NAME_RESOLVER_SUPPLIER`'s value for the default resolver.
 pub const DEFAULT_NAME_RESOLVER: &str = "default";
+/// ... for the CSV table resolver (`csv_table_name_resolver.rs`).
+pub const CSV_TABLE_NAME_RESOLVER: &str = "csv_table";
+/// ... for the driver name resolver (`driver_name_resolver.rs`).
+pub const DRIVER_NAME_RESOLVER: &str = "driver";
+
+/// The resolvers built in, as `AERON_NAME_RESOLVER_SUPPLIER` names them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BuiltInNameResolver {
+    #[default]
+    Default,
+    CsvTable,
+    Driver,
+}
+
+impl BuiltInNameResolver {
+    /// Parses a supplier name; an unknown one is an error naming the variable.
+    pub fn parse(name: &str) -> Result<Self> {
+        match name {
+            DEFAULT_NAME_RESOLVER => Ok(Self::Default),
+            CSV_TABLE_NAME_RESOLVER => Ok(Self::CsvTable),
+            DRIVER_NAME_RESOLVER => Ok(Self::Driver),
+            other => Err(Error::invalid_argument(format!(
+                "AERON_NAME_RESOLVER_SUPPLIER={other:?}: unknown name resolver (built in: {DEFAULT_NAME_RESOLVER}, {CSV_TABLE_NAME_RESOLVER}, {DRIVER_NAME_RESOLVER}; supply others with aeron_driver_context_set_name_resolver_supplier)"
+            ))),
+        }
+    }
+}
 
 /// A name resolver (Aeron's `lookup_func`, `resolve_func`, `do_work_func`, `close_func`).
 pub trait NameResolver: Send {
@@ -38,6 +72,17 @@ pub trait NameResolver: Send {
         is_re_resolution: bool,
         ipv6: bool,
     ) -> Result<IpAddr>;
+
+    /// An answer already at hand for the whole `host:port` value of `uri_param_name`
+    /// (the conductor's results from its executor thread); `None` resolves as usual.
+    fn memoized(
+        &mut self,
+        _uri_param_name: &str,
+        _value: &str,
+        _is_re_resolution: bool,
+    ) -> Option<Result<SocketAddr>> {
+        None
+    }
 
     /// The resolver's own periodic work (the conductor calls it every duty cycle).
     fn do_work(&mut self, _now_ms: i64) -> Result<i32> {
@@ -79,6 +124,64 @@ pub struct NameResolverSupplier(pub Arc<MakeNameResolver>);
 impl fmt::Debug for NameResolverSupplier {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("NameResolverSupplier")
+    }
+}
+
+/// What the built-in resolvers are made with, beyond the context.
+pub struct NameResolverResources<'a> {
+    pub counters: &'a mut CountersManager,
+    pub system: &'a SystemCounters,
+    pub error_log: &'a Arc<DistinctErrorLog>,
+    pub now_ms: i64,
+}
+
+/// The driver's resolver (called once, when the driver is created): the one supplied in
+/// code, else the one `AERON_NAME_RESOLVER_SUPPLIER` names. A driver given a resolver
+/// interface but no supplier name runs the driver resolver, as Java's driver does
+/// (Aeron C would leave the interface unused, and a setting is never accepted and
+/// ignored here).
+pub fn make_name_resolver(
+    ctx: &DriverContext,
+    r: NameResolverResources<'_>,
+) -> Result<Box<dyn NameResolver>> {
+    let init_args = ctx.network.name_resolver_init_args.as_deref();
+    if let Some(supplier) = &ctx.name_resolver_supplier {
+        return (supplier.0)(init_args).map_err(|e| e.context("failed to init name resolver"));
+    }
+    let network = &ctx.network;
+    let builtin = match ctx.builtin_name_resolver {
+        BuiltInNameResolver::Default if network.resolver_interface.is_some() => BuiltInNameResolver::Driver,
+        other => other,
+    };
+    match builtin {
+        BuiltInNameResolver::Default => Ok(Box::new(DefaultNameResolver)),
+        BuiltInNameResolver::CsvTable => Ok(Box::new(
+            CsvTableNameResolver::new(init_args, r.counters, r.now_ms)
+                .map_err(|e| e.context("failed to init name resolver"))?,
+        )),
+        BuiltInNameResolver::Driver => {
+            let interface = network.resolver_interface.as_deref().ok_or_else(|| {
+                Error::invalid_argument(
+                    "AERON_NAME_RESOLVER_SUPPLIER=driver needs AERON_DRIVER_RESOLVER_INTERFACE (host:port to bind)",
+                )
+            })?;
+            let params = DriverNameResolverParams {
+                name: network.resolver_name.as_deref().unwrap_or(""),
+                interface,
+                bootstrap_neighbor: network.resolver_bootstrap_neighbor.as_deref(),
+                mtu_length: ctx.mtu_length,
+                buffers: SocketBuffers { so_sndbuf: ctx.socket_so_sndbuf, so_rcvbuf: ctx.socket_so_rcvbuf },
+            };
+            let resolver = DriverNameResolver::new(
+                &params,
+                r.counters,
+                r.system.clone(),
+                Arc::clone(r.error_log),
+                r.now_ms,
+            )
+            .map_err(|e| e.context("failed to init name resolver"))?;
+            Ok(Box::new(resolver))
+        }
     }
 }
 
@@ -134,6 +237,9 @@ pub fn resolve_host_and_port_with(
     value: &str,
     is_re_resolution: bool,
 ) -> Result<SocketAddr> {
+    if let Some(answer) = resolver.memoized(key, value, is_re_resolution) {
+        return answer;
+    }
     let looked_up = resolver.lookup(value, key, is_re_resolution)?;
     let text = looked_up.as_deref().unwrap_or(value);
     let unresolved = |e: Error| match looked_up.as_deref() {

@@ -90,7 +90,17 @@ pub struct SendChannelEndpoint {
     /// `channel-snd-ts-offset`, and where stamped copies of datagrams are made (the log
     /// the datagrams come from is shared memory the sender does not write).
     send_timestamp: Option<(TimestampOffset, RefCell<Box<[u8]>>)>,
+    /// The `endpoint` text of a unicast channel (not multicast, not multi-destination),
+    /// re-resolved when its receiver goes quiet.
+    endpoint_name: Option<Arc<str>>,
+    /// Where data goes now (unicast: the endpoint as last resolved).
+    current_data_address: SocketAddr,
+    /// When a status message last arrived (from the opening on).
+    time_of_last_sm_ns: i64,
 }
+
+/// A unicast receiver silent this long has its endpoint re-resolved (Aeron: 5 s).
+pub const RE_RESOLUTION_QUIET_TIMEOUT_NS: i64 = 5_000_000_000;
 
 impl TransportSet for SendChannelEndpoint {
     fn transport_count(&self) -> usize {
@@ -143,6 +153,9 @@ impl SendChannelEndpoint {
         let send_timestamp = channel.timestamps.channel_snd.map(|offset| {
             (offset, RefCell::new(vec![0u8; MAX_BATCH * MAX_UDP_PAYLOAD_LENGTH].into_boxed_slice()))
         });
+        let endpoint_name = (is_unicast && channel.has_explicit_endpoint)
+            .then(|| channel.uri.get(crate::uri::keys::ENDPOINT).map(Arc::from))
+            .flatten();
         Ok(Self {
             id,
             transport: Arc::new(transport),
@@ -150,6 +163,9 @@ impl SendChannelEndpoint {
             is_unicast,
             reported_destination_bound: false,
             send_timestamp,
+            endpoint_name,
+            current_data_address: channel.remote_data,
+            time_of_last_sm_ns: crate::util::clock::nano_time(),
         })
     }
 
@@ -267,6 +283,32 @@ impl SendChannelEndpoint {
         }
     }
 
+    /// The endpoint name to re-resolve and the address it has now, when this is a unicast
+    /// endpoint given by `endpoint` whose receiver has been quiet too long (the sender asks
+    /// every `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Allocation-free.
+    pub fn check_for_re_resolution(&self, now_ns: i64) -> Option<(Arc<str>, SocketAddr)> {
+        let name = self.endpoint_name.as_ref()?;
+        (now_ns > self.time_of_last_sm_ns + RE_RESOLUTION_QUIET_TIMEOUT_NS)
+            .then(|| (Arc::clone(name), self.current_data_address))
+    }
+
+    /// The endpoint's name now resolves to `address`: data goes there from now on (a
+    /// connected socket is connected to it).
+    pub fn resolution_change(&mut self, address: SocketAddr) -> Result<()> {
+        match &mut self.route {
+            Route::Connected => self.transport.reconnect(address).map_err(|e| {
+                e.context(format_args!(
+                    "failed to reconnect transport with re-resolved address: {}",
+                    super::socket_address::format_source_identity(&address)
+                ))
+            })?,
+            Route::To(to) => *to = address,
+            Route::Destinations(_) => return Ok(()),
+        }
+        self.current_data_address = address;
+        Ok(())
+    }
+
     /// Drops dynamic destinations that went quiet (the sender's idle work).
     pub fn remove_inactive_destinations(&mut self, now_ns: i64) -> usize {
         self.destination_tracker_mut().map_or(0, |t| t.remove_inactive(now_ns))
@@ -312,6 +354,7 @@ pub fn dispatch_control_frame(
                 return Ok(());
             };
             counters.increment(SystemCounterId::StatusMessagesReceived);
+            endpoint.time_of_last_sm_ns = now_ns;
             let tracked = endpoint.track_receiver(sm.receiver_id(), source, now_ns);
             if let Some(i) = find(publications, sm.session_id(), sm.stream_id()) {
                 if sm.is_send_setup() {

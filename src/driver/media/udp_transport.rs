@@ -346,6 +346,17 @@ impl UdpTransport {
         Ok(())
     }
 
+    /// Connects the socket to another peer (a re-resolved endpoint, from the sender, which
+    /// shares the transport). `connected_addr` keeps the peer it was opened with.
+    pub fn reconnect(&self, remote: SocketAddr) -> Result<()> {
+        match &self.io {
+            Io::Socket { socket, .. } => {
+                socket.connect(remote).map_err(|e| Error::io(&e, format_args!("connect {remote}")))
+            }
+            Io::Plugin(transport) => transport.connect(remote),
+        }
+    }
+
     /// The plug-in transport, if a plug-in opened this one.
     pub fn plugin(&self) -> Option<&Arc<dyn PluginTransport>> {
         match &self.io {
