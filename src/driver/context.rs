@@ -361,6 +361,15 @@ impl DriverContext {
             self.publication_reserved_session_id_low <= self.publication_reserved_session_id_high,
             "AERON_PUBLICATION_RESERVED_SESSION_ID_LOW must not exceed ..._HIGH".to_string(),
         )?;
+        for (name, range) in [
+            ("AERON_SENDER_WILDCARD_PORT_RANGE", self.network.sender_wildcard_port_range),
+            ("AERON_RECEIVER_WILDCARD_PORT_RANGE", self.network.receiver_wildcard_port_range),
+        ] {
+            rule(
+                range.low <= range.high,
+                format!("{name}: low port {} exceeds high port {}", range.low, range.high),
+            )?;
+        }
         let ring_capacity = self.to_driver_buffer_length.saturating_sub(768);
         rule(
             ring_capacity.is_power_of_two(),
