@@ -184,11 +184,13 @@ fn generate_settings_ffi(crate_dir: &std::path::Path) -> String {
                 "Sets {doc} (`{env}`). Returns 0, or -1 (EINVAL) if `context` is NULL{refusal}."
             ));
             let get_doc = doc_comment(&format!("Returns {doc}; Aeron's default for a NULL `context`."));
+            let call = format!("unsafe {{ {setter}(context, value) }}");
+            let status = if set_returns == "c_int" { format!("i64::from({call})") } else { call };
             setters.push_str(&format!(
-                "        \"{setter}\" => Some(i64::from(unsafe {{ {setter}(context, value.parse().ok()?) }})),\n"
+                "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some({status})\n        }}\n"
             ));
             getters.push_str(&format!(
-                "        \"{getter}\" => Some(unsafe {{ {getter}(context) }}.to_string()),\n"
+                "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
             ));
             let widen = if set_returns == "c_int" { "" } else { ".map(i64::from)" };
             out.push_str(&format!(
@@ -230,7 +232,6 @@ pub unsafe extern "C" fn {getter}(context: *mut aeron_driver_context_t) -> {get_
 /// `context` must be NULL or a live driver context.
 #[doc(hidden)]
 pub unsafe fn call_setter(context: *mut aeron_driver_context_t, name: &str, value: &str) -> Option<i64> {{
-    // SAFETY: as this function's contract (each arm calls one setter).
     match name {{
 {setters}        _ => None,
     }}
@@ -242,7 +243,6 @@ pub unsafe fn call_setter(context: *mut aeron_driver_context_t, name: &str, valu
 /// `context` must be NULL or a live driver context.
 #[doc(hidden)]
 pub unsafe fn call_getter(context: *mut aeron_driver_context_t, name: &str) -> Option<String> {{
-    // SAFETY: as this function's contract (each arm calls one getter).
     match name {{
 {getters}        _ => None,
     }}
