@@ -2087,83 +2087,6 @@ int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t
 // `context` must be NULL or live.
 aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
 
-// Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
-// for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_conductor_cpu_affinity(struct aeron_driver_context_t *context,
-                                                    int32_t value);
-
-// Returns the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`;
-// -1 for none (default -1); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_conductor_cpu_affinity(struct aeron_driver_context_t *context);
-
-// Sets the CPU the sender thread is pinned to; -1 for none (default -1)
-// (`AERON_SENDER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_sender_cpu_affinity(struct aeron_driver_context_t *context,
-                                                 int32_t value);
-
-// Returns the CPU the sender thread is pinned to; -1 for none (default -1); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_sender_cpu_affinity(struct aeron_driver_context_t *context);
-
-// Sets the CPU the receiver thread is pinned to; -1 for none (default -1)
-// (`AERON_RECEIVER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_receiver_cpu_affinity(struct aeron_driver_context_t *context,
-                                                   int32_t value);
-
-// Returns the CPU the receiver thread is pinned to; -1 for none (default -1); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_receiver_cpu_affinity(struct aeron_driver_context_t *context);
-
-// Sets threads for the conductor's slow tasks, 0 or 1 (default 1)
-// (`AERON_DRIVER_ASYNC_EXECUTOR_THREADS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_async_executor_threads(struct aeron_driver_context_t *context,
-                                                    uint32_t value);
-
-// Returns threads for the conductor's slow tasks, 0 or 1 (default 1); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_async_executor_threads(struct aeron_driver_context_t *context);
-
-// Sets the CPU of the async executor thread; -1 for none (default -1)
-// (`AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is
-// NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_async_executor_cpu_affinity(struct aeron_driver_context_t *context,
-                                                         int32_t value);
-
-// Returns the CPU of the async executor thread; -1 for none (default -1); Aeron's default for
-// a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_async_executor_cpu_affinity(struct aeron_driver_context_t *context);
-
 // Selects the idle strategy of the sender by name (`AERON_SENDER_IDLE_STRATEGY`; default
 // `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
 // arguments, an unknown name or unsuitable init args (the setting is then unchanged).
@@ -2327,1036 +2250,6 @@ int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
-// Sets SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB)
-// (`AERON_SOCKET_SO_RCVBUF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_socket_so_rcvbuf(struct aeron_driver_context_t *context, size_t value);
-
-// Returns SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_socket_so_rcvbuf(struct aeron_driver_context_t *context);
-
-// Sets SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0)
-// (`AERON_SOCKET_SO_SNDBUF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_socket_so_sndbuf(struct aeron_driver_context_t *context, size_t value);
-
-// Returns SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_socket_so_sndbuf(struct aeron_driver_context_t *context);
-
-// Sets IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0)
-// (`AERON_SOCKET_MULTICAST_TTL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_socket_multicast_ttl(struct aeron_driver_context_t *context,
-                                                  uint8_t value);
-
-// Returns IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint8_t aeron_driver_context_get_socket_multicast_ttl(struct aeron_driver_context_t *context);
-
-// Sets how many sends the sender makes per poll for status messages (default 6)
-// (`AERON_SEND_TO_STATUS_POLL_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL or the
-// value does not fit.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_send_to_status_poll_ratio(struct aeron_driver_context_t *context,
-                                                       size_t value);
-
-// Returns how many sends the sender makes per poll for status messages (default 6); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_send_to_status_poll_ratio(struct aeron_driver_context_t *context);
-
-// Sets the initial receiver window, at least the MTU (default 128 KiB)
-// (`AERON_RCV_INITIAL_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_rcv_initial_window_length(struct aeron_driver_context_t *context,
-                                                       size_t value);
-
-// Returns the initial receiver window, at least the MTU (default 128 KiB); Aeron's default for
-// a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_rcv_initial_window_length(struct aeron_driver_context_t *context);
-
-// Sets the expected multicast group size that scales NAK delays (default 10)
-// (`AERON_NAK_MULTICAST_GROUP_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL or the
-// value does not fit.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_nak_multicast_group_size(struct aeron_driver_context_t *context,
-                                                      size_t value);
-
-// Returns the expected multicast group size that scales NAK delays (default 10); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_nak_multicast_group_size(struct aeron_driver_context_t *context);
-
-// Sets the longest multicast NAK delay, in ns (default 10 ms)
-// (`AERON_NAK_MULTICAST_MAX_BACKOFF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context,
-                                                          uint64_t value);
-
-// Returns the longest multicast NAK delay, in ns (default 10 ms); Aeron's default for a NULL
-// `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context);
-
-// Sets the unicast NAK delay, in ns (default 100 us) (`AERON_NAK_UNICAST_DELAY`). Returns 0,
-// or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_nak_unicast_delay_ns(struct aeron_driver_context_t *context,
-                                                  uint64_t value);
-
-// Returns the unicast NAK delay, in ns (default 100 us); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_nak_unicast_delay_ns(struct aeron_driver_context_t *context);
-
-// Sets the multiple of the unicast NAK delay before a NAK is repeated (default 100)
-// (`AERON_NAK_UNICAST_RETRY_DELAY_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context,
-                                                           uint64_t value);
-
-// Returns the multiple of the unicast NAK delay before a NAK is repeated (default 100);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context);
-
-// Sets the most retransmissions in flight per publication (default 16) (`AERON_MAX_RESEND`).
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_max_resend(struct aeron_driver_context_t *context, uint32_t value);
-
-// Returns the most retransmissions in flight per publication (default 16); Aeron's default for
-// a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_max_resend(struct aeron_driver_context_t *context);
-
-// Sets the delay before a unicast retransmission, in ns (default 0)
-// (`AERON_RETRANSMIT_UNICAST_DELAY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context,
-                                                         uint64_t value);
-
-// Returns the delay before a unicast retransmission, in ns (default 0); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a retransmitted range ignores further NAKs, in ns (default 10 ms)
-// (`AERON_RETRANSMIT_UNICAST_LINGER`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context,
-                                                          uint64_t value);
-
-// Returns how long a retransmitted range ignores further NAKs, in ns (default 10 ms); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context);
-
-// Sets the default group tag of tagged flow control (default -1)
-// (`AERON_FLOW_CONTROL_GROUP_TAG`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_flow_control_group_tag(struct aeron_driver_context_t *context,
-                                                    int64_t value);
-
-// Returns the default group tag of tagged flow control (default -1); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_get_flow_control_group_tag(struct aeron_driver_context_t *context);
-
-// Sets the receivers a tagged flow control group needs before it is live (default 0)
-// (`AERON_FLOW_CONTROL_GROUP_MIN_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_flow_control_group_min_size(struct aeron_driver_context_t *context,
-                                                         int32_t value);
-
-// Returns the receivers a tagged flow control group needs before it is live (default 0);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_flow_control_group_min_size(struct aeron_driver_context_t *context);
-
-// Sets whether UDP channels connect their sockets by default (default true)
-// (`AERON_DRIVER_CONNECT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_connect_enabled(struct aeron_driver_context_t *context, bool value);
-
-// Returns whether UDP channels connect their sockets by default (default true); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_get_connect_enabled(struct aeron_driver_context_t *context);
-
-// Sets datagrams the receiver reads per system call, 1 to 16 (default 2)
-// (`AERON_RECEIVER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_receiver_io_vector_capacity(struct aeron_driver_context_t *context,
-                                                         uint32_t value);
-
-// Returns datagrams the receiver reads per system call, 1 to 16 (default 2); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_receiver_io_vector_capacity(struct aeron_driver_context_t *context);
-
-// Sets datagrams the sender writes per system call, 1 to 16 (default 2)
-// (`AERON_SENDER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_sender_io_vector_capacity(struct aeron_driver_context_t *context,
-                                                       uint32_t value);
-
-// Returns datagrams the sender writes per system call, 1 to 16 (default 2); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_sender_io_vector_capacity(struct aeron_driver_context_t *context);
-
-// Sets frames a network publication sends per duty cycle, 1 to 16 (default 2)
-// (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`). Returns 0, or -1 (EINVAL) if `context`
-// is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_network_publication_max_messages_per_send(struct aeron_driver_context_t *context,
-                                                                       uint32_t value);
-
-// Returns frames a network publication sends per duty cycle, 1 to 16 (default 2); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_network_publication_max_messages_per_send(struct aeron_driver_context_t *context);
-
-// Sets the most images one receive channel endpoint has or builds at once, at least 1
-// (default 1024; `AERONRS_MAX_IMAGES_PER_ENDPOINT`, aeronrs only): SETUPs beyond it are
-// refused and counted as invalid packets. Returns 0, or -1 (EINVAL) if `context` is NULL
-// or `value` is 0.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeronrs_driver_context_set_max_images_per_endpoint(struct aeron_driver_context_t *context,
-                                                       uint32_t value);
-
-// Returns the most images one receive channel endpoint has at once (default 1024), or
-// the default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeronrs_driver_context_get_max_images_per_endpoint(struct aeron_driver_context_t *context);
-
-// Sets the most images one source host (IP address) has at once on one receive channel
-// endpoint, at least 1 (default 256; `AERONRS_MAX_IMAGES_PER_SOURCE`, aeronrs only).
-// Returns 0, or -1 (EINVAL) if `context` is NULL or `value` is 0.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeronrs_driver_context_set_max_images_per_source(struct aeron_driver_context_t *context,
-                                                     uint32_t value);
-
-// Returns the most images one source host has at once on one endpoint (default 256), or
-// the default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeronrs_driver_context_get_max_images_per_source(struct aeron_driver_context_t *context);
-
-// Sets whether the driver's own sockets use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true; `AERONRS_UDP_MMSG_ENABLED`, aeronrs
-// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
-// -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeronrs_driver_context_set_udp_mmsg_enabled(struct aeron_driver_context_t *context,
-                                                bool value);
-
-// Returns whether the driver's own sockets may use `recvmmsg` / `sendmmsg`: several datagrams per system call (default true), or the default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeronrs_driver_context_get_udp_mmsg_enabled(struct aeron_driver_context_t *context);
-
-// Sets whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true; `AERONRS_UDP_GSO_ENABLED`, aeronrs
-// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
-// -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeronrs_driver_context_set_udp_gso_enabled(struct aeron_driver_context_t *context,
-                                               bool value);
-
-// Returns whether the driver's own sockets may use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination (default true), or the default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeronrs_driver_context_get_udp_gso_enabled(struct aeron_driver_context_t *context);
-
-// Sets whether the driver's own sockets use UDP receive offload (`UDP_GRO`) on receiving sockets (default true; `AERONRS_UDP_GRO_ENABLED`, aeronrs
-// only). Where the kernel refuses it the driver falls back to plain calls. Returns 0, or
-// -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeronrs_driver_context_set_udp_gro_enabled(struct aeron_driver_context_t *context,
-                                               bool value);
-
-// Returns whether the driver's own sockets may use UDP receive offload (`UDP_GRO`) on receiving sockets (default true), or the default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeronrs_driver_context_get_udp_gro_enabled(struct aeron_driver_context_t *context);
-
-// Sets the MTU of network publications, a multiple of 32 (default 1408) (`AERON_MTU_LENGTH`).
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_mtu_length(struct aeron_driver_context_t *context, size_t value);
-
-// Returns the MTU of network publications, a multiple of 32 (default 1408); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_mtu_length(struct aeron_driver_context_t *context);
-
-// Sets the MTU (largest fragment) of IPC publications (default 1408) (`AERON_IPC_MTU_LENGTH`).
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_ipc_mtu_length(struct aeron_driver_context_t *context, size_t value);
-
-// Returns the MTU (largest fragment) of IPC publications (default 1408); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_ipc_mtu_length(struct aeron_driver_context_t *context);
-
-// Sets how far an IPC publication may run ahead of its slowest subscriber; 0 for half a term
-// (default 0) (`AERON_IPC_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_ipc_publication_term_window_length(struct aeron_driver_context_t *context,
-                                                                size_t value);
-
-// Returns how far an IPC publication may run ahead of its slowest subscriber; 0 for half a
-// term (default 0); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_ipc_publication_term_window_length(struct aeron_driver_context_t *context);
-
-// Sets how far a network publication may run ahead of its sender; 0 for half a term (default
-// 0) (`AERON_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_term_window_length(struct aeron_driver_context_t *context,
-                                                            size_t value);
-
-// Returns how far a network publication may run ahead of its sender; 0 for half a term
-// (default 0); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_publication_term_window_length(struct aeron_driver_context_t *context);
-
-// Sets whether streams are reliable (gaps are NAKed) by default (default true)
-// (`AERON_RELIABLE_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_reliable_stream(struct aeron_driver_context_t *context, bool value);
-
-// Returns whether streams are reliable (gaps are NAKed) by default (default true); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_reliable_stream(struct aeron_driver_context_t *context);
-
-// Sets whether subscriptions hold publications back by default (default true)
-// (`AERON_TETHER_SUBSCRIPTIONS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_tether_subscriptions(struct aeron_driver_context_t *context,
-                                                  bool value);
-
-// Returns whether subscriptions hold publications back by default (default true); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_tether_subscriptions(struct aeron_driver_context_t *context);
-
-// Sets whether a subscription rejoins a stream after its image went away (default true)
-// (`AERON_REJOIN_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_rejoin_stream(struct aeron_driver_context_t *context, bool value);
-
-// Returns whether a subscription rejoins a stream after its image went away (default true);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_rejoin_stream(struct aeron_driver_context_t *context);
-
-// Sets the low end of the session ids the driver never assigns (default -1)
-// (`AERON_PUBLICATION_RESERVED_SESSION_ID_LOW`). Returns 0, or -1 (EINVAL) if `context` is
-// NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_reserved_session_id_low(struct aeron_driver_context_t *context,
-                                                                 int32_t value);
-
-// Returns the low end of the session ids the driver never assigns (default -1); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_publication_reserved_session_id_low(struct aeron_driver_context_t *context);
-
-// Sets the high end of the session ids the driver never assigns (default 1000)
-// (`AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH`). Returns 0, or -1 (EINVAL) if `context` is
-// NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_reserved_session_id_high(struct aeron_driver_context_t *context,
-                                                                  int32_t value);
-
-// Returns the high end of the session ids the driver never assigns (default 1000); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_publication_reserved_session_id_high(struct aeron_driver_context_t *context);
-
-// Sets the most publication sessions one stream may have (default INT32_MAX)
-// (`AERON_DRIVER_STREAM_SESSION_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_stream_session_limit(struct aeron_driver_context_t *context,
-                                                  int32_t value);
-
-// Returns the most publication sessions one stream may have (default INT32_MAX); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int32_t aeron_driver_context_get_stream_session_limit(struct aeron_driver_context_t *context);
-
-// Sets whether experimental features are enabled (default false)
-// (`AERON_ENABLE_EXPERIMENTAL_FEATURES`): as in Aeron 1.48, response channels (UDP channels
-// with `control-mode=response` or `response-correlation-id`) are refused without them.
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_enable_experimental_features(struct aeron_driver_context_t *context,
-                                                          bool value);
-
-// Returns whether experimental features are enabled (default false); Aeron's default for a
-// NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_get_enable_experimental_features(struct aeron_driver_context_t *context);
-
-// Sets how many resources the conductor frees per duty cycle (default 10)
-// (`AERON_DRIVER_RESOURCE_FREE_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_resource_free_limit(struct aeron_driver_context_t *context,
-                                                 uint32_t value);
-
-// Returns how many resources the conductor frees per duty cycle (default 10); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint32_t aeron_driver_context_get_resource_free_limit(struct aeron_driver_context_t *context);
-
-// Sets whether to warn when the Aeron directory already exists at start (default false)
-// (`AERON_DIR_WARN_IF_EXISTS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_dir_warn_if_exists(struct aeron_driver_context_t *context, bool value);
-
-// Returns whether to warn when the Aeron directory already exists at start (default false);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_dir_warn_if_exists(struct aeron_driver_context_t *context);
-
-// Sets whether to delete an existing Aeron directory at start (default false)
-// (`AERON_DIR_DELETE_ON_START`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_dir_delete_on_start(struct aeron_driver_context_t *context,
-                                                 bool value);
-
-// Returns whether to delete an existing Aeron directory at start (default false); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_dir_delete_on_start(struct aeron_driver_context_t *context);
-
-// Sets whether to delete the Aeron directory when the driver closes (default false)
-// (`AERON_DIR_DELETE_ON_SHUTDOWN`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_dir_delete_on_shutdown(struct aeron_driver_context_t *context,
-                                                    bool value);
-
-// Returns whether to delete the Aeron directory when the driver closes (default false);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_dir_delete_on_shutdown(struct aeron_driver_context_t *context);
-
-// Sets the to-driver command ring buffer length, trailer included (default 1 MiB + 768)
-// (`AERON_CONDUCTOR_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_to_conductor_buffer_length(struct aeron_driver_context_t *context,
-                                                        size_t value);
-
-// Returns the to-driver command ring buffer length, trailer included (default 1 MiB + 768);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_to_conductor_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the to-clients broadcast buffer length, trailer included (default 1 MiB + 128)
-// (`AERON_CLIENTS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_to_clients_buffer_length(struct aeron_driver_context_t *context,
-                                                      size_t value);
-
-// Returns the to-clients broadcast buffer length, trailer included (default 1 MiB + 128);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_to_clients_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the counters values buffer length; metadata is 4 times it (default 1 MiB)
-// (`AERON_COUNTERS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_counters_buffer_length(struct aeron_driver_context_t *context,
-                                                    size_t value);
-
-// Returns the counters values buffer length; metadata is 4 times it (default 1 MiB); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_counters_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the distinct error log length (default 1 MiB) (`AERON_ERROR_BUFFER_LENGTH`). Returns 0,
-// or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_error_buffer_length(struct aeron_driver_context_t *context,
-                                                 size_t value);
-
-// Returns the distinct error log length (default 1 MiB); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_error_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the `loss-report.dat` length (default 1 MiB) (`AERON_LOSS_REPORT_BUFFER_LENGTH`).
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_loss_report_buffer_length(struct aeron_driver_context_t *context,
-                                                       size_t value);
-
-// Returns the `loss-report.dat` length (default 1 MiB); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_loss_report_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the term length of network publications, a power of two in [64 KiB, 1 GiB] (default 16
-// MiB) (`AERON_TERM_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_term_buffer_length(struct aeron_driver_context_t *context,
-                                                size_t value);
-
-// Returns the term length of network publications, a power of two in [64 KiB, 1 GiB] (default
-// 16 MiB); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_term_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets the term length of IPC publications (default 64 MiB) (`AERON_IPC_TERM_BUFFER_LENGTH`).
-// Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_ipc_term_buffer_length(struct aeron_driver_context_t *context,
-                                                    size_t value);
-
-// Returns the term length of IPC publications (default 64 MiB); Aeron's default for a NULL
-// `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_ipc_term_buffer_length(struct aeron_driver_context_t *context);
-
-// Sets whether log buffer files are created sparse instead of pre-touched (default false)
-// (`AERON_TERM_BUFFER_SPARSE_FILE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_term_buffer_sparse_file(struct aeron_driver_context_t *context,
-                                                     bool value);
-
-// Returns whether log buffer files are created sparse instead of pre-touched (default false);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_term_buffer_sparse_file(struct aeron_driver_context_t *context);
-
-// Sets whether free space is checked before creating a log buffer (default true)
-// (`AERON_PERFORM_STORAGE_CHECKS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_perform_storage_checks(struct aeron_driver_context_t *context,
-                                                    bool value);
-
-// Returns whether free space is checked before creating a log buffer (default true); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_perform_storage_checks(struct aeron_driver_context_t *context);
-
-// Sets the free space below which the driver warns, in bytes (default 160 MiB)
-// (`AERON_LOW_FILE_STORE_WARNING_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_low_file_store_warning_threshold(struct aeron_driver_context_t *context,
-                                                              uint64_t value);
-
-// Returns the free space below which the driver warns, in bytes (default 160 MiB); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_low_file_store_warning_threshold(struct aeron_driver_context_t *context);
-
-// Sets the page size files are rounded to, a power of two (default 4096)
-// (`AERON_FILE_PAGE_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_file_page_size(struct aeron_driver_context_t *context, size_t value);
-
-// Returns the page size files are rounded to, a power of two (default 4096); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-size_t aeron_driver_context_get_file_page_size(struct aeron_driver_context_t *context);
-
-// Sets whether the driver prints its configuration at start (default false)
-// (`AERON_PRINT_CONFIGURATION`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_print_configuration(struct aeron_driver_context_t *context,
-                                                 bool value);
-
-// Returns whether the driver prints its configuration at start (default false); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_print_configuration(struct aeron_driver_context_t *context);
-
-// Sets whether spy subscriptions count as connected subscribers of network publications
-// (default false) (`AERON_SPIES_SIMULATE_CONNECTION`). Returns 0, or -1 (EINVAL) if `context`
-// is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_spies_simulate_connection(struct aeron_driver_context_t *context,
-                                                       bool value);
-
-// Returns whether spy subscriptions count as connected subscribers of network publications
-// (default false); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-bool aeron_driver_context_get_spies_simulate_connection(struct aeron_driver_context_t *context);
-
-// Sets how long a client may go without a keepalive before it is timed out, in ns (default 10
-// s) (`AERON_CLIENT_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_client_liveness_timeout_ns(struct aeron_driver_context_t *context,
-                                                        uint64_t value);
-
-// Returns how long a client may go without a keepalive before it is timed out, in ns (default
-// 10 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_client_liveness_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a closed publication lingers for its subscribers to drain it, in ns (default 5
-// s) (`AERON_PUBLICATION_LINGER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_linger_timeout_ns(struct aeron_driver_context_t *context,
-                                                           uint64_t value);
-
-// Returns how long a closed publication lingers for its subscribers to drain it, in ns
-// (default 5 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_publication_linger_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long an image lives without data or heartbeats, in ns (default 10 s)
-// (`AERON_IMAGE_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_image_liveness_timeout_ns(struct aeron_driver_context_t *context,
-                                                       uint64_t value);
-
-// Returns how long an image lives without data or heartbeats, in ns (default 10 s); Aeron's
-// default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_image_liveness_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a claimed but uncommitted frame may block a publication before it is
-// unblocked, in ns (default 15 s) (`AERON_PUBLICATION_UNBLOCK_TIMEOUT`). Returns 0, or -1
-// (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_unblock_timeout_ns(struct aeron_driver_context_t *context,
-                                                            uint64_t value);
-
-// Returns how long a claimed but uncommitted frame may block a publication before it is
-// unblocked, in ns (default 15 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_publication_unblock_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a publication stays connected without status messages, in ns (default 5 s)
-// (`AERON_PUBLICATION_CONNECTION_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_publication_connection_timeout_ns(struct aeron_driver_context_t *context,
-                                                               uint64_t value);
-
-// Returns how long a publication stays connected without status messages, in ns (default 5 s);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_publication_connection_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets the interval of the conductor's timer checks, in ns (default 1 s)
-// (`AERON_TIMER_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_timer_interval_ns(struct aeron_driver_context_t *context,
-                                               uint64_t value);
-
-// Returns the interval of the conductor's timer checks, in ns (default 1 s); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_timer_interval_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a freed counter id waits before reuse, in ns (default 1 s)
-// (`AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context,
-                                                               uint64_t value);
-
-// Returns how long a freed counter id waits before reuse, in ns (default 1 s); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long an untethered subscriber may stay a window behind before it is left behind, in
-// ns (default 5 s) (`AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context,
-                                                                uint64_t value);
-
-// Returns how long an untethered subscriber may stay a window behind before it is left behind,
-// in ns (default 5 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a left-behind untethered subscriber rests before rejoining, in ns (default 10
-// s) (`AERON_UNTETHERED_RESTING_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_untethered_resting_timeout_ns(struct aeron_driver_context_t *context,
-                                                           uint64_t value);
-
-// Returns how long a left-behind untethered subscriber rests before rejoining, in ns (default
-// 10 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_untethered_resting_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets the driver liveness timeout clients apply, in ms (default 10 000)
-// (`AERON_DRIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_driver_timeout_ms(struct aeron_driver_context_t *context,
-                                               uint64_t value);
-
-// Returns the driver liveness timeout clients apply, in ms (default 10 000); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_driver_timeout_ms(struct aeron_driver_context_t *context);
-
-// Sets the longest interval between a receiver's status messages, in ns (default 200 ms)
-// (`AERON_RCV_STATUS_MESSAGE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context,
-                                                           uint64_t value);
-
-// Returns the longest interval between a receiver's status messages, in ns (default 200 ms);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets how often endpoint names are resolved again, in ns (default 1 s)
-// (`AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is
-// NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_re_resolution_check_interval_ns(struct aeron_driver_context_t *context,
-                                                             uint64_t value);
-
-// Returns how often endpoint names are resolved again, in ns (default 1 s); Aeron's default
-// for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_re_resolution_check_interval_ns(struct aeron_driver_context_t *context);
-
-// Sets how long a silent receiver stays in min/tagged flow control, in ns (default 5 s)
-// (`AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int aeron_driver_context_set_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context,
-                                                              uint64_t value);
-
-// Returns how long a silent receiver stays in min/tagged flow control, in ns (default 5 s);
-// Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-uint64_t aeron_driver_context_get_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context);
-
-// Sets the conductor duty cycle time above which a cycle is counted as exceeding, in ns
-// (default 1 s) (`AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_set_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context,
-                                                              uint64_t value);
-
-// Returns the conductor duty cycle time above which a cycle is counted as exceeding, in ns
-// (default 1 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_get_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context);
-
-// Sets the sender duty cycle time above which a cycle is counted as exceeding, in ns (default
-// 1 s) (`AERON_DRIVER_SENDER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is
-// NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_set_sender_cycle_threshold_ns(struct aeron_driver_context_t *context,
-                                                           uint64_t value);
-
-// Returns the sender duty cycle time above which a cycle is counted as exceeding, in ns
-// (default 1 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_get_sender_cycle_threshold_ns(struct aeron_driver_context_t *context);
-
-// Sets the receiver duty cycle time above which a cycle is counted as exceeding, in ns
-// (default 1 s) (`AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_set_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context,
-                                                             uint64_t value);
-
-// Returns the receiver duty cycle time above which a cycle is counted as exceeding, in ns
-// (default 1 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_get_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context);
-
-// Sets the name resolution time above which a resolution is counted as exceeding, in ns
-// (default 5 s) (`AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). Returns 0, or -1 (EINVAL) if
-// `context` is NULL.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_set_name_resolver_threshold_ns(struct aeron_driver_context_t *context,
-                                                            uint64_t value);
-
-// Returns the name resolution time above which a resolution is counted as exceeding, in ns
-// (default 5 s); Aeron's default for a NULL `context`.
-//
-// # Safety
-// `context` must be NULL or a live driver context.
-int64_t aeron_driver_context_get_name_resolver_threshold_ns(struct aeron_driver_context_t *context);
 
 // Sets whether receivers act as part of a group (`AERON_RECEIVER_GROUP_CONSIDERATION`:
 // `true`, `infer`, else false; default infer). Returns 0, or -1 (EINVAL) for a NULL
@@ -6008,6 +4901,1115 @@ int aeron_uri_string_builder_set_initial_position(struct aeron_uri_string_builde
                                                   int64_t position,
                                                   int32_t initial_term_id,
                                                   int32_t term_length);
+
+// Sets whether to warn when the Aeron directory already exists at start (default false)
+// (`AERON_DIR_WARN_IF_EXISTS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_warn_if_exists(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether to warn when the Aeron directory already exists at start (default false);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_warn_if_exists(struct aeron_driver_context_t *context);
+
+// Sets whether to delete an existing Aeron directory at start (default false)
+// (`AERON_DIR_DELETE_ON_START`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_delete_on_start(struct aeron_driver_context_t *context,
+                                                 bool value);
+
+// Returns whether to delete an existing Aeron directory at start (default false); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_delete_on_start(struct aeron_driver_context_t *context);
+
+// Sets whether to delete the Aeron directory when the driver closes (default false)
+// (`AERON_DIR_DELETE_ON_SHUTDOWN`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_dir_delete_on_shutdown(struct aeron_driver_context_t *context,
+                                                    bool value);
+
+// Returns whether to delete the Aeron directory when the driver closes (default false); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_dir_delete_on_shutdown(struct aeron_driver_context_t *context);
+
+// Sets whether the driver prints its configuration at start (default false)
+// (`AERON_PRINT_CONFIGURATION`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_print_configuration(struct aeron_driver_context_t *context,
+                                                 bool value);
+
+// Returns whether the driver prints its configuration at start (default false); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_print_configuration(struct aeron_driver_context_t *context);
+
+// Sets the to-driver command ring buffer length, trailer included (default 1 MiB + 768)
+// (`AERON_CONDUCTOR_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_to_conductor_buffer_length(struct aeron_driver_context_t *context,
+                                                        size_t value);
+
+// Returns the to-driver command ring buffer length, trailer included (default 1 MiB + 768);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_to_conductor_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the to-clients broadcast buffer length, trailer included (default 1 MiB + 128)
+// (`AERON_CLIENTS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_to_clients_buffer_length(struct aeron_driver_context_t *context,
+                                                      size_t value);
+
+// Returns the to-clients broadcast buffer length, trailer included (default 1 MiB + 128);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_to_clients_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the counters values buffer length; metadata is 4 times it (default 1 MiB)
+// (`AERON_COUNTERS_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_counters_buffer_length(struct aeron_driver_context_t *context,
+                                                    size_t value);
+
+// Returns the counters values buffer length; metadata is 4 times it (default 1 MiB); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_counters_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the distinct error log length (default 1 MiB) (`AERON_ERROR_BUFFER_LENGTH`). Returns 0,
+// or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_error_buffer_length(struct aeron_driver_context_t *context,
+                                                 size_t value);
+
+// Returns the distinct error log length (default 1 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_error_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the `loss-report.dat` length (default 1 MiB) (`AERON_LOSS_REPORT_BUFFER_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_loss_report_buffer_length(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns the `loss-report.dat` length (default 1 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_loss_report_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets how long a client may go without a keepalive before it is timed out, in ns (default 10
+// s) (`AERON_CLIENT_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_client_liveness_timeout_ns(struct aeron_driver_context_t *context,
+                                                        uint64_t value);
+
+// Returns how long a client may go without a keepalive before it is timed out, in ns (default
+// 10 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_client_liveness_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the driver liveness timeout clients apply, in ms (default 10 000)
+// (`AERON_DRIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_driver_timeout_ms(struct aeron_driver_context_t *context,
+                                               uint64_t value);
+
+// Returns the driver liveness timeout clients apply, in ms (default 10 000); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_driver_timeout_ms(struct aeron_driver_context_t *context);
+
+// Sets the interval of the conductor's timer checks, in ns (default 1 s)
+// (`AERON_TIMER_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_timer_interval_ns(struct aeron_driver_context_t *context,
+                                               uint64_t value);
+
+// Returns the interval of the conductor's timer checks, in ns (default 1 s); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_timer_interval_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a claimed but uncommitted frame may block a publication before it is unblocked,
+// in ns (default 15 s) (`AERON_PUBLICATION_UNBLOCK_TIMEOUT`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_unblock_timeout_ns(struct aeron_driver_context_t *context,
+                                                            uint64_t value);
+
+// Returns how long a claimed but uncommitted frame may block a publication before it is
+// unblocked, in ns (default 15 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_unblock_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a publication stays connected without status messages, in ns (default 5 s)
+// (`AERON_PUBLICATION_CONNECTION_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_connection_timeout_ns(struct aeron_driver_context_t *context,
+                                                               uint64_t value);
+
+// Returns how long a publication stays connected without status messages, in ns (default 5 s);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_connection_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a closed publication lingers for its subscribers to drain it, in ns (default 5
+// s) (`AERON_PUBLICATION_LINGER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_linger_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns how long a closed publication lingers for its subscribers to drain it, in ns (default
+// 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_publication_linger_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long an image lives without data or heartbeats, in ns (default 10 s)
+// (`AERON_IMAGE_LIVENESS_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_image_liveness_timeout_ns(struct aeron_driver_context_t *context,
+                                                       uint64_t value);
+
+// Returns how long an image lives without data or heartbeats, in ns (default 10 s); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_image_liveness_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long an untethered subscriber may stay a window behind before it is left behind, in
+// ns (default 5 s) (`AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context,
+                                                                uint64_t value);
+
+// Returns how long an untethered subscriber may stay a window behind before it is left behind,
+// in ns (default 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_untethered_window_limit_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a left-behind untethered subscriber rests before rejoining, in ns (default 10
+// s) (`AERON_UNTETHERED_RESTING_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_untethered_resting_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns how long a left-behind untethered subscriber rests before rejoining, in ns (default
+// 10 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_untethered_resting_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a freed counter id waits before reuse, in ns (default 1 s)
+// (`AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context,
+                                                               uint64_t value);
+
+// Returns how long a freed counter id waits before reuse, in ns (default 1 s); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_counters_free_to_reuse_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the term length of network publications, a power of two in [64 KiB, 1 GiB] (default 16
+// MiB) (`AERON_TERM_BUFFER_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_term_buffer_length(struct aeron_driver_context_t *context,
+                                                size_t value);
+
+// Returns the term length of network publications, a power of two in [64 KiB, 1 GiB] (default
+// 16 MiB); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_term_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets the term length of IPC publications (default 64 MiB) (`AERON_IPC_TERM_BUFFER_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_term_buffer_length(struct aeron_driver_context_t *context,
+                                                    size_t value);
+
+// Returns the term length of IPC publications (default 64 MiB); Aeron's default for a NULL
+// `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_term_buffer_length(struct aeron_driver_context_t *context);
+
+// Sets whether log buffer files are created sparse instead of pre-touched (default false)
+// (`AERON_TERM_BUFFER_SPARSE_FILE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_term_buffer_sparse_file(struct aeron_driver_context_t *context,
+                                                     bool value);
+
+// Returns whether log buffer files are created sparse instead of pre-touched (default false);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_term_buffer_sparse_file(struct aeron_driver_context_t *context);
+
+// Sets the page size files are rounded to, a power of two (default 4096)
+// (`AERON_FILE_PAGE_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_file_page_size(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the page size files are rounded to, a power of two (default 4096); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_file_page_size(struct aeron_driver_context_t *context);
+
+// Sets whether free space is checked before creating a log buffer (default true)
+// (`AERON_PERFORM_STORAGE_CHECKS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_perform_storage_checks(struct aeron_driver_context_t *context,
+                                                    bool value);
+
+// Returns whether free space is checked before creating a log buffer (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_perform_storage_checks(struct aeron_driver_context_t *context);
+
+// Sets the free space below which the driver warns, in bytes (default 160 MiB)
+// (`AERON_LOW_FILE_STORE_WARNING_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_low_file_store_warning_threshold(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns the free space below which the driver warns, in bytes (default 160 MiB); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_low_file_store_warning_threshold(struct aeron_driver_context_t *context);
+
+// Sets the MTU of network publications, a multiple of 32 (default 1408) (`AERON_MTU_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_mtu_length(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the MTU of network publications, a multiple of 32 (default 1408); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_mtu_length(struct aeron_driver_context_t *context);
+
+// Sets the MTU (largest fragment) of IPC publications (default 1408) (`AERON_IPC_MTU_LENGTH`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_mtu_length(struct aeron_driver_context_t *context, size_t value);
+
+// Returns the MTU (largest fragment) of IPC publications (default 1408); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_mtu_length(struct aeron_driver_context_t *context);
+
+// Sets how far a network publication may run ahead of its sender; 0 for half a term (default 0)
+// (`AERON_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_term_window_length(struct aeron_driver_context_t *context,
+                                                            size_t value);
+
+// Returns how far a network publication may run ahead of its sender; 0 for half a term (default
+// 0); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_publication_term_window_length(struct aeron_driver_context_t *context);
+
+// Sets how far an IPC publication may run ahead of its slowest subscriber; 0 for half a term
+// (default 0) (`AERON_IPC_PUBLICATION_TERM_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_ipc_publication_term_window_length(struct aeron_driver_context_t *context,
+                                                                size_t value);
+
+// Returns how far an IPC publication may run ahead of its slowest subscriber; 0 for half a term
+// (default 0); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_ipc_publication_term_window_length(struct aeron_driver_context_t *context);
+
+// Sets SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB)
+// (`AERON_SOCKET_SO_RCVBUF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_so_rcvbuf(struct aeron_driver_context_t *context, size_t value);
+
+// Returns SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_socket_so_rcvbuf(struct aeron_driver_context_t *context);
+
+// Sets SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0) (`AERON_SOCKET_SO_SNDBUF`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_so_sndbuf(struct aeron_driver_context_t *context, size_t value);
+
+// Returns SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_socket_so_sndbuf(struct aeron_driver_context_t *context);
+
+// Sets IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0)
+// (`AERON_SOCKET_MULTICAST_TTL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_socket_multicast_ttl(struct aeron_driver_context_t *context,
+                                                  uint8_t value);
+
+// Returns IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint8_t aeron_driver_context_get_socket_multicast_ttl(struct aeron_driver_context_t *context);
+
+// Sets the initial receiver window, at least the MTU (default 128 KiB)
+// (`AERON_RCV_INITIAL_WINDOW_LENGTH`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rcv_initial_window_length(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns the initial receiver window, at least the MTU (default 128 KiB); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_rcv_initial_window_length(struct aeron_driver_context_t *context);
+
+// Sets the longest interval between a receiver's status messages, in ns (default 200 ms)
+// (`AERON_RCV_STATUS_MESSAGE_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the longest interval between a receiver's status messages, in ns (default 200 ms);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_rcv_status_message_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets how many sends the sender makes per poll for status messages (default 6)
+// (`AERON_SEND_TO_STATUS_POLL_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_send_to_status_poll_ratio(struct aeron_driver_context_t *context,
+                                                       size_t value);
+
+// Returns how many sends the sender makes per poll for status messages (default 6); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_send_to_status_poll_ratio(struct aeron_driver_context_t *context);
+
+// Sets whether spy subscriptions count as connected subscribers of network publications
+// (default false) (`AERON_SPIES_SIMULATE_CONNECTION`). Returns 0, or -1 (EINVAL) if `context`
+// is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_spies_simulate_connection(struct aeron_driver_context_t *context,
+                                                       bool value);
+
+// Returns whether spy subscriptions count as connected subscribers of network publications
+// (default false); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_spies_simulate_connection(struct aeron_driver_context_t *context);
+
+// Sets whether streams are reliable (gaps are NAKed) by default (default true)
+// (`AERON_RELIABLE_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_reliable_stream(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether streams are reliable (gaps are NAKed) by default (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_reliable_stream(struct aeron_driver_context_t *context);
+
+// Sets whether subscriptions hold publications back by default (default true)
+// (`AERON_TETHER_SUBSCRIPTIONS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_tether_subscriptions(struct aeron_driver_context_t *context,
+                                                  bool value);
+
+// Returns whether subscriptions hold publications back by default (default true); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_tether_subscriptions(struct aeron_driver_context_t *context);
+
+// Sets whether a subscription rejoins a stream after its image went away (default true)
+// (`AERON_REJOIN_STREAM`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_rejoin_stream(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether a subscription rejoins a stream after its image went away (default true);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeron_driver_context_get_rejoin_stream(struct aeron_driver_context_t *context);
+
+// Sets the unicast NAK delay, in ns (default 100 us) (`AERON_NAK_UNICAST_DELAY`). Returns 0, or
+// -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_unicast_delay_ns(struct aeron_driver_context_t *context,
+                                                  uint64_t value);
+
+// Returns the unicast NAK delay, in ns (default 100 us); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_unicast_delay_ns(struct aeron_driver_context_t *context);
+
+// Sets the multiple of the unicast NAK delay before a NAK is repeated (default 100)
+// (`AERON_NAK_UNICAST_RETRY_DELAY_RATIO`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the multiple of the unicast NAK delay before a NAK is repeated (default 100); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_unicast_retry_delay_ratio(struct aeron_driver_context_t *context);
+
+// Sets the longest multicast NAK delay, in ns (default 10 ms)
+// (`AERON_NAK_MULTICAST_MAX_BACKOFF`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context,
+                                                          uint64_t value);
+
+// Returns the longest multicast NAK delay, in ns (default 10 ms); Aeron's default for a NULL
+// `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_nak_multicast_max_backoff_ns(struct aeron_driver_context_t *context);
+
+// Sets the expected multicast group size that scales NAK delays (default 10)
+// (`AERON_NAK_MULTICAST_GROUP_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_nak_multicast_group_size(struct aeron_driver_context_t *context,
+                                                      size_t value);
+
+// Returns the expected multicast group size that scales NAK delays (default 10); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+size_t aeron_driver_context_get_nak_multicast_group_size(struct aeron_driver_context_t *context);
+
+// Sets the delay before a unicast retransmission, in ns (default 0)
+// (`AERON_RETRANSMIT_UNICAST_DELAY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context,
+                                                         uint64_t value);
+
+// Returns the delay before a unicast retransmission, in ns (default 0); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_retransmit_unicast_delay_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a retransmitted range ignores further NAKs, in ns (default 10 ms)
+// (`AERON_RETRANSMIT_UNICAST_LINGER`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context,
+                                                          uint64_t value);
+
+// Returns how long a retransmitted range ignores further NAKs, in ns (default 10 ms); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_retransmit_unicast_linger_ns(struct aeron_driver_context_t *context);
+
+// Sets the most retransmissions in flight per publication (default 16) (`AERON_MAX_RESEND`).
+// Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_max_resend(struct aeron_driver_context_t *context, uint32_t value);
+
+// Returns the most retransmissions in flight per publication (default 16); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_max_resend(struct aeron_driver_context_t *context);
+
+// Sets the low end of the session ids the driver never assigns (default -1)
+// (`AERON_PUBLICATION_RESERVED_SESSION_ID_LOW`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_reserved_session_id_low(struct aeron_driver_context_t *context,
+                                                                 int32_t value);
+
+// Returns the low end of the session ids the driver never assigns (default -1); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_publication_reserved_session_id_low(struct aeron_driver_context_t *context);
+
+// Sets the high end of the session ids the driver never assigns (default 1000)
+// (`AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_publication_reserved_session_id_high(struct aeron_driver_context_t *context,
+                                                                  int32_t value);
+
+// Returns the high end of the session ids the driver never assigns (default 1000); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_publication_reserved_session_id_high(struct aeron_driver_context_t *context);
+
+// Sets the most publication sessions one stream may have (default INT32_MAX)
+// (`AERON_DRIVER_STREAM_SESSION_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_stream_session_limit(struct aeron_driver_context_t *context,
+                                                  int32_t value);
+
+// Returns the most publication sessions one stream may have (default INT32_MAX); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_stream_session_limit(struct aeron_driver_context_t *context);
+
+// Sets whether experimental features are enabled (default false): response channels (UDP
+// publications and subscriptions with `control-mode=response` or a `response-correlation-id`),
+// as Aeron 1.48 gates them (`AERON_ENABLE_EXPERIMENTAL_FEATURES`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_enable_experimental_features(struct aeron_driver_context_t *context,
+                                                          bool value);
+
+// Returns whether experimental features are enabled (default false): response channels (UDP
+// publications and subscriptions with `control-mode=response` or a `response-correlation-id`),
+// as Aeron 1.48 gates them; Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_get_enable_experimental_features(struct aeron_driver_context_t *context);
+
+// Sets how many resources the conductor frees per duty cycle (default 10)
+// (`AERON_DRIVER_RESOURCE_FREE_LIMIT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_resource_free_limit(struct aeron_driver_context_t *context,
+                                                 uint32_t value);
+
+// Returns how many resources the conductor frees per duty cycle (default 10); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_resource_free_limit(struct aeron_driver_context_t *context);
+
+// Sets the conductor duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s) (`AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns the conductor duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_conductor_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets how long a silent receiver stays in min/tagged flow control, in ns (default 5 s)
+// (`AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT`). Returns 0, or -1 (EINVAL) if `context`
+// is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context,
+                                                              uint64_t value);
+
+// Returns how long a silent receiver stays in min/tagged flow control, in ns (default 5 s);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_flow_control_receiver_timeout_ns(struct aeron_driver_context_t *context);
+
+// Sets the default group tag of tagged flow control (default -1)
+// (`AERON_FLOW_CONTROL_GROUP_TAG`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_group_tag(struct aeron_driver_context_t *context,
+                                                    int64_t value);
+
+// Returns the default group tag of tagged flow control (default -1); Aeron's default for a NULL
+// `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_flow_control_group_tag(struct aeron_driver_context_t *context);
+
+// Sets the receivers a tagged flow control group needs before it is live (default 0)
+// (`AERON_FLOW_CONTROL_GROUP_MIN_SIZE`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_flow_control_group_min_size(struct aeron_driver_context_t *context,
+                                                         int32_t value);
+
+// Returns the receivers a tagged flow control group needs before it is live (default 0);
+// Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_flow_control_group_min_size(struct aeron_driver_context_t *context);
+
+// Sets whether UDP channels connect their sockets by default (default true)
+// (`AERON_DRIVER_CONNECT`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_connect_enabled(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether UDP channels connect their sockets by default (default true); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_get_connect_enabled(struct aeron_driver_context_t *context);
+
+// Sets how often endpoint names are resolved again, in ns (default 1 s)
+// (`AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_re_resolution_check_interval_ns(struct aeron_driver_context_t *context,
+                                                             uint64_t value);
+
+// Returns how often endpoint names are resolved again, in ns (default 1 s); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint64_t aeron_driver_context_get_re_resolution_check_interval_ns(struct aeron_driver_context_t *context);
+
+// Sets datagrams the receiver reads per system call, 1 to 16 (default 2)
+// (`AERON_RECEIVER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_receiver_io_vector_capacity(struct aeron_driver_context_t *context,
+                                                         uint32_t value);
+
+// Returns datagrams the receiver reads per system call, 1 to 16 (default 2); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_receiver_io_vector_capacity(struct aeron_driver_context_t *context);
+
+// Sets datagrams the sender writes per system call, 1 to 16 (default 2)
+// (`AERON_SENDER_IO_VECTOR_CAPACITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_sender_io_vector_capacity(struct aeron_driver_context_t *context,
+                                                       uint32_t value);
+
+// Returns datagrams the sender writes per system call, 1 to 16 (default 2); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_sender_io_vector_capacity(struct aeron_driver_context_t *context);
+
+// Sets frames a network publication sends per duty cycle, 1 to 16 (default 2)
+// (`AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`). Returns 0, or -1 (EINVAL) if `context`
+// is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_network_publication_max_messages_per_send(struct aeron_driver_context_t *context,
+                                                                       uint32_t value);
+
+// Returns frames a network publication sends per duty cycle, 1 to 16 (default 2); Aeron's
+// default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_network_publication_max_messages_per_send(struct aeron_driver_context_t *context);
+
+// Sets the most images one receive channel endpoint has or is building at once, at least 1
+// (default 1024; aeronrs only): a SETUP beyond it is refused, so unsolicited SETUPs (forged or
+// not) cannot make the driver build images and log buffers without bound
+// (`AERONRS_MAX_IMAGES_PER_ENDPOINT`). Returns 0, or -1 (EINVAL) if `context` is NULL or
+// `value` is outside [1, u32::MAX].
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_max_images_per_endpoint(struct aeron_driver_context_t *context,
+                                                       uint32_t value);
+
+// Returns the most images one receive channel endpoint has or is building at once, at least 1
+// (default 1024; aeronrs only): a SETUP beyond it is refused, so unsolicited SETUPs (forged or
+// not) cannot make the driver build images and log buffers without bound; Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeronrs_driver_context_get_max_images_per_endpoint(struct aeron_driver_context_t *context);
+
+// Sets the most images one source host (IP address) has at once on one receive channel
+// endpoint, at least 1 (default 256; aeronrs only), so one host cannot take the whole
+// endpoint's share (`AERONRS_MAX_IMAGES_PER_SOURCE`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL or `value` is outside [1, u32::MAX].
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_max_images_per_source(struct aeron_driver_context_t *context,
+                                                     uint32_t value);
+
+// Returns the most images one source host (IP address) has at once on one receive channel
+// endpoint, at least 1 (default 256; aeronrs only), so one host cannot take the whole
+// endpoint's share; Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeronrs_driver_context_get_max_images_per_source(struct aeron_driver_context_t *context);
+
+// Sets whether the driver's own sockets use `recvmmsg` / `sendmmsg`, several datagrams per
+// system call, falling back to plain calls where the kernel refuses (default true; aeronrs
+// only) (`AERONRS_UDP_MMSG_ENABLED`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_mmsg_enabled(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether the driver's own sockets use `recvmmsg` / `sendmmsg`, several datagrams per
+// system call, falling back to plain calls where the kernel refuses (default true; aeronrs
+// only); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_mmsg_enabled(struct aeron_driver_context_t *context);
+
+// Sets whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for runs
+// of equal-sized datagrams to one destination, falling back where the kernel refuses (default
+// true; aeronrs only) (`AERONRS_UDP_GSO_ENABLED`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_gso_enabled(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for
+// runs of equal-sized datagrams to one destination, falling back where the kernel refuses
+// (default true; aeronrs only); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_gso_enabled(struct aeron_driver_context_t *context);
+
+// Sets whether the driver's own sockets use UDP receive offload (`UDP_GRO`), splitting merged
+// datagrams before dispatch, falling back where the kernel refuses (default true; aeronrs only)
+// (`AERONRS_UDP_GRO_ENABLED`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeronrs_driver_context_set_udp_gro_enabled(struct aeron_driver_context_t *context, bool value);
+
+// Returns whether the driver's own sockets use UDP receive offload (`UDP_GRO`), splitting
+// merged datagrams before dispatch, falling back where the kernel refuses (default true;
+// aeronrs only); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+bool aeronrs_driver_context_get_udp_gro_enabled(struct aeron_driver_context_t *context);
+
+// Sets the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
+// for none (default -1) (`AERON_CONDUCTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_conductor_cpu_affinity(struct aeron_driver_context_t *context,
+                                                    int32_t value);
+
+// Returns the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1
+// for none (default -1); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_conductor_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets the CPU the sender thread is pinned to; -1 for none (default -1)
+// (`AERON_SENDER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_sender_cpu_affinity(struct aeron_driver_context_t *context,
+                                                 int32_t value);
+
+// Returns the CPU the sender thread is pinned to; -1 for none (default -1); Aeron's default for
+// a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_sender_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets the CPU the receiver thread is pinned to; -1 for none (default -1)
+// (`AERON_RECEIVER_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_receiver_cpu_affinity(struct aeron_driver_context_t *context,
+                                                   int32_t value);
+
+// Returns the CPU the receiver thread is pinned to; -1 for none (default -1); Aeron's default
+// for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_receiver_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets threads for the conductor's slow tasks, 0 or 1 (default 1)
+// (`AERON_DRIVER_ASYNC_EXECUTOR_THREADS`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_async_executor_threads(struct aeron_driver_context_t *context,
+                                                    uint32_t value);
+
+// Returns threads for the conductor's slow tasks, 0 or 1 (default 1); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+uint32_t aeron_driver_context_get_async_executor_threads(struct aeron_driver_context_t *context);
+
+// Sets the CPU of the async executor thread; -1 for none (default -1)
+// (`AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int aeron_driver_context_set_async_executor_cpu_affinity(struct aeron_driver_context_t *context,
+                                                         int32_t value);
+
+// Returns the CPU of the async executor thread; -1 for none (default -1); Aeron's default for a
+// NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int32_t aeron_driver_context_get_async_executor_cpu_affinity(struct aeron_driver_context_t *context);
+
+// Sets the sender duty cycle time above which a cycle is counted as exceeding, in ns (default 1
+// s) (`AERON_DRIVER_SENDER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_sender_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                           uint64_t value);
+
+// Returns the sender duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_sender_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the receiver duty cycle time above which a cycle is counted as exceeding, in ns (default
+// 1 s) (`AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`). Returns 0, or -1 (EINVAL) if `context` is
+// NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context,
+                                                             uint64_t value);
+
+// Returns the receiver duty cycle time above which a cycle is counted as exceeding, in ns
+// (default 1 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_receiver_cycle_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the name resolution time above which a resolution is counted as exceeding, in ns
+// (default 5 s) (`AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). Returns 0, or -1 (EINVAL) if
+// `context` is NULL.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_set_name_resolver_threshold_ns(struct aeron_driver_context_t *context,
+                                                            uint64_t value);
+
+// Returns the name resolution time above which a resolution is counted as exceeding, in ns
+// (default 5 s); Aeron's default for a NULL `context`.
+//
+// # Safety
+// `context` must be NULL or a live driver context.
+int64_t aeron_driver_context_get_name_resolver_threshold_ns(struct aeron_driver_context_t *context);
 
 #ifdef __cplusplus
 }  // extern "C"

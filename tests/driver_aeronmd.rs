@@ -104,3 +104,68 @@ fn bad_arguments_fail() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("major 1 minor 48 patch 0"));
 }
+
+/// Kills the child if the test fails before it exits.
+struct KillOnDrop(Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn unknown_aeron_variables_are_warned_about_once_each() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut command = Command::new(env!("CARGO_BIN_EXE_aeronmd"));
+    // Only this test's variables: none the test runner's environment happens to carry.
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AERON") {
+            command.env_remove(name);
+        }
+    }
+    let child = command
+        .args([
+            format!("-Daeron.dir={}", dir.display()),
+            "-Daeron.term.bufer.length=128k".to_string(),
+            "-Daeron.driver.termination.validator=allow".to_string(),
+        ])
+        .env("AERON_SOCKET_SO_RCVBUFF", "64k")
+        .env("AERON_CLIENT_NAME", "known to the client context")
+        .env("AERON_TIMER_INTERVAL", "100ms")
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = KillOnDrop(child);
+    let stderr = child.0.stderr.take().unwrap();
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr).lines().map_while(std::result::Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    let client = RawClient::connect(&dir);
+    let mut warnings = Vec::new();
+    while warnings.len() < 2 {
+        let line = received.recv_timeout(Duration::from_secs(20)).expect("aeronmd warned about both");
+        warnings.push(line);
+    }
+    client.terminate_driver(b"");
+    assert_eq!(wait_exit(&mut child.0).code(), Some(0));
+    // The rest of stderr, after the exit: no further warnings (once each, known names never).
+    warnings.extend(received.iter());
+    warnings.sort();
+    assert_eq!(
+        warnings,
+        [
+            "aeronmd: WARNING: AERON_SOCKET_SO_RCVBUFF is not a setting of this driver or its clients; ignored",
+            "aeronmd: WARNING: AERON_TERM_BUFER_LENGTH is not a setting of this driver or its clients; ignored",
+        ]
+    );
+}

@@ -5,9 +5,11 @@
 //! deleted when `AERON_DIR_DELETE_ON_SHUTDOWN` is set). The exit status is Aeron's: 0 after
 //! TERMINATE_DRIVER, 2 (the signal's number) after SIGINT, 1 on an error. Aeron's aeronmd
 //! does not catch SIGTERM; ours shuts down cleanly on it and exits 0, as a service manager
-//! stopping it expects.
+//! stopping it expects. Aeron's aeronmd ignores `AERON_*` variables it does not know; ours
+//! warns once for each on stderr (a misspelt setting would otherwise be silently ignored).
 #![forbid(unsafe_code)]
 
+use std::collections::BTreeSet;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -16,7 +18,7 @@ use std::time::Duration;
 use aeronrs::driver::termination::TerminationHook;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::error::{Error, Result};
-use aeronrs::util::{properties, sys};
+use aeronrs::util::{config, properties, sys};
 
 fn usage(program: &str) -> String {
     format!("Usage: {program} [-v] [-Dname=value]... [properties file]...")
@@ -72,6 +74,9 @@ fn run(args: &[String]) -> Result<u8> {
     ctx.termination_hook = Some(TerminationHook::new(move || flag.store(true, Ordering::Release)));
     let invoker = ctx.threading_mode == ThreadingMode::Invoker;
     let mut driver = MediaDriver::launch(ctx)?;
+    for name in unknown_variables() {
+        eprintln!("aeronmd: WARNING: {name} is not a setting of this driver or its clients; ignored");
+    }
     println!("aeronmd: driver started in {}", driver.aeron_dir().display());
     while !sys::shutdown_signalled() && !terminated.load(Ordering::Acquire) {
         if invoker {
@@ -84,6 +89,25 @@ fn run(args: &[String]) -> Result<u8> {
     println!("Shutting down driver...");
     driver.close()?;
     Ok(if sys::shutdown_signal() == Some(libc::SIGINT) { libc::SIGINT as u8 } else { 0 })
+}
+
+/// The `AERON_*`/`AERONRS_*` names set in the environment or as properties that neither
+/// the driver's settings nor the client's read. On stderr rather than the driver's error
+/// log: it is a start-up message for whoever started `aeronmd`, and the error log keeps
+/// errors of the running driver. Names read so far count as known (`config::names_read`),
+/// so a setting read by code that no table lists yet is not reported.
+fn unknown_variables() -> Vec<String> {
+    let known: BTreeSet<String> = config::names_read()
+        .into_iter()
+        .chain(DriverContext::all_settings().into_iter().filter_map(|s| s.env.map(str::to_string)))
+        .chain(aeronrs::client::context::ENV_VARIABLES.iter().map(|v| v.to_string()))
+        .collect();
+    let given =
+        std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).chain(config::override_names());
+    let unknown: BTreeSet<String> = given
+        .filter(|n| (n.starts_with("AERON_") || n.starts_with("AERONRS_")) && !known.contains(n))
+        .collect();
+    unknown.into_iter().collect()
 }
 
 fn main() -> ExitCode {

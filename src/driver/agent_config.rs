@@ -12,9 +12,10 @@ use crate::driver::context::DriverContext;
 use crate::driver::duty_cycle_tracker::SuppliedDutyCycleTracker;
 use crate::util::agent::Agent;
 use crate::util::clock::epoch_ms;
-use crate::util::config::{check_range, env, env_or, parse_duration_ns, parse_i64};
+use crate::util::config::{check_range, env, env_or, parse_duration_ns};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
+use crate::util::settings::{Setting, SettingsTable};
 
 /// The driver agents that have their own idle strategy setting.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -168,42 +169,49 @@ pub const MAX_AGENT_TIME_SLICE_NS: u64 = 100_000_000;
 /// microseconds, not at the end of a spinner's multi-millisecond slice.
 pub const DEFAULT_AGENT_TIME_SLICE_NS: u64 = MIN_AGENT_TIME_SLICE_NS;
 
-/// Agent settings of the driver context (`DriverContext::agents`).
-#[derive(Debug, Clone)]
-pub struct AgentConfig {
-    /// Indexed by `DriverAgent`; kept in step with the context's `IdleStrategy` fields.
-    idle_strategy_specs: [IdleStrategySpec; 5],
-    /// `AERON_CONDUCTOR_CPU_AFFINITY`: CPU to pin the conductor thread to, -1 for none.
-    pub conductor_cpu_affinity: i32,
-    /// `AERON_SENDER_CPU_AFFINITY`.
-    pub sender_cpu_affinity: i32,
-    /// `AERON_RECEIVER_CPU_AFFINITY`.
-    pub receiver_cpu_affinity: i32,
-    /// `AERON_DRIVER_ASYNC_EXECUTOR_THREADS` (0 or 1): threads for slow conductor tasks.
-    pub async_executor_threads: u32,
-    /// `AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY`.
-    pub async_executor_cpu_affinity: i32,
-    /// `AERON_DRIVER_SENDER_CYCLE_THRESHOLD`: a longer sender duty cycle is counted.
-    pub sender_cycle_threshold_ns: u64,
-    /// `AERONRS_DRIVER_AGENT_TIME_SLICE` (aeronrs only): the scheduler time slice the
-    /// driver's agent threads ask for (Linux 6.12+); 0 leaves the system's.
-    pub agent_time_slice_ns: u64,
-    /// `AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD`.
-    pub receiver_cycle_threshold_ns: u64,
-    /// `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`: a longer name resolution is counted.
-    pub name_resolver_threshold_ns: u64,
-    /// Set in code only (Aeron's `AERON_AGENT_ON_START_FUNCTION` names a C symbol).
-    pub on_start: Option<AgentOnStart>,
-    /// Trackers supplied in code (`aeron_driver_context_set_*_duty_cycle_tracker`,
-    /// `..._set_name_resolver_time_tracker`), replacing the built-in ones.
-    pub conductor_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
-    pub sender_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
-    pub receiver_duty_cycle_tracker: Option<SuppliedDutyCycleTracker>,
-    pub name_resolver_time_tracker: Option<SuppliedDutyCycleTracker>,
+crate::settings_table! {
+    /// Agent settings of the driver context (`DriverContext::agents`), one row each.
+    #[derive(Debug, Clone)]
+    pub struct AgentConfig {
+        /// Indexed by `DriverAgent`; kept in step with the context's `IdleStrategy` fields.
+        idle_strategy_specs: [IdleStrategySpec; 5] = default_idle_strategy_specs(); custom;
+        /// the CPU the conductor thread is pinned to by `aeron_set_thread_affinity_on_start`; -1 for none (default -1)
+        pub conductor_cpu_affinity: i32 = -1; int env "AERON_CONDUCTOR_CPU_AFFINITY" in [-1, 255], c(aeron, conductor_cpu_affinity, i32);
+        /// the CPU the sender thread is pinned to; -1 for none (default -1)
+        pub sender_cpu_affinity: i32 = -1; int env "AERON_SENDER_CPU_AFFINITY" in [-1, 255], c(aeron, sender_cpu_affinity, i32);
+        /// the CPU the receiver thread is pinned to; -1 for none (default -1)
+        pub receiver_cpu_affinity: i32 = -1; int env "AERON_RECEIVER_CPU_AFFINITY" in [-1, 255], c(aeron, receiver_cpu_affinity, i32);
+        /// threads for the conductor's slow tasks, 0 or 1 (default 1)
+        pub async_executor_threads: u32 = 1; int env "AERON_DRIVER_ASYNC_EXECUTOR_THREADS" in [0, 1], c(aeron, async_executor_threads, u32);
+        /// the CPU of the async executor thread; -1 for none (default -1)
+        pub async_executor_cpu_affinity: i32 = -1; int env "AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY" in [-1, 255], c(aeron, async_executor_cpu_affinity, i32);
+        /// the sender duty cycle time above which a cycle is counted as exceeding, in ns (default 1 s)
+        pub sender_cycle_threshold_ns: u64 = SECOND_NS; duration env "AERON_DRIVER_SENDER_CYCLE_THRESHOLD" in [0, HOUR_NS], c(aeron, sender_cycle_threshold_ns, u64 -> i64, ret i64);
+        /// the scheduler time slice the driver's agent threads ask for (Linux 6.12+; aeronrs
+        /// only): 0 leaves the system's, else 100 us to 100 ms (default 100 us)
+        pub agent_time_slice_ns: u64 = DEFAULT_AGENT_TIME_SLICE_NS; custom env "AERONRS_DRIVER_AGENT_TIME_SLICE";
+        /// the receiver duty cycle time above which a cycle is counted as exceeding, in ns (default 1 s)
+        pub receiver_cycle_threshold_ns: u64 = SECOND_NS; duration env "AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD" in [0, HOUR_NS], c(aeron, receiver_cycle_threshold_ns, u64 -> i64, ret i64);
+        /// the name resolution time above which a resolution is counted as exceeding, in ns (default 5 s)
+        pub name_resolver_threshold_ns: u64 = 5 * SECOND_NS; duration env "AERON_DRIVER_NAME_RESOLVER_THRESHOLD" in [0, HOUR_NS], c(aeron, name_resolver_threshold_ns, u64 -> i64, ret i64);
+        /// Set in code only (Aeron's `AERON_AGENT_ON_START_FUNCTION` names a C symbol).
+        pub on_start: Option<AgentOnStart> = None; code;
+        /// Trackers supplied in code (`aeron_driver_context_set_*_duty_cycle_tracker`,
+        /// `..._set_name_resolver_time_tracker`), replacing the built-in ones.
+        pub conductor_duty_cycle_tracker: Option<SuppliedDutyCycleTracker> = None; code;
+        pub sender_duty_cycle_tracker: Option<SuppliedDutyCycleTracker> = None; code;
+        pub receiver_duty_cycle_tracker: Option<SuppliedDutyCycleTracker> = None; code;
+        pub name_resolver_time_tracker: Option<SuppliedDutyCycleTracker> = None; code;
+    }
 }
 
 const SECOND_NS: u64 = 1_000_000_000;
 const HOUR_NS: u64 = 3600 * SECOND_NS;
+
+fn default_idle_strategy_specs() -> [IdleStrategySpec; 5] {
+    let spec = || IdleStrategySpec { name: DEFAULT_IDLE_STRATEGY_NAME.to_string(), init_args: None };
+    [spec(), spec(), spec(), spec(), spec()]
+}
 
 impl AgentConfig {
     /// The CPU an agent thread with `role_name` is pinned to, as Aeron's affinity on-start
@@ -218,75 +226,36 @@ impl AgentConfig {
         };
         usize::try_from(cpu).ok()
     }
-}
 
-impl Default for AgentConfig {
-    fn default() -> Self {
-        let spec = || IdleStrategySpec { name: DEFAULT_IDLE_STRATEGY_NAME.to_string(), init_args: None };
-        Self {
-            idle_strategy_specs: [spec(), spec(), spec(), spec(), spec()],
-            conductor_cpu_affinity: -1,
-            sender_cpu_affinity: -1,
-            receiver_cpu_affinity: -1,
-            async_executor_threads: 1,
-            async_executor_cpu_affinity: -1,
-            sender_cycle_threshold_ns: SECOND_NS,
-            receiver_cycle_threshold_ns: SECOND_NS,
-            name_resolver_threshold_ns: 5 * SECOND_NS,
-            agent_time_slice_ns: DEFAULT_AGENT_TIME_SLICE_NS,
-            on_start: None,
-            conductor_duty_cycle_tracker: None,
-            sender_duty_cycle_tracker: None,
-            receiver_duty_cycle_tracker: None,
-            name_resolver_time_tracker: None,
-        }
-    }
-}
-
-fn int_in(name: &str, default: i64, min: i64, max: i64) -> Result<i64> {
-    env_or(name, default, parse_i64).and_then(|v| check_range(name, v, min, max))
-}
-
-fn threshold(name: &str, default: u64) -> Result<u64> {
-    env_or(name, default, parse_duration_ns).and_then(|v| check_range(name, v, 0, HOUR_NS))
-}
-
-impl AgentConfig {
     /// Defaults overridden by the environment. The idle strategies themselves are parsed
     /// by `DriverContext::from_env` from the same variables.
     pub fn from_env() -> Result<Self> {
-        let d = Self::default();
-        let affinity = |name: &str| int_in(name, -1, -1, 255).map(|v| v as i32);
-        let mut specs = d.idle_strategy_specs.clone();
+        <Self as SettingsTable>::from_env()
+    }
+}
+
+impl SettingsTable for AgentConfig {
+    fn from_env() -> Result<Self> {
+        let mut config = Self::load_rows()?;
         for agent in DriverAgent::ALL {
             let var = agent.idle_strategy_env_var();
+            let spec = &mut config.idle_strategy_specs[agent.index()];
             if let Some(name) = env(var) {
-                specs[agent.index()].name = name;
+                spec.name = name;
             }
-            specs[agent.index()].init_args = env(&format!("{var}_INIT_ARGS"));
+            spec.init_args = env(&format!("{var}_INIT_ARGS"));
         }
-        Ok(Self {
-            idle_strategy_specs: specs,
-            conductor_cpu_affinity: affinity("AERON_CONDUCTOR_CPU_AFFINITY")?,
-            sender_cpu_affinity: affinity("AERON_SENDER_CPU_AFFINITY")?,
-            receiver_cpu_affinity: affinity("AERON_RECEIVER_CPU_AFFINITY")?,
-            async_executor_threads: int_in("AERON_DRIVER_ASYNC_EXECUTOR_THREADS", 1, 0, 1)? as u32,
-            async_executor_cpu_affinity: affinity("AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY")?,
-            sender_cycle_threshold_ns: threshold(
-                "AERON_DRIVER_SENDER_CYCLE_THRESHOLD",
-                d.sender_cycle_threshold_ns,
-            )?,
-            receiver_cycle_threshold_ns: threshold(
-                "AERON_DRIVER_RECEIVER_CYCLE_THRESHOLD",
-                d.receiver_cycle_threshold_ns,
-            )?,
-            name_resolver_threshold_ns: threshold(
-                "AERON_DRIVER_NAME_RESOLVER_THRESHOLD",
-                d.name_resolver_threshold_ns,
-            )?,
-            agent_time_slice_ns: agent_time_slice(d.agent_time_slice_ns)?,
-            ..d
-        })
+        config.agent_time_slice_ns = agent_time_slice(config.agent_time_slice_ns)?;
+        config.check_row_ranges()?;
+        Ok(config)
+    }
+
+    fn settings() -> Vec<Setting> {
+        Self::settings()
+    }
+
+    fn check_ranges(&self) -> Result<()> {
+        self.check_row_ranges()
     }
 }
 
@@ -312,7 +281,7 @@ impl DriverContext {
         }
     }
 
-    fn idle_strategy_mut(&mut self, agent: DriverAgent) -> &mut IdleStrategy {
+    pub(crate) fn idle_strategy_mut(&mut self, agent: DriverAgent) -> &mut IdleStrategy {
         match agent {
             DriverAgent::Conductor => &mut self.conductor_idle_strategy,
             DriverAgent::Sender => &mut self.sender_idle_strategy,

@@ -7,15 +7,16 @@
 use std::path::PathBuf;
 
 use crate::cnc::default_aeron_dir;
-use crate::driver::agent_config::AgentConfig;
+use crate::driver::agent_config::{AgentConfig, DriverAgent};
 use crate::driver::media::media_plugin::MediaPluginSupplier;
 use crate::driver::media::name_resolver::{BuiltInNameResolver, NameResolverSupplier};
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier, WildcardPortManager};
 use crate::driver::network_config::NetworkConfig;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
-use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
+use crate::util::config::env;
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
+use crate::util::settings::{ParseSetting, Setting};
 
 /// How the conductor, sender and receiver agents map onto threads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -74,215 +75,202 @@ const MIB: u64 = 1 << 20;
 const SECOND_NS: u64 = 1_000_000_000;
 const MS_NS: u64 = 1_000_000;
 
-/// Media driver settings. Durations are nanoseconds unless the name says otherwise.
-#[derive(Debug, Clone)]
-pub struct DriverContext {
-    pub aeron_dir: PathBuf,
-    pub dir_warn_if_exists: bool,
-    pub dir_delete_on_start: bool,
-    pub dir_delete_on_shutdown: bool,
-    pub print_configuration: bool,
-    pub threading_mode: ThreadingMode,
-    pub conductor_idle_strategy: IdleStrategy,
-    pub sender_idle_strategy: IdleStrategy,
-    pub receiver_idle_strategy: IdleStrategy,
-    pub shared_network_idle_strategy: IdleStrategy,
-    pub shared_idle_strategy: IdleStrategy,
-    /// Idle strategy names, CPU affinities, cycle thresholds, on-start hook.
-    pub agents: AgentConfig,
-    /// To-driver ring buffer total length (capacity + 768-byte trailer).
-    pub to_driver_buffer_length: usize,
-    /// To-clients broadcast buffer total length (capacity + 128-byte trailer).
-    pub to_clients_buffer_length: usize,
-    pub counters_values_buffer_length: usize,
-    pub error_buffer_length: usize,
-    pub loss_report_buffer_length: usize,
-    pub client_liveness_timeout_ns: u64,
-    pub driver_timeout_ms: u64,
-    pub timer_interval_ns: u64,
-    pub publication_unblock_timeout_ns: u64,
-    pub publication_connection_timeout_ns: u64,
-    pub publication_linger_timeout_ns: u64,
-    pub image_liveness_timeout_ns: u64,
-    pub untethered_window_limit_timeout_ns: u64,
-    pub untethered_resting_timeout_ns: u64,
-    pub counters_free_to_reuse_timeout_ns: u64,
-    pub term_buffer_length: usize,
-    pub ipc_term_buffer_length: usize,
-    pub term_buffer_sparse_file: bool,
-    pub file_page_size: usize,
-    pub perform_storage_checks: bool,
-    pub low_file_store_warning_threshold: u64,
-    pub mtu_length: usize,
-    pub ipc_mtu_length: usize,
-    pub publication_term_window_length: usize,
-    pub ipc_publication_term_window_length: usize,
-    pub socket_so_rcvbuf: usize,
-    pub socket_so_sndbuf: usize,
-    pub socket_multicast_ttl: u8,
-    /// Flow control groups, name resolution, wildcard ports, socket batching.
-    pub network: NetworkConfig,
-    pub rcv_initial_window_length: usize,
-    pub status_message_timeout_ns: u64,
-    pub send_to_status_poll_ratio: u32,
-    pub spies_simulate_connection: bool,
-    pub reliable_stream: bool,
-    pub tether_subscriptions: bool,
-    pub rejoin_stream: bool,
-    pub congestion_control_supplier: String,
-    pub unicast_flow_control_supplier: String,
-    pub multicast_flow_control_supplier: String,
-    pub nak_unicast_delay_ns: u64,
-    pub nak_unicast_retry_delay_ratio: u64,
-    pub nak_multicast_max_backoff_ns: u64,
-    pub nak_multicast_group_size: u32,
-    pub retransmit_unicast_delay_ns: u64,
-    pub retransmit_unicast_linger_ns: u64,
-    pub max_resend: u32,
-    pub publication_reserved_session_id_low: i32,
-    pub publication_reserved_session_id_high: i32,
-    /// `AERON_DRIVER_STREAM_SESSION_LIMIT`: most sessions (publications) per stream.
-    pub stream_session_limit: i32,
-    /// `AERON_ENABLE_EXPERIMENTAL_FEATURES`: allows what Aeron 1.48 gates behind it, response
-    /// channels (UDP publications and subscriptions with `control-mode=response` or a
-    /// `response-correlation-id`).
-    pub enable_experimental_features: bool,
-    pub termination_validator: TerminationValidator,
-    pub resource_free_limit: u32,
-    /// `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` (loss injection for tests).
-    pub udp_channel_incoming_interceptors: Option<String>,
-    /// `AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD`: a conductor duty cycle longer than this
-    /// counts in system counter 27.
-    pub conductor_cycle_threshold_ns: u64,
-    /// Replaces `termination_validator` when set in code.
-    pub termination_validator_fn: Option<TerminationValidatorFn>,
-    /// Called when a TERMINATE_DRIVER command is accepted.
-    pub termination_hook: Option<TerminationHook>,
-    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS` (`rate=..|seed=..|recv-msg-mask=..`).
-    pub udp_channel_loss_args: Option<String>,
-    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` (`term-id=..|term-offset=..|length=..`).
-    pub udp_channel_fixed_loss_args: Option<String>,
-    /// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS`
-    /// (`term-id=..|gap-radix=..|gap-length=..|total-gaps=..`).
-    pub udp_channel_multi_gap_loss_args: Option<String>,
-    /// `AERON_CUBICCONGESTIONCONTROL_MEASURERTT`.
-    pub cubic_measure_rtt: bool,
-    /// `AERON_CUBICCONGESTIONCONTROL_INITIALRTT`.
-    pub cubic_initial_rtt_ns: u64,
-    /// `AERON_CUBICCONGESTIONCONTROL_TCPMODE`.
-    pub cubic_tcp_mode: bool,
-    /// A name resolver supplied in code, in place of the built-in one.
-    pub name_resolver_supplier: Option<NameResolverSupplier>,
-    /// `AERON_NAME_RESOLVER_SUPPLIER`: `default`, `csv_table` or `driver`.
-    pub builtin_name_resolver: BuiltInNameResolver,
-    /// Transports opened, sent on and received from by a plug-in (C transport bindings and
-    /// interceptors), in place of the driver's own sockets.
-    pub media_plugin_supplier: Option<MediaPluginSupplier>,
-    /// Port managers supplied in code, in place of the wildcard port managers of
-    /// `network.{sender,receiver}_wildcard_port_range`.
-    pub sender_port_manager: Option<PortManagerSupplier>,
-    pub receiver_port_manager: Option<PortManagerSupplier>,
+impl ParseSetting for ThreadingMode {
+    fn parse_setting(_name: &str, value: &str) -> Result<Self> {
+        Self::parse(value)
+    }
 }
 
-impl Default for DriverContext {
-    /// Aeron's defaults, ignoring the environment.
-    fn default() -> Self {
-        Self {
-            aeron_dir: default_aeron_dir(),
-            dir_warn_if_exists: false,
-            dir_delete_on_start: false,
-            dir_delete_on_shutdown: false,
-            print_configuration: false,
-            threading_mode: ThreadingMode::Dedicated,
-            conductor_idle_strategy: IdleStrategy::default(),
-            sender_idle_strategy: IdleStrategy::default(),
-            receiver_idle_strategy: IdleStrategy::default(),
-            shared_network_idle_strategy: IdleStrategy::default(),
-            shared_idle_strategy: IdleStrategy::default(),
-            agents: AgentConfig::default(),
-            to_driver_buffer_length: (MIB + 768) as usize,
-            to_clients_buffer_length: (MIB + 128) as usize,
-            counters_values_buffer_length: MIB as usize,
-            error_buffer_length: MIB as usize,
-            loss_report_buffer_length: MIB as usize,
-            client_liveness_timeout_ns: 10 * SECOND_NS,
-            driver_timeout_ms: 10_000,
-            timer_interval_ns: SECOND_NS,
-            publication_unblock_timeout_ns: 15 * SECOND_NS,
-            publication_connection_timeout_ns: 5 * SECOND_NS,
-            publication_linger_timeout_ns: 5 * SECOND_NS,
-            image_liveness_timeout_ns: 10 * SECOND_NS,
-            untethered_window_limit_timeout_ns: 5 * SECOND_NS,
-            untethered_resting_timeout_ns: 10 * SECOND_NS,
-            counters_free_to_reuse_timeout_ns: SECOND_NS,
-            term_buffer_length: (16 * MIB) as usize,
-            ipc_term_buffer_length: (64 * MIB) as usize,
-            term_buffer_sparse_file: false,
-            file_page_size: 4096,
-            perform_storage_checks: true,
-            low_file_store_warning_threshold: 160 * MIB,
-            mtu_length: 1408,
-            ipc_mtu_length: 1408,
-            publication_term_window_length: 0,
-            ipc_publication_term_window_length: 0,
-            socket_so_rcvbuf: 128 * 1024,
-            socket_so_sndbuf: 0,
-            socket_multicast_ttl: 0,
-            network: NetworkConfig::default(),
-            rcv_initial_window_length: 128 * 1024,
-            status_message_timeout_ns: 200 * MS_NS,
-            send_to_status_poll_ratio: 6,
-            spies_simulate_connection: false,
-            reliable_stream: true,
-            tether_subscriptions: true,
-            rejoin_stream: true,
-            congestion_control_supplier: "default".to_string(),
-            unicast_flow_control_supplier: "unicast".to_string(),
-            multicast_flow_control_supplier: "max".to_string(),
-            nak_unicast_delay_ns: 100_000,
-            nak_unicast_retry_delay_ratio: 100,
-            nak_multicast_max_backoff_ns: 10 * MS_NS,
-            nak_multicast_group_size: 10,
-            retransmit_unicast_delay_ns: 0,
-            retransmit_unicast_linger_ns: 10 * MS_NS,
-            max_resend: 16,
-            publication_reserved_session_id_low: -1,
-            publication_reserved_session_id_high: 1000,
-            stream_session_limit: i32::MAX,
-            enable_experimental_features: false,
-            termination_validator: TerminationValidator::Deny,
-            resource_free_limit: 10,
-            udp_channel_incoming_interceptors: None,
-            conductor_cycle_threshold_ns: SECOND_NS,
-            termination_validator_fn: None,
-            termination_hook: None,
-            udp_channel_loss_args: None,
-            udp_channel_fixed_loss_args: None,
-            udp_channel_multi_gap_loss_args: None,
-            cubic_measure_rtt: false,
-            cubic_initial_rtt_ns: 100_000,
-            cubic_tcp_mode: false,
-            name_resolver_supplier: None,
-            builtin_name_resolver: BuiltInNameResolver::Default,
-            media_plugin_supplier: None,
-            sender_port_manager: None,
-            receiver_port_manager: None,
+impl ParseSetting for TerminationValidator {
+    fn parse_setting(name: &str, value: &str) -> Result<Self> {
+        match value {
+            v if v.eq_ignore_ascii_case("allow") => Ok(Self::Allow),
+            v if v.eq_ignore_ascii_case("deny") => Ok(Self::Deny),
+            v => Err(Error::invalid_argument(format!("{name}={v:?} is not allow or deny"))),
         }
     }
 }
 
-fn size(name: &str, default: usize) -> Result<usize> {
-    let v = env_or(name, default as u64, parse_size)?;
-    usize::try_from(v).map_err(|_| Error::invalid_argument(format!("{name}={v} does not fit in memory")))
+crate::settings_table! {
+    /// Media driver settings, one row each (`util::settings` has the row syntax). Durations
+    /// are nanoseconds unless the name says otherwise.
+    #[derive(Debug, Clone)]
+    pub struct DriverContext {
+        /// the Aeron directory (default `/dev/shm/aeron-<user>` where it exists)
+        pub aeron_dir: PathBuf = default_aeron_dir(); path env "AERON_DIR", c(aeron, dir, custom);
+        /// whether to warn when the Aeron directory already exists at start (default false)
+        pub dir_warn_if_exists: bool = false; flag env "AERON_DIR_WARN_IF_EXISTS", c(aeron, dir_warn_if_exists, bool);
+        /// whether to delete an existing Aeron directory at start (default false)
+        pub dir_delete_on_start: bool = false; flag env "AERON_DIR_DELETE_ON_START", c(aeron, dir_delete_on_start, bool);
+        /// whether to delete the Aeron directory when the driver closes (default false)
+        pub dir_delete_on_shutdown: bool = false; flag env "AERON_DIR_DELETE_ON_SHUTDOWN", c(aeron, dir_delete_on_shutdown, bool);
+        /// whether the driver prints its configuration at start (default false)
+        pub print_configuration: bool = false; flag env "AERON_PRINT_CONFIGURATION", c(aeron, print_configuration, bool);
+        /// how the conductor, sender and receiver map onto threads (default DEDICATED)
+        pub threading_mode: ThreadingMode = ThreadingMode::Dedicated; parsed env "AERON_THREADING_MODE", c(aeron, threading_mode, custom);
+        /// the conductor's idle strategy, with `AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS` (default backoff)
+        pub conductor_idle_strategy: IdleStrategy = IdleStrategy::default(); custom env "AERON_CONDUCTOR_IDLE_STRATEGY", c(aeron, conductor_idle_strategy, custom);
+        /// the sender's idle strategy
+        pub sender_idle_strategy: IdleStrategy = IdleStrategy::default(); custom env "AERON_SENDER_IDLE_STRATEGY", c(aeron, sender_idle_strategy, custom);
+        /// the receiver's idle strategy
+        pub receiver_idle_strategy: IdleStrategy = IdleStrategy::default(); custom env "AERON_RECEIVER_IDLE_STRATEGY", c(aeron, receiver_idle_strategy, custom);
+        /// the idle strategy of the sender and receiver sharing a thread (SHARED_NETWORK)
+        pub shared_network_idle_strategy: IdleStrategy = IdleStrategy::default(); custom env "AERON_SHAREDNETWORK_IDLE_STRATEGY", c(aeron, sharednetwork_idle_strategy, custom);
+        /// the idle strategy of all agents on one thread (SHARED)
+        pub shared_idle_strategy: IdleStrategy = IdleStrategy::default(); custom env "AERON_SHARED_IDLE_STRATEGY", c(aeron, shared_idle_strategy, custom);
+        /// Idle strategy names, CPU affinities, cycle thresholds, on-start hook.
+        pub agents: AgentConfig = AgentConfig::default(); nested;
+        /// the to-driver command ring buffer length, trailer included (default 1 MiB + 768)
+        pub to_driver_buffer_length: usize = (MIB + 768) as usize; min_size env "AERON_CONDUCTOR_BUFFER_LENGTH", c(aeron, to_conductor_buffer_length, usize);
+        /// the to-clients broadcast buffer length, trailer included (default 1 MiB + 128)
+        pub to_clients_buffer_length: usize = (MIB + 128) as usize; min_size env "AERON_CLIENTS_BUFFER_LENGTH", c(aeron, to_clients_buffer_length, usize);
+        /// the counters values buffer length; metadata is 4 times it (default 1 MiB)
+        pub counters_values_buffer_length: usize = MIB as usize; min_size env "AERON_COUNTERS_BUFFER_LENGTH", c(aeron, counters_buffer_length, usize);
+        /// the distinct error log length (default 1 MiB)
+        pub error_buffer_length: usize = MIB as usize; min_size env "AERON_ERROR_BUFFER_LENGTH", c(aeron, error_buffer_length, usize);
+        /// the `loss-report.dat` length (default 1 MiB)
+        pub loss_report_buffer_length: usize = MIB as usize; min_size env "AERON_LOSS_REPORT_BUFFER_LENGTH", c(aeron, loss_report_buffer_length, usize);
+        /// how long a client may go without a keepalive before it is timed out, in ns (default 10 s)
+        pub client_liveness_timeout_ns: u64 = 10 * SECOND_NS; duration env "AERON_CLIENT_LIVENESS_TIMEOUT", c(aeron, client_liveness_timeout_ns, u64);
+        /// the driver liveness timeout clients apply, in ms (default 10 000)
+        pub driver_timeout_ms: u64 = 10_000; int env "AERON_DRIVER_TIMEOUT" in [1, i64::MAX as u64], c(aeron, driver_timeout_ms, u64);
+        /// the interval of the conductor's timer checks, in ns (default 1 s)
+        pub timer_interval_ns: u64 = SECOND_NS; duration env "AERON_TIMER_INTERVAL", c(aeron, timer_interval_ns, u64);
+        /// how long a claimed but uncommitted frame may block a publication before it is unblocked, in ns (default 15 s)
+        pub publication_unblock_timeout_ns: u64 = 15 * SECOND_NS; duration env "AERON_PUBLICATION_UNBLOCK_TIMEOUT", c(aeron, publication_unblock_timeout_ns, u64);
+        /// how long a publication stays connected without status messages, in ns (default 5 s)
+        pub publication_connection_timeout_ns: u64 = 5 * SECOND_NS; duration env "AERON_PUBLICATION_CONNECTION_TIMEOUT", c(aeron, publication_connection_timeout_ns, u64);
+        /// how long a closed publication lingers for its subscribers to drain it, in ns (default 5 s)
+        pub publication_linger_timeout_ns: u64 = 5 * SECOND_NS; duration env "AERON_PUBLICATION_LINGER_TIMEOUT", c(aeron, publication_linger_timeout_ns, u64);
+        /// how long an image lives without data or heartbeats, in ns (default 10 s)
+        pub image_liveness_timeout_ns: u64 = 10 * SECOND_NS; duration env "AERON_IMAGE_LIVENESS_TIMEOUT", c(aeron, image_liveness_timeout_ns, u64);
+        /// how long an untethered subscriber may stay a window behind before it is left behind, in ns (default 5 s)
+        pub untethered_window_limit_timeout_ns: u64 = 5 * SECOND_NS; duration env "AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT", c(aeron, untethered_window_limit_timeout_ns, u64);
+        /// how long a left-behind untethered subscriber rests before rejoining, in ns (default 10 s)
+        pub untethered_resting_timeout_ns: u64 = 10 * SECOND_NS; duration env "AERON_UNTETHERED_RESTING_TIMEOUT", c(aeron, untethered_resting_timeout_ns, u64);
+        /// how long a freed counter id waits before reuse, in ns (default 1 s)
+        pub counters_free_to_reuse_timeout_ns: u64 = SECOND_NS; duration env "AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT", c(aeron, counters_free_to_reuse_timeout_ns, u64);
+        /// the term length of network publications, a power of two in [64 KiB, 1 GiB] (default 16 MiB)
+        pub term_buffer_length: usize = (16 * MIB) as usize; size env "AERON_TERM_BUFFER_LENGTH", c(aeron, term_buffer_length, usize);
+        /// the term length of IPC publications (default 64 MiB)
+        pub ipc_term_buffer_length: usize = (64 * MIB) as usize; size env "AERON_IPC_TERM_BUFFER_LENGTH", c(aeron, ipc_term_buffer_length, usize);
+        /// whether log buffer files are created sparse instead of pre-touched (default false)
+        pub term_buffer_sparse_file: bool = false; flag env "AERON_TERM_BUFFER_SPARSE_FILE", c(aeron, term_buffer_sparse_file, bool);
+        /// the page size files are rounded to, a power of two (default 4096)
+        pub file_page_size: usize = 4096; size env "AERON_FILE_PAGE_SIZE", c(aeron, file_page_size, usize);
+        /// whether free space is checked before creating a log buffer (default true)
+        pub perform_storage_checks: bool = true; flag env "AERON_PERFORM_STORAGE_CHECKS", c(aeron, perform_storage_checks, bool);
+        /// the free space below which the driver warns, in bytes (default 160 MiB)
+        pub low_file_store_warning_threshold: u64 = 160 * MIB; size env "AERON_LOW_FILE_STORE_WARNING_THRESHOLD", c(aeron, low_file_store_warning_threshold, u64);
+        /// the MTU of network publications, a multiple of 32 (default 1408)
+        pub mtu_length: usize = 1408; size env "AERON_MTU_LENGTH", c(aeron, mtu_length, usize);
+        /// the MTU (largest fragment) of IPC publications (default 1408)
+        pub ipc_mtu_length: usize = 1408; size env "AERON_IPC_MTU_LENGTH", c(aeron, ipc_mtu_length, usize);
+        /// how far a network publication may run ahead of its sender; 0 for half a term (default 0)
+        pub publication_term_window_length: usize = 0; size env "AERON_PUBLICATION_TERM_WINDOW_LENGTH", c(aeron, publication_term_window_length, usize);
+        /// how far an IPC publication may run ahead of its slowest subscriber; 0 for half a term (default 0)
+        pub ipc_publication_term_window_length: usize = 0; size env "AERON_IPC_PUBLICATION_TERM_WINDOW_LENGTH", c(aeron, ipc_publication_term_window_length, usize);
+        /// SO_RCVBUF of UDP sockets; 0 keeps the OS default (default 128 KiB)
+        pub socket_so_rcvbuf: usize = 128 * 1024; size env "AERON_SOCKET_SO_RCVBUF", c(aeron, socket_so_rcvbuf, usize);
+        /// SO_SNDBUF of UDP sockets; 0 keeps the OS default (default 0)
+        pub socket_so_sndbuf: usize = 0; size env "AERON_SOCKET_SO_SNDBUF", c(aeron, socket_so_sndbuf, usize);
+        /// IP_MULTICAST_TTL of outgoing sockets; 0 keeps the OS default (default 0)
+        pub socket_multicast_ttl: u8 = 0; int env "AERON_SOCKET_MULTICAST_TTL", c(aeron, socket_multicast_ttl, u8);
+        /// Flow control groups, name resolution, wildcard ports, socket batching.
+        pub network: NetworkConfig = NetworkConfig::default(); nested;
+        /// the initial receiver window, at least the MTU (default 128 KiB)
+        pub rcv_initial_window_length: usize = 128 * 1024; size env "AERON_RCV_INITIAL_WINDOW_LENGTH", c(aeron, rcv_initial_window_length, usize);
+        /// the longest interval between a receiver's status messages, in ns (default 200 ms)
+        pub status_message_timeout_ns: u64 = 200 * MS_NS; duration env "AERON_RCV_STATUS_MESSAGE_TIMEOUT", c(aeron, rcv_status_message_timeout_ns, u64);
+        /// how many sends the sender makes per poll for status messages (default 6)
+        pub send_to_status_poll_ratio: u32 = 6; int env "AERON_SEND_TO_STATUS_POLL_RATIO" in [1, i32::MAX as u32], c(aeron, send_to_status_poll_ratio, usize);
+        /// whether spy subscriptions count as connected subscribers of network publications (default false)
+        pub spies_simulate_connection: bool = false; flag env "AERON_SPIES_SIMULATE_CONNECTION", c(aeron, spies_simulate_connection, bool);
+        /// whether streams are reliable (gaps are NAKed) by default (default true)
+        pub reliable_stream: bool = true; flag env "AERON_RELIABLE_STREAM", c(aeron, reliable_stream, bool);
+        /// whether subscriptions hold publications back by default (default true)
+        pub tether_subscriptions: bool = true; flag env "AERON_TETHER_SUBSCRIPTIONS", c(aeron, tether_subscriptions, bool);
+        /// whether a subscription rejoins a stream after its image went away (default true)
+        pub rejoin_stream: bool = true; flag env "AERON_REJOIN_STREAM", c(aeron, rejoin_stream, bool);
+        /// the congestion control by name: `default` (static window) or `cubic`
+        pub congestion_control_supplier: String = "default".to_string(); text env "AERON_CONGESTIONCONTROL_SUPPLIER";
+        /// the flow control of unicast publications by name (default `unicast`)
+        pub unicast_flow_control_supplier: String = "unicast".to_string(); text env "AERON_UNICAST_FLOWCONTROL_SUPPLIER";
+        /// the flow control of multicast publications by name: `max`, `min` or `tagged`
+        pub multicast_flow_control_supplier: String = "max".to_string(); text env "AERON_MULTICAST_FLOWCONTROL_SUPPLIER";
+        /// the unicast NAK delay, in ns (default 100 us)
+        pub nak_unicast_delay_ns: u64 = 100_000; duration env "AERON_NAK_UNICAST_DELAY", c(aeron, nak_unicast_delay_ns, u64);
+        /// the multiple of the unicast NAK delay before a NAK is repeated (default 100)
+        pub nak_unicast_retry_delay_ratio: u64 = 100; int env "AERON_NAK_UNICAST_RETRY_DELAY_RATIO" in [1, i64::MAX as u64], c(aeron, nak_unicast_retry_delay_ratio, u64);
+        /// the longest multicast NAK delay, in ns (default 10 ms)
+        pub nak_multicast_max_backoff_ns: u64 = 10 * MS_NS; duration env "AERON_NAK_MULTICAST_MAX_BACKOFF", c(aeron, nak_multicast_max_backoff_ns, u64);
+        /// the expected multicast group size that scales NAK delays (default 10)
+        pub nak_multicast_group_size: u32 = 10; int env "AERON_NAK_MULTICAST_GROUP_SIZE" in [1, i32::MAX as u32], c(aeron, nak_multicast_group_size, usize);
+        /// the delay before a unicast retransmission, in ns (default 0)
+        pub retransmit_unicast_delay_ns: u64 = 0; duration env "AERON_RETRANSMIT_UNICAST_DELAY", c(aeron, retransmit_unicast_delay_ns, u64);
+        /// how long a retransmitted range ignores further NAKs, in ns (default 10 ms)
+        pub retransmit_unicast_linger_ns: u64 = 10 * MS_NS; duration env "AERON_RETRANSMIT_UNICAST_LINGER", c(aeron, retransmit_unicast_linger_ns, u64);
+        /// the most retransmissions in flight per publication (default 16)
+        pub max_resend: u32 = 16; int env "AERON_MAX_RESEND" in [1, 256], c(aeron, max_resend, u32);
+        /// the low end of the session ids the driver never assigns (default -1)
+        pub publication_reserved_session_id_low: i32 = -1; int env "AERON_PUBLICATION_RESERVED_SESSION_ID_LOW", c(aeron, publication_reserved_session_id_low, i32);
+        /// the high end of the session ids the driver never assigns (default 1000)
+        pub publication_reserved_session_id_high: i32 = 1000; int env "AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH", c(aeron, publication_reserved_session_id_high, i32);
+        /// the most publication sessions one stream may have (default INT32_MAX)
+        pub stream_session_limit: i32 = i32::MAX; int env "AERON_DRIVER_STREAM_SESSION_LIMIT" in [1, i32::MAX], c(aeron, stream_session_limit, i32);
+        /// whether experimental features are enabled (default false): response channels
+        /// (UDP publications and subscriptions with `control-mode=response` or a
+        /// `response-correlation-id`), as Aeron 1.48 gates them
+        pub enable_experimental_features: bool = false; flag env "AERON_ENABLE_EXPERIMENTAL_FEATURES", c(aeron, enable_experimental_features, bool -> c_int);
+        /// whether a client may terminate the driver with TERMINATE_DRIVER: `allow` or `deny` (default deny)
+        pub termination_validator: TerminationValidator = TerminationValidator::Deny; parsed env "AERON_DRIVER_TERMINATION_VALIDATOR";
+        /// how many resources the conductor frees per duty cycle (default 10)
+        pub resource_free_limit: u32 = 10; int env "AERON_DRIVER_RESOURCE_FREE_LIMIT" in [1, i32::MAX as u32], c(aeron, resource_free_limit, u32);
+        /// the built-in incoming interceptors by name (loss injection for tests)
+        pub udp_channel_incoming_interceptors: Option<String> = None; opt_text env "AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS";
+        /// the conductor duty cycle time above which a cycle is counted as exceeding, in ns (default 1 s)
+        pub conductor_cycle_threshold_ns: u64 = SECOND_NS; duration env "AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD", c(aeron, conductor_cycle_threshold_ns, u64 -> i64, ret i64);
+        /// Replaces `termination_validator` when set in code.
+        pub termination_validator_fn: Option<TerminationValidatorFn> = None; code;
+        /// Called when a TERMINATE_DRIVER command is accepted.
+        pub termination_hook: Option<TerminationHook> = None; code;
+        /// the loss interceptor's arguments (`rate=..|seed=..|recv-msg-mask=..`)
+        pub udp_channel_loss_args: Option<String> = None; opt_text env "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS";
+        /// the fixed-loss interceptor's arguments (`term-id=..|term-offset=..|length=..`)
+        pub udp_channel_fixed_loss_args: Option<String> = None; opt_text env "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS";
+        /// the multi-gap-loss interceptor's arguments (`term-id=..|gap-radix=..|gap-length=..|total-gaps=..`)
+        pub udp_channel_multi_gap_loss_args: Option<String> = None; opt_text env "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS";
+        /// whether cubic congestion control measures the RTT (default false)
+        pub cubic_measure_rtt: bool = false; flag env "AERON_CUBICCONGESTIONCONTROL_MEASURERTT";
+        /// cubic congestion control's initial RTT, in ns (default 100 us)
+        pub cubic_initial_rtt_ns: u64 = 100_000; duration env "AERON_CUBICCONGESTIONCONTROL_INITIALRTT";
+        /// whether cubic congestion control runs in TCP mode (default false)
+        pub cubic_tcp_mode: bool = false; flag env "AERON_CUBICCONGESTIONCONTROL_TCPMODE";
+        /// A name resolver supplied in code, in place of the built-in one.
+        pub name_resolver_supplier: Option<NameResolverSupplier> = None; code;
+        /// the built-in name resolver: `default`, `csv_table` or `driver`
+        pub builtin_name_resolver: BuiltInNameResolver = BuiltInNameResolver::Default; parsed env "AERON_NAME_RESOLVER_SUPPLIER";
+        /// Transports opened, sent on and received from by a plug-in (C transport bindings and
+        /// interceptors), in place of the driver's own sockets; the variable names only `default`.
+        pub media_plugin_supplier: Option<MediaPluginSupplier> = None; custom env "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA";
+        /// Port managers supplied in code, in place of the wildcard port managers of
+        /// `network.{sender,receiver}_wildcard_port_range`.
+        pub sender_port_manager: Option<PortManagerSupplier> = None; code;
+        pub receiver_port_manager: Option<PortManagerSupplier> = None; code;
+    }
 }
 
-fn duration(name: &str, default: u64) -> Result<u64> {
-    env_or(name, default, parse_duration_ns)
-}
-
-fn flag(name: &str, default: bool) -> Result<bool> {
-    env_or(name, default, parse_bool)
-}
+/// Variables read for a row but not its own: idle strategy init args and the other names
+/// of plug-in media and interceptors (all refused but `default`/empty).
+pub const EXTRA_VARIABLES: &[(&str, &str)] = &[
+    ("AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS", "conductor_idle_strategy"),
+    ("AERON_SENDER_IDLE_STRATEGY_INIT_ARGS", "sender_idle_strategy"),
+    ("AERON_RECEIVER_IDLE_STRATEGY_INIT_ARGS", "receiver_idle_strategy"),
+    ("AERON_SHAREDNETWORK_IDLE_STRATEGY_INIT_ARGS", "shared_network_idle_strategy"),
+    ("AERON_SHARED_IDLE_STRATEGY_INIT_ARGS", "shared_idle_strategy"),
+    ("AERON_CONDUCTOR_UDP_CHANNEL_TRANSPORT_BINDINGS_MEDIA", "media_plugin_supplier"),
+    ("AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS", "media_plugin_supplier"),
+];
 
 fn idle(name: &str, default: &IdleStrategy) -> Result<IdleStrategy> {
     match env(name) {
@@ -298,231 +286,35 @@ impl DriverContext {
     /// Defaults overridden by every `AERON_*` variable that is set. A malformed value is an
     /// error naming the variable.
     pub fn from_env() -> Result<Self> {
-        let d = Self::default();
-        let min_size = |name: &str, default: usize| -> Result<usize> {
-            // Aeron raises a too-small CnC buffer length to its default.
-            Ok(size(name, default)?.max(default))
-        };
-        let ctx = Self {
-            aeron_dir: env("AERON_DIR").map(PathBuf::from).unwrap_or(d.aeron_dir),
-            dir_warn_if_exists: flag("AERON_DIR_WARN_IF_EXISTS", d.dir_warn_if_exists)?,
-            dir_delete_on_start: flag("AERON_DIR_DELETE_ON_START", d.dir_delete_on_start)?,
-            dir_delete_on_shutdown: flag("AERON_DIR_DELETE_ON_SHUTDOWN", d.dir_delete_on_shutdown)?,
-            print_configuration: flag("AERON_PRINT_CONFIGURATION", d.print_configuration)?,
-            threading_mode: match env("AERON_THREADING_MODE") {
-                Some(v) => ThreadingMode::parse(&v)?,
-                None => d.threading_mode,
-            },
-            conductor_idle_strategy: idle("AERON_CONDUCTOR_IDLE_STRATEGY", &d.conductor_idle_strategy)?,
-            sender_idle_strategy: idle("AERON_SENDER_IDLE_STRATEGY", &d.sender_idle_strategy)?,
-            receiver_idle_strategy: idle("AERON_RECEIVER_IDLE_STRATEGY", &d.receiver_idle_strategy)?,
-            shared_network_idle_strategy: idle(
-                "AERON_SHAREDNETWORK_IDLE_STRATEGY",
-                &d.shared_network_idle_strategy,
-            )?,
-            shared_idle_strategy: idle("AERON_SHARED_IDLE_STRATEGY", &d.shared_idle_strategy)?,
-            agents: AgentConfig::from_env()?,
-            to_driver_buffer_length: min_size("AERON_CONDUCTOR_BUFFER_LENGTH", d.to_driver_buffer_length)?,
-            to_clients_buffer_length: min_size("AERON_CLIENTS_BUFFER_LENGTH", d.to_clients_buffer_length)?,
-            counters_values_buffer_length: min_size(
-                "AERON_COUNTERS_BUFFER_LENGTH",
-                d.counters_values_buffer_length,
-            )?,
-            error_buffer_length: min_size("AERON_ERROR_BUFFER_LENGTH", d.error_buffer_length)?,
-            loss_report_buffer_length: min_size(
-                "AERON_LOSS_REPORT_BUFFER_LENGTH",
-                d.loss_report_buffer_length,
-            )?,
-            client_liveness_timeout_ns: duration(
-                "AERON_CLIENT_LIVENESS_TIMEOUT",
-                d.client_liveness_timeout_ns,
-            )?,
-            driver_timeout_ms: env_or("AERON_DRIVER_TIMEOUT", d.driver_timeout_ms as i64, parse_i64)
-                .and_then(|v| check_range("AERON_DRIVER_TIMEOUT", v, 1, i64::MAX))?
-                as u64,
-            timer_interval_ns: duration("AERON_TIMER_INTERVAL", d.timer_interval_ns)?,
-            publication_unblock_timeout_ns: duration(
-                "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
-                d.publication_unblock_timeout_ns,
-            )?,
-            publication_connection_timeout_ns: duration(
-                "AERON_PUBLICATION_CONNECTION_TIMEOUT",
-                d.publication_connection_timeout_ns,
-            )?,
-            publication_linger_timeout_ns: duration(
-                "AERON_PUBLICATION_LINGER_TIMEOUT",
-                d.publication_linger_timeout_ns,
-            )?,
-            image_liveness_timeout_ns: duration("AERON_IMAGE_LIVENESS_TIMEOUT", d.image_liveness_timeout_ns)?,
-            untethered_window_limit_timeout_ns: duration(
-                "AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT",
-                d.untethered_window_limit_timeout_ns,
-            )?,
-            untethered_resting_timeout_ns: duration(
-                "AERON_UNTETHERED_RESTING_TIMEOUT",
-                d.untethered_resting_timeout_ns,
-            )?,
-            counters_free_to_reuse_timeout_ns: duration(
-                "AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT",
-                d.counters_free_to_reuse_timeout_ns,
-            )?,
-            term_buffer_length: size("AERON_TERM_BUFFER_LENGTH", d.term_buffer_length)?,
-            ipc_term_buffer_length: size("AERON_IPC_TERM_BUFFER_LENGTH", d.ipc_term_buffer_length)?,
-            term_buffer_sparse_file: flag("AERON_TERM_BUFFER_SPARSE_FILE", d.term_buffer_sparse_file)?,
-            file_page_size: size("AERON_FILE_PAGE_SIZE", d.file_page_size)?,
-            perform_storage_checks: flag("AERON_PERFORM_STORAGE_CHECKS", d.perform_storage_checks)?,
-            low_file_store_warning_threshold: env_or(
-                "AERON_LOW_FILE_STORE_WARNING_THRESHOLD",
-                d.low_file_store_warning_threshold,
-                parse_size,
-            )?,
-            mtu_length: size("AERON_MTU_LENGTH", d.mtu_length)?,
-            ipc_mtu_length: size("AERON_IPC_MTU_LENGTH", d.ipc_mtu_length)?,
-            publication_term_window_length: size(
-                "AERON_PUBLICATION_TERM_WINDOW_LENGTH",
-                d.publication_term_window_length,
-            )?,
-            ipc_publication_term_window_length: size(
-                "AERON_IPC_PUBLICATION_TERM_WINDOW_LENGTH",
-                d.ipc_publication_term_window_length,
-            )?,
-            socket_so_rcvbuf: size("AERON_SOCKET_SO_RCVBUF", d.socket_so_rcvbuf)?,
-            socket_so_sndbuf: size("AERON_SOCKET_SO_SNDBUF", d.socket_so_sndbuf)?,
-            socket_multicast_ttl: env_or(
-                "AERON_SOCKET_MULTICAST_TTL",
-                d.socket_multicast_ttl as i64,
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_SOCKET_MULTICAST_TTL", v, 0, 255))?
-                as u8,
-            network: NetworkConfig::from_env()?,
-            rcv_initial_window_length: size("AERON_RCV_INITIAL_WINDOW_LENGTH", d.rcv_initial_window_length)?,
-            status_message_timeout_ns: duration(
-                "AERON_RCV_STATUS_MESSAGE_TIMEOUT",
-                d.status_message_timeout_ns,
-            )?,
-            send_to_status_poll_ratio: env_or(
-                "AERON_SEND_TO_STATUS_POLL_RATIO",
-                d.send_to_status_poll_ratio as i64,
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_SEND_TO_STATUS_POLL_RATIO", v, 1, i32::MAX as i64))?
-                as u32,
-            spies_simulate_connection: flag("AERON_SPIES_SIMULATE_CONNECTION", d.spies_simulate_connection)?,
-            reliable_stream: flag("AERON_RELIABLE_STREAM", d.reliable_stream)?,
-            tether_subscriptions: flag("AERON_TETHER_SUBSCRIPTIONS", d.tether_subscriptions)?,
-            rejoin_stream: flag("AERON_REJOIN_STREAM", d.rejoin_stream)?,
-            congestion_control_supplier: env("AERON_CONGESTIONCONTROL_SUPPLIER")
-                .unwrap_or(d.congestion_control_supplier),
-            unicast_flow_control_supplier: env("AERON_UNICAST_FLOWCONTROL_SUPPLIER")
-                .unwrap_or(d.unicast_flow_control_supplier),
-            multicast_flow_control_supplier: env("AERON_MULTICAST_FLOWCONTROL_SUPPLIER")
-                .unwrap_or(d.multicast_flow_control_supplier),
-            nak_unicast_delay_ns: duration("AERON_NAK_UNICAST_DELAY", d.nak_unicast_delay_ns)?,
-            nak_unicast_retry_delay_ratio: env_or(
-                "AERON_NAK_UNICAST_RETRY_DELAY_RATIO",
-                d.nak_unicast_retry_delay_ratio as i64,
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_NAK_UNICAST_RETRY_DELAY_RATIO", v, 1, i64::MAX))?
-                as u64,
-            nak_multicast_max_backoff_ns: duration(
-                "AERON_NAK_MULTICAST_MAX_BACKOFF",
-                d.nak_multicast_max_backoff_ns,
-            )?,
-            nak_multicast_group_size: env_or(
-                "AERON_NAK_MULTICAST_GROUP_SIZE",
-                d.nak_multicast_group_size as i64,
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_NAK_MULTICAST_GROUP_SIZE", v, 1, i32::MAX as i64))?
-                as u32,
-            retransmit_unicast_delay_ns: duration(
-                "AERON_RETRANSMIT_UNICAST_DELAY",
-                d.retransmit_unicast_delay_ns,
-            )?,
-            retransmit_unicast_linger_ns: duration(
-                "AERON_RETRANSMIT_UNICAST_LINGER",
-                d.retransmit_unicast_linger_ns,
-            )?,
-            max_resend: env_or("AERON_MAX_RESEND", d.max_resend as i64, parse_i64)
-                .and_then(|v| check_range("AERON_MAX_RESEND", v, 1, 256))? as u32,
-            publication_reserved_session_id_low: env_or(
-                "AERON_PUBLICATION_RESERVED_SESSION_ID_LOW",
-                d.publication_reserved_session_id_low as i64,
-                parse_i64,
-            )
-            .and_then(|v| {
-                check_range("AERON_PUBLICATION_RESERVED_SESSION_ID_LOW", v, i32::MIN as i64, i32::MAX as i64)
-            })? as i32,
-            publication_reserved_session_id_high: env_or(
-                "AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH",
-                d.publication_reserved_session_id_high as i64,
-                parse_i64,
-            )
-            .and_then(|v| {
-                check_range("AERON_PUBLICATION_RESERVED_SESSION_ID_HIGH", v, i32::MIN as i64, i32::MAX as i64)
-            })? as i32,
-            stream_session_limit: env_or(
-                "AERON_DRIVER_STREAM_SESSION_LIMIT",
-                i64::from(d.stream_session_limit),
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_DRIVER_STREAM_SESSION_LIMIT", v, 1, i64::from(i32::MAX)))?
-                as i32,
-            enable_experimental_features: flag(
-                "AERON_ENABLE_EXPERIMENTAL_FEATURES",
-                d.enable_experimental_features,
-            )?,
-            termination_validator: match env("AERON_DRIVER_TERMINATION_VALIDATOR").as_deref() {
-                Some(v) if v.eq_ignore_ascii_case("allow") => TerminationValidator::Allow,
-                Some(v) if v.eq_ignore_ascii_case("deny") => TerminationValidator::Deny,
-                Some(v) => {
-                    return Err(Error::invalid_argument(format!(
-                        "AERON_DRIVER_TERMINATION_VALIDATOR={v:?} is not allow or deny"
-                    )));
-                }
-                None => d.termination_validator,
-            },
-            resource_free_limit: env_or(
-                "AERON_DRIVER_RESOURCE_FREE_LIMIT",
-                d.resource_free_limit as i64,
-                parse_i64,
-            )
-            .and_then(|v| check_range("AERON_DRIVER_RESOURCE_FREE_LIMIT", v, 1, i32::MAX as i64))?
-                as u32,
-            udp_channel_incoming_interceptors: env("AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS"),
-            conductor_cycle_threshold_ns: duration(
-                "AERON_DRIVER_CONDUCTOR_CYCLE_THRESHOLD",
-                d.conductor_cycle_threshold_ns,
-            )?,
-            termination_validator_fn: None,
-            termination_hook: None,
-            udp_channel_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_LOSS_ARGS"),
-            udp_channel_fixed_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS"),
-            udp_channel_multi_gap_loss_args: env("AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS"),
-            cubic_measure_rtt: flag("AERON_CUBICCONGESTIONCONTROL_MEASURERTT", d.cubic_measure_rtt)?,
-            cubic_initial_rtt_ns: duration(
-                "AERON_CUBICCONGESTIONCONTROL_INITIALRTT",
-                d.cubic_initial_rtt_ns,
-            )?,
-            cubic_tcp_mode: flag("AERON_CUBICCONGESTIONCONTROL_TCPMODE", d.cubic_tcp_mode)?,
-            media_plugin_supplier: {
-                refuse_plugin_names()?;
-                None
-            },
-            name_resolver_supplier: None,
-            builtin_name_resolver: env("AERON_NAME_RESOLVER_SUPPLIER")
-                .map_or(Ok(BuiltInNameResolver::Default), |name| BuiltInNameResolver::parse(&name))?,
-            sender_port_manager: None,
-            receiver_port_manager: None,
-        };
+        let mut ctx = Self::load_rows()?;
+        for agent in DriverAgent::ALL {
+            let var = agent.idle_strategy_env_var();
+            let strategy = idle(var, ctx.idle_strategy(agent))?;
+            *ctx.idle_strategy_mut(agent) = strategy;
+        }
+        refuse_plugin_names()?;
         ctx.validate()?;
         Ok(ctx)
     }
 
+    /// Every setting of the driver: the table's rows and the variables read for them.
+    pub fn all_settings() -> Vec<Setting> {
+        let mut rows = Self::settings();
+        rows.extend(EXTRA_VARIABLES.iter().map(|&(env, field)| Setting {
+            group: "",
+            field,
+            kind: "custom",
+            env: Some(env),
+            c_setter: None,
+            c_getter: None,
+            doc: "",
+        }));
+        rows
+    }
+
     /// Aeron's start-up validation rules (`spec/driver.md` §9).
     pub fn validate(&self) -> Result<()> {
+        self.check_row_ranges()?;
         let rule = |ok: bool, msg: String| if ok { Ok(()) } else { Err(Error::invalid_argument(msg)) };
         rule(
             self.publication_unblock_timeout_ns > self.client_liveness_timeout_ns,
@@ -565,6 +357,15 @@ impl DriverContext {
             self.publication_reserved_session_id_low <= self.publication_reserved_session_id_high,
             "AERON_PUBLICATION_RESERVED_SESSION_ID_LOW must not exceed ..._HIGH".to_string(),
         )?;
+        for (name, range) in [
+            ("AERON_SENDER_WILDCARD_PORT_RANGE", self.network.sender_wildcard_port_range),
+            ("AERON_RECEIVER_WILDCARD_PORT_RANGE", self.network.receiver_wildcard_port_range),
+        ] {
+            rule(
+                range.low <= range.high,
+                format!("{name}: low port {} exceeds high port {}", range.low, range.high),
+            )?;
+        }
         let ring_capacity = self.to_driver_buffer_length.saturating_sub(768);
         rule(
             ring_capacity.is_power_of_two(),

@@ -144,7 +144,7 @@ impl MediaDriver {
             Some(supplier) => Media::with_plugin((supplier.0)()?),
             None => Media::default(),
         }
-        .with_io(ctx.network.udp_io);
+        .with_io(ctx.network.udp_io());
         // Interceptors supplied in code replace the configured loss injection.
         let interceptors = match media.plugin() {
             Some(plugin) if plugin.replaces_incoming_interceptors() => None,

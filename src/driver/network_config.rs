@@ -4,8 +4,8 @@
 #![forbid(unsafe_code)]
 
 use crate::driver::media::udp_transport::UdpIo;
-use crate::util::config::{check_range, env, env_or, parse_bool, parse_duration_ns, parse_i64};
 use crate::util::error::{Error, Result};
+use crate::util::settings::{ParseSetting, Setting, SettingsTable};
 
 /// A boolean that may be left for the driver to infer (`AERON_RECEIVER_GROUP_CONSIDERATION`:
 /// `true`, `infer`, anything else is false).
@@ -52,160 +52,106 @@ impl PortRange {
     }
 }
 
-/// Network settings of the driver context (`DriverContext::network`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct NetworkConfig {
-    /// `AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT`: a receiver silent this long
-    /// leaves min/tagged flow control.
-    pub flow_control_receiver_timeout_ns: u64,
-    /// `AERON_FLOW_CONTROL_GROUP_TAG`: default group tag of tagged flow control.
-    pub flow_control_group_tag: i64,
-    /// `AERON_FLOW_CONTROL_GROUP_MIN_SIZE`: receivers needed before a tagged group is live.
-    pub flow_control_group_min_size: i32,
-    /// `AERON_RECEIVER_GROUP_TAG`: the tag receivers send in status messages, if any.
-    pub receiver_group_tag: Option<i64>,
-    /// `AERON_RECEIVER_GROUP_CONSIDERATION`.
-    pub receiver_group_consideration: InferableBoolean,
-    /// `AERON_DRIVER_CONNECT`: whether channels connect their sockets by default.
-    pub connect_enabled: bool,
-    /// `AERON_DRIVER_RESOLVER_NAME`: this driver's name for the name resolver.
-    pub resolver_name: Option<String>,
-    /// `AERON_DRIVER_RESOLVER_INTERFACE`: `host:port` the name resolver listens on.
-    pub resolver_interface: Option<String>,
-    /// `AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`: `host:port` of a neighbour to join.
-    pub resolver_bootstrap_neighbor: Option<String>,
-    /// `AERON_NAME_RESOLVER_INIT_ARGS`.
-    pub name_resolver_init_args: Option<String>,
-    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`.
-    pub re_resolution_check_interval_ns: u64,
-    /// `AERON_SENDER_WILDCARD_PORT_RANGE`.
-    pub sender_wildcard_port_range: PortRange,
-    /// `AERON_RECEIVER_WILDCARD_PORT_RANGE`.
-    pub receiver_wildcard_port_range: PortRange,
-    /// `AERON_RECEIVER_IO_VECTOR_CAPACITY` (1..=16): datagrams read per receive call.
-    pub receiver_io_vector_capacity: u32,
-    /// `AERON_SENDER_IO_VECTOR_CAPACITY` (1..=16).
-    pub sender_io_vector_capacity: u32,
-    /// `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND` (1..=16).
-    pub network_publication_max_messages_per_send: u32,
-    /// `AERONRS_MAX_IMAGES_PER_ENDPOINT` (aeronrs only, ≥ 1, default 1024): the most images
-    /// one receive channel endpoint has or is building at once. A SETUP beyond it is
-    /// refused: unsolicited SETUPs (forged or not) cannot make the driver build images and
-    /// log buffers without bound.
-    pub max_images_per_endpoint: u32,
-    /// `AERONRS_MAX_IMAGES_PER_SOURCE` (aeronrs only, ≥ 1, default 256): the same per source
-    /// host (IP address) on one endpoint, so one host cannot take the whole endpoint's share.
-    pub max_images_per_source: u32,
-    /// `AERONRS_UDP_MMSG_ENABLED`, `AERONRS_UDP_GSO_ENABLED`, `AERONRS_UDP_GRO_ENABLED`
-    /// (aeronrs only, default true): batched `recvmmsg` / `sendmmsg`, segmentation offload
-    /// for runs of equal-sized datagrams, receive offload.
-    pub udp_io: UdpIo,
+impl ParseSetting for InferableBoolean {
+    fn parse_setting(_name: &str, value: &str) -> Result<Self> {
+        Ok(Self::parse(value))
+    }
+}
+
+impl ParseSetting for PortRange {
+    fn parse_setting(name: &str, value: &str) -> Result<Self> {
+        Self::parse(name, value)
+    }
 }
 
 const SECOND_NS: u64 = 1_000_000_000;
 /// Aeron's limit on the socket batching settings.
 pub const MAX_IO_VECTOR_CAPACITY: u32 = 16;
 
-impl Default for NetworkConfig {
-    fn default() -> Self {
-        Self {
-            flow_control_receiver_timeout_ns: 5 * SECOND_NS,
-            flow_control_group_tag: -1,
-            flow_control_group_min_size: 0,
-            receiver_group_tag: None,
-            receiver_group_consideration: InferableBoolean::Infer,
-            connect_enabled: true,
-            resolver_name: None,
-            resolver_interface: None,
-            resolver_bootstrap_neighbor: None,
-            name_resolver_init_args: None,
-            re_resolution_check_interval_ns: SECOND_NS,
-            sender_wildcard_port_range: PortRange::default(),
-            receiver_wildcard_port_range: PortRange::default(),
-            receiver_io_vector_capacity: 2,
-            sender_io_vector_capacity: 2,
-            network_publication_max_messages_per_send: 2,
-            max_images_per_endpoint: 1024,
-            max_images_per_source: 256,
-            udp_io: UdpIo::default(),
-        }
+crate::settings_table! {
+    /// Network settings of the driver context (`DriverContext::network`), one row each.
+    #[derive(Debug, Clone, PartialEq, Eq)]
+    pub struct NetworkConfig {
+        /// how long a silent receiver stays in min/tagged flow control, in ns (default 5 s)
+        pub flow_control_receiver_timeout_ns: u64 = 5 * SECOND_NS; duration env "AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT", c(aeron, flow_control_receiver_timeout_ns, u64);
+        /// the default group tag of tagged flow control (default -1)
+        pub flow_control_group_tag: i64 = -1; int env "AERON_FLOW_CONTROL_GROUP_TAG", c(aeron, flow_control_group_tag, i64);
+        /// the receivers a tagged flow control group needs before it is live (default 0)
+        pub flow_control_group_min_size: i32 = 0; int env "AERON_FLOW_CONTROL_GROUP_MIN_SIZE" in [0, i32::MAX], c(aeron, flow_control_group_min_size, i32);
+        /// the tag receivers send in status messages, if any (default none)
+        pub receiver_group_tag: Option<i64> = None; parsed env "AERON_RECEIVER_GROUP_TAG", c(aeron, receiver_group_tag, custom);
+        /// whether receivers consider themselves a group: `true`, `infer`, else false (default infer)
+        pub receiver_group_consideration: InferableBoolean = InferableBoolean::Infer; parsed env "AERON_RECEIVER_GROUP_CONSIDERATION", c(aeron, receiver_group_consideration, custom);
+        /// whether UDP channels connect their sockets by default (default true)
+        pub connect_enabled: bool = true; flag env "AERON_DRIVER_CONNECT", c(aeron, connect_enabled, bool -> c_int);
+        /// this driver's name for the name resolver
+        pub resolver_name: Option<String> = None; opt_text env "AERON_DRIVER_RESOLVER_NAME", c(aeron, resolver_name, custom);
+        /// `host:port` the name resolver listens on
+        pub resolver_interface: Option<String> = None; opt_text env "AERON_DRIVER_RESOLVER_INTERFACE", c(aeron, resolver_interface, custom);
+        /// `host:port` of a name resolver neighbour to join
+        pub resolver_bootstrap_neighbor: Option<String> = None; opt_text env "AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR", c(aeron, resolver_bootstrap_neighbor, custom);
+        /// the arguments the name resolver is made with
+        pub name_resolver_init_args: Option<String> = None; opt_text env "AERON_NAME_RESOLVER_INIT_ARGS", c(aeron, name_resolver_init_args, custom);
+        /// how often endpoint names are resolved again, in ns (default 1 s)
+        pub re_resolution_check_interval_ns: u64 = SECOND_NS; duration env "AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL", c(aeron, re_resolution_check_interval_ns, u64);
+        /// the ports wildcard (port 0) send endpoints bind in, `<low> <high>` (default any)
+        pub sender_wildcard_port_range: PortRange = PortRange::default(); parsed env "AERON_SENDER_WILDCARD_PORT_RANGE", c(aeron, sender_wildcard_port_range, custom);
+        /// the ports wildcard (port 0) receive endpoints bind in, `<low> <high>` (default any)
+        pub receiver_wildcard_port_range: PortRange = PortRange::default(); parsed env "AERON_RECEIVER_WILDCARD_PORT_RANGE", c(aeron, receiver_wildcard_port_range, custom);
+        /// datagrams the receiver reads per system call, 1 to 16 (default 2)
+        pub receiver_io_vector_capacity: u32 = 2; int env "AERON_RECEIVER_IO_VECTOR_CAPACITY" in [1, MAX_IO_VECTOR_CAPACITY], c(aeron, receiver_io_vector_capacity, u32);
+        /// datagrams the sender writes per system call, 1 to 16 (default 2)
+        pub sender_io_vector_capacity: u32 = 2; int env "AERON_SENDER_IO_VECTOR_CAPACITY" in [1, MAX_IO_VECTOR_CAPACITY], c(aeron, sender_io_vector_capacity, u32);
+        /// frames a network publication sends per duty cycle, 1 to 16 (default 2)
+        pub network_publication_max_messages_per_send: u32 = 2; int env "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND" in [1, MAX_IO_VECTOR_CAPACITY], c(aeron, network_publication_max_messages_per_send, u32);
+        /// the most images one receive channel endpoint has or is building at once, at least 1
+        /// (default 1024; aeronrs only): a SETUP beyond it is refused, so unsolicited SETUPs
+        /// (forged or not) cannot make the driver build images and log buffers without bound
+        pub max_images_per_endpoint: u32 = 1024; int env "AERONRS_MAX_IMAGES_PER_ENDPOINT" in [1, u32::MAX], c(aeronrs, max_images_per_endpoint, u32, checked);
+        /// the most images one source host (IP address) has at once on one receive channel
+        /// endpoint, at least 1 (default 256; aeronrs only), so one host cannot take the whole
+        /// endpoint's share
+        pub max_images_per_source: u32 = 256; int env "AERONRS_MAX_IMAGES_PER_SOURCE" in [1, u32::MAX], c(aeronrs, max_images_per_source, u32, checked);
+        /// whether the driver's own sockets use `recvmmsg` / `sendmmsg`, several datagrams per system call, falling back to plain calls where the kernel refuses (default true; aeronrs only)
+        pub udp_mmsg_enabled: bool = true; flag env "AERONRS_UDP_MMSG_ENABLED", c(aeronrs, udp_mmsg_enabled, bool);
+        /// whether the driver's own sockets use UDP segmentation offload (`UDP_SEGMENT`) for runs of equal-sized datagrams to one destination, falling back where the kernel refuses (default true; aeronrs only)
+        pub udp_gso_enabled: bool = true; flag env "AERONRS_UDP_GSO_ENABLED", c(aeronrs, udp_gso_enabled, bool);
+        /// whether the driver's own sockets use UDP receive offload (`UDP_GRO`), splitting merged datagrams before dispatch, falling back where the kernel refuses (default true; aeronrs only)
+        pub udp_gro_enabled: bool = true; flag env "AERONRS_UDP_GRO_ENABLED", c(aeronrs, udp_gro_enabled, bool);
     }
 }
 
-fn int_in(name: &str, default: i64, min: i64, max: i64) -> Result<i64> {
-    env_or(name, default, parse_i64).and_then(|v| check_range(name, v, min, max))
-}
+impl SettingsTable for NetworkConfig {
+    /// Defaults overridden by every variable that is set; malformed values are errors
+    /// naming the variable.
+    fn from_env() -> Result<Self> {
+        let config = Self::load_rows()?;
+        config.check_row_ranges()?;
+        Ok(config)
+    }
 
-fn batch(name: &str, default: u32) -> Result<u32> {
-    Ok(int_in(name, default.into(), 1, MAX_IO_VECTOR_CAPACITY.into())? as u32)
-}
+    fn settings() -> Vec<Setting> {
+        Self::settings()
+    }
 
-fn port_range(name: &str) -> Result<PortRange> {
-    env(name).map_or(Ok(PortRange::default()), |v| PortRange::parse(name, &v))
+    fn check_ranges(&self) -> Result<()> {
+        self.check_row_ranges()
+    }
 }
 
 impl NetworkConfig {
-    /// Defaults overridden by every variable that is set; malformed values are errors
-    /// naming the variable.
+    /// The socket batching and offload switches, as the transports take them.
+    pub fn udp_io(&self) -> UdpIo {
+        UdpIo { mmsg: self.udp_mmsg_enabled, gso: self.udp_gso_enabled, gro: self.udp_gro_enabled }
+    }
+
+    pub fn set_udp_io(&mut self, io: UdpIo) {
+        (self.udp_mmsg_enabled, self.udp_gso_enabled, self.udp_gro_enabled) = (io.mmsg, io.gso, io.gro);
+    }
+
+    /// As [`SettingsTable::from_env`].
     pub fn from_env() -> Result<Self> {
-        let d = Self::default();
-        Ok(Self {
-            flow_control_receiver_timeout_ns: env_or(
-                "AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT",
-                d.flow_control_receiver_timeout_ns,
-                parse_duration_ns,
-            )?,
-            flow_control_group_tag: env_or(
-                "AERON_FLOW_CONTROL_GROUP_TAG",
-                d.flow_control_group_tag,
-                parse_i64,
-            )?,
-            flow_control_group_min_size: int_in("AERON_FLOW_CONTROL_GROUP_MIN_SIZE", 0, 0, i32::MAX.into())?
-                as i32,
-            receiver_group_tag: env("AERON_RECEIVER_GROUP_TAG")
-                .map(|v| parse_i64("AERON_RECEIVER_GROUP_TAG", &v))
-                .transpose()?,
-            receiver_group_consideration: env("AERON_RECEIVER_GROUP_CONSIDERATION")
-                .map_or(d.receiver_group_consideration, |v| InferableBoolean::parse(&v)),
-            connect_enabled: env_or("AERON_DRIVER_CONNECT", d.connect_enabled, parse_bool)?,
-            resolver_name: env("AERON_DRIVER_RESOLVER_NAME"),
-            resolver_interface: env("AERON_DRIVER_RESOLVER_INTERFACE"),
-            resolver_bootstrap_neighbor: env("AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR"),
-            name_resolver_init_args: env("AERON_NAME_RESOLVER_INIT_ARGS"),
-            re_resolution_check_interval_ns: env_or(
-                "AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL",
-                d.re_resolution_check_interval_ns,
-                parse_duration_ns,
-            )?,
-            sender_wildcard_port_range: port_range("AERON_SENDER_WILDCARD_PORT_RANGE")?,
-            receiver_wildcard_port_range: port_range("AERON_RECEIVER_WILDCARD_PORT_RANGE")?,
-            receiver_io_vector_capacity: batch(
-                "AERON_RECEIVER_IO_VECTOR_CAPACITY",
-                d.receiver_io_vector_capacity,
-            )?,
-            sender_io_vector_capacity: batch("AERON_SENDER_IO_VECTOR_CAPACITY", d.sender_io_vector_capacity)?,
-            network_publication_max_messages_per_send: batch(
-                "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
-                d.network_publication_max_messages_per_send,
-            )?,
-            max_images_per_endpoint: int_in(
-                "AERONRS_MAX_IMAGES_PER_ENDPOINT",
-                d.max_images_per_endpoint.into(),
-                1,
-                u32::MAX.into(),
-            )? as u32,
-            max_images_per_source: int_in(
-                "AERONRS_MAX_IMAGES_PER_SOURCE",
-                d.max_images_per_source.into(),
-                1,
-                u32::MAX.into(),
-            )? as u32,
-            udp_io: UdpIo {
-                mmsg: env_or("AERONRS_UDP_MMSG_ENABLED", d.udp_io.mmsg, parse_bool)?,
-                gso: env_or("AERONRS_UDP_GSO_ENABLED", d.udp_io.gso, parse_bool)?,
-                gro: env_or("AERONRS_UDP_GRO_ENABLED", d.udp_io.gro, parse_bool)?,
-            },
-        })
+        <Self as SettingsTable>::from_env()
     }
 }
 

@@ -82,9 +82,30 @@ pub fn set_override(name: &str, value: &str) {
     overrides.push((name.to_string(), value.to_string()));
 }
 
+/// Every setting name `env` was asked for: what `aeronmd` compares the set `AERON_*`
+/// variables against, so a setting read anywhere is known even if no table lists it.
+static NAMES_READ: std::sync::Mutex<std::collections::BTreeSet<String>> =
+    std::sync::Mutex::new(std::collections::BTreeSet::new());
+
+/// The setting names read so far in this process.
+pub fn names_read() -> Vec<String> {
+    NAMES_READ.lock().unwrap_or_else(|e| e.into_inner()).iter().cloned().collect()
+}
+
+/// The names given as overrides (`-D` defines, properties files), empty ones included.
+pub fn override_names() -> Vec<String> {
+    OVERRIDES.read().unwrap_or_else(|e| e.into_inner()).iter().map(|(n, _)| n.clone()).collect()
+}
+
 /// Reads a setting: an override if set, else the environment variable, treating empty as
-/// unset.
+/// unset. Settings are read at start-up only, never on a hot path.
 pub fn env(name: &str) -> Option<String> {
+    {
+        let mut read = NAMES_READ.lock().unwrap_or_else(|e| e.into_inner());
+        if !read.contains(name) {
+            read.insert(name.to_string());
+        }
+    }
     let overridden = {
         let overrides = OVERRIDES.read().unwrap_or_else(|e| e.into_inner());
         overrides.iter().find(|(n, _)| n == name).map(|(_, v)| v.clone())

@@ -11,5 +11,6 @@ pub mod idle_strategy;
 pub(crate) mod parse_util;
 pub mod properties;
 pub mod rand48;
+pub mod settings;
 pub mod strutil;
 pub mod sys;

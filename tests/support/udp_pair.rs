@@ -58,10 +58,10 @@ pub fn pair_with_loss(mode: ThreadingMode, loss_args: Option<&str>) -> Pair {
 pub fn pair_with_io(mode: ThreadingMode, loss_args: Option<&str>, io: UdpIo) -> Pair {
     let tmp = tempfile::tempdir().unwrap();
     let mut pub_context = context(&tmp.path().join("pub"), mode);
-    pub_context.network.udp_io = io;
+    pub_context.network.set_udp_io(io);
     let pub_driver = MediaDriver::launch(pub_context).unwrap();
     let mut sub_context = context(&tmp.path().join("sub"), mode);
-    sub_context.network.udp_io = io;
+    sub_context.network.set_udp_io(io);
     if let Some(args) = loss_args {
         sub_context.udp_channel_incoming_interceptors = Some("loss".to_string());
         sub_context.udp_channel_loss_args = Some(args.to_string());

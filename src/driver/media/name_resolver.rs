@@ -57,6 +57,12 @@ impl BuiltInNameResolver {
     }
 }
 
+impl crate::util::settings::ParseSetting for BuiltInNameResolver {
+    fn parse_setting(_name: &str, value: &str) -> Result<Self> {
+        Self::parse(value)
+    }
+}
+
 /// A name resolver (Aeron's `lookup_func`, `resolve_func`, `do_work_func`, `close_func`).
 pub trait NameResolver: Send {
     /// Maps `name`, the value of URI parameter `uri_param_name`, to a `host:port` text;

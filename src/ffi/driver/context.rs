@@ -140,11 +140,6 @@ pub(crate) unsafe fn get_string(
     }
 }
 
-/// The error for a value that does not fit the setting's type.
-pub(crate) fn too_large(setting: &str, value: u64) -> Error {
-    Error::invalid_argument(format!("{setting}: {value} is too large"))
-}
-
 /// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
 /// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
 /// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names

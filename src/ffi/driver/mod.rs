@@ -19,12 +19,8 @@ pub mod duty_cycle_trackers;
 pub mod media;
 pub mod name_resolver;
 pub mod port_managers;
-pub mod settings_agents;
+pub mod settings;
 pub mod settings_idle;
-pub mod settings_network;
-pub mod settings_publications;
-pub mod settings_storage;
-pub mod settings_timeouts;
 pub mod settings_udp;
 pub mod sockaddr;
 
