@@ -198,9 +198,8 @@ fn loopback_with_fixed_and_multi_gap_loss() {
         // state depends on the order); wait for it, bounded, should delivery be deferred.
         let mut polled = 0;
         for _ in 0..5000 {
-            let outcome = poller
-                .poll(|_, _, d, _, _| received.push((i32_le(&d[20..24]), term_offset(d))))
-                .unwrap();
+            let outcome =
+                poller.poll(|_, _, d, _, _| received.push((i32_le(&d[20..24]), term_offset(d)))).unwrap();
             polled += outcome.messages;
             if polled == 1 {
                 break;

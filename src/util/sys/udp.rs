@@ -237,7 +237,8 @@ pub fn receive_messages(
     for i in 0..received {
         let header = &headers[i].msg_hdr;
         let mut message = ReceivedMessage { length: headers[i].msg_len as usize, ..ReceivedMessage::EMPTY };
-        let name_length = header.msg_namelen.min(std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t);
+        let name_length =
+            header.msg_namelen.min(std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t);
         // SAFETY: the kernel wrote the first `msg_namelen` bytes of this message's name.
         message.source = unsafe { to_socket_addr(names[i].as_ptr(), name_length) };
         parse_control(header, &mut message);
