@@ -20,8 +20,9 @@
 //! passes the RSP_SETUP it gets on to the conductor.
 //!
 //! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
-//! only grows when a new receiver appears), no locks, one system call per datagram and
-//! destination — or, batched, one `sendmmsg` per scan (`send_data`) or resend.
+//! only grows when a new receiver appears), no locks. The datagrams of one scan (up to
+//! `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`) and of one resend go out as one
+//! batch per destination (`UdpTransport::send_batch`: one `sendmmsg`, where allowed).
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
