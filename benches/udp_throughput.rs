@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use aeronrs::client::{
     ADMIN_ACTION, Aeron, BACK_PRESSURED, Context, FragmentAssembler, Header, NOT_CONNECTED, Subscription,
 };
+use aeronrs::driver::network_config::NetworkConfig;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 
 fn driver(dir: &std::path::Path, mode: ThreadingMode) -> MediaDriver {
@@ -24,6 +25,8 @@ fn driver(dir: &std::path::Path, mode: ThreadingMode) -> MediaDriver {
         rcv_initial_window_length: 2 << 20,
         socket_so_rcvbuf: 2 << 20,
         socket_so_sndbuf: 2 << 20,
+        // `AERONRS_UDP_{MMSG,GSO,GRO}_ENABLED` and the other network settings, to compare.
+        network: NetworkConfig::from_env().expect("network settings"),
         ..DriverContext::default()
     })
     .expect("driver")

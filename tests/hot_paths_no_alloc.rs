@@ -176,3 +176,37 @@ fn the_counter_sees_this_threads_allocations() {
     });
     assert_eq!(allocations, 1, "otherwise the zero counts above prove nothing");
 }
+
+#[test]
+fn batched_udp_send_and_receive_without_allocating() {
+    use aeronrs::driver::media::transport_poller::TransportPoller;
+    use aeronrs::driver::media::udp_transport::{SocketBuffers, UdpIo, UdpTransport};
+    let buffers = SocketBuffers { so_sndbuf: 4 << 20, so_rcvbuf: 4 << 20 };
+    let open = || {
+        let t = UdpTransport::bind("127.0.0.1:0".parse().unwrap(), buffers).unwrap();
+        t.configure_io(UdpIo::default());
+        t
+    };
+    let (sender, receiver) = (open(), open());
+    let dest = receiver.local_addr();
+    let mut poller = TransportPoller::new(16, None);
+    poller.add(receiver);
+    let (datagrams, last) = ([[3u8; 1408]; 15], [4u8; 100]);
+    let batch: Vec<&[u8]> = datagrams.iter().map(|d| &d[..]).chain([&last[..]]).collect();
+    let (mut sent, mut received) = (0usize, 0usize);
+    let mut round = || {
+        sent += sender.send_batch(&batch, Some(dest)).unwrap();
+        for _ in 0..1000 {
+            received +=
+                poller.poll(|_, _, d, _, _| assert!(d.len() == 1408 || d.len() == 100)).unwrap().messages;
+            if received >= sent {
+                break;
+            }
+            std::thread::yield_now();
+        }
+    };
+    round();
+    let allocations = allocations_during(|| (0..200).for_each(|_| round()));
+    assert!(sent >= 201 * 16 / 2, "sent {sent}");
+    assert_eq!(allocations, 0, "send_batch and the poller's batched receive allocate nothing");
+}

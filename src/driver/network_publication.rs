@@ -20,8 +20,9 @@
 //! passes the RSP_SETUP it gets on to the conductor.
 //!
 //! Everything here runs in the sender duty cycle: no allocation (the receiver liveness list
-//! only grows when a new receiver appears), no locks, one system call per datagram and
-//! destination — or, batched, one `sendmmsg` per scan (`send_data`) or resend.
+//! only grows when a new receiver appears), no locks. The datagrams of one scan (up to
+//! `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND`) and of one resend go out as one
+//! batch per destination (`UdpTransport::send_batch`: one `sendmmsg`, where allowed).
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
@@ -451,7 +452,9 @@ impl NetworkPublication {
         Ok(DATA_HEADER_LENGTH)
     }
 
-    /// Up to `current_messages_per_send` datagrams of complete frames from `snd_pos`, each
+    /// Up to `current_messages_per_send` messages of datagrams of complete frames from
+    /// `snd_pos` (a message is one datagram, or with segmentation offload up to
+    /// `GSO_DATAGRAMS_PER_MESSAGE`), each
     /// at most one MTU and within the sender limit, sent as one batch; a padding frame ends
     /// a datagram with its header and the position skips its body. A short send moves the
     /// position past the datagrams that went (the rest go next time) and sends one
@@ -470,7 +473,10 @@ impl NetworkPublication {
         let mut batch: [&[u8]; MAX_BATCH] = [&[]; MAX_BATCH];
         let mut consumed = [0i32; MAX_BATCH];
         let mut scanned = 0usize;
-        while scanned < self.current_messages_per_send.min(MAX_BATCH) && available_window > 0 {
+        // A segmented message carries several MTU datagrams in one: with offload a send
+        // message may be that many datagrams (the window still bounds the burst).
+        let limit = (self.current_messages_per_send * endpoint.datagrams_per_message()).min(MAX_BATCH);
+        while scanned < limit && available_window > 0 {
             let scan_limit = (available_window as usize).min(sender.mtu_length);
             let availability = scan_for_availability(term, term_offset as usize, scan_limit);
             if availability.available <= 0 {
@@ -506,7 +512,7 @@ impl NetworkPublication {
         }
         if sent < scanned {
             self.current_messages_per_send = 1;
-        } else if sent == self.current_messages_per_send {
+        } else if sent == limit {
             self.current_messages_per_send = self.config.max_messages_per_send.clamp(1, MAX_BATCH);
         }
         Ok(bytes_sent)

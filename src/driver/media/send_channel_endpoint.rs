@@ -48,6 +48,10 @@ use crate::util::clock::epoch_ns;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::MAX_BATCH;
 
+/// Datagrams a publication scans into one send message when the socket segments (aeronrs
+/// only): eight MTU datagrams are one system-call message of ~11 KiB at the default MTU.
+pub const GSO_DATAGRAMS_PER_MESSAGE: usize = 8;
+
 /// How an endpoint is opened, beyond its channel.
 #[derive(Debug, Clone)]
 pub struct SendEndpointSettings {
@@ -252,6 +256,13 @@ impl SendChannelEndpoint {
             Route::To(address) => self.transport.send_batch(datagrams, Some(*address)),
             Route::Destinations(tracker) => tracker.send_batch(&self.transport, datagrams),
         }
+    }
+
+    /// How many MTU datagrams one send message may carry: with segmentation offload in use
+    /// on the socket, [`GSO_DATAGRAMS_PER_MESSAGE`]; else one.
+    #[inline]
+    pub fn datagrams_per_message(&self) -> usize {
+        if self.transport.is_segmenting() { GSO_DATAGRAMS_PER_MESSAGE } else { 1 }
     }
 
     /// Sends one datagram wherever the channel sends. Returns the bytes sent (fewest over

@@ -442,6 +442,12 @@ impl UdpTransport {
         }
     }
 
+    /// Whether sends may use segmentation offload now (not refused, not switched off).
+    #[inline]
+    pub fn is_segmenting(&self) -> bool {
+        self.state.gso.load(Ordering::Relaxed)
+    }
+
     /// Asks the kernel to timestamp every received datagram (`SO_TIMESTAMPNS`), for
     /// `media-rcv-ts-offset`. A plug-in's transport gives no kernel timestamps: refused.
     pub fn enable_media_timestamps(&self) -> Result<()> {

@@ -84,18 +84,29 @@ pub fn enable_udp_gro(fd: RawFd) -> io::Result<()> {
     set_int_option(fd, libc::SOL_UDP, UDP_GRO, 1)
 }
 
-fn to_socket_addr(storage: &libc::sockaddr_storage, length: libc::socklen_t) -> Option<SocketAddr> {
-    match libc::c_int::from(storage.ss_family) {
-        libc::AF_INET if length as usize >= std::mem::size_of::<libc::sockaddr_in>() => {
-            // SAFETY: the family says the storage holds a sockaddr_in, the kernel wrote at
-            // least its size, and sockaddr_storage is aligned for every address type.
-            let v4 = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in>() };
+/// The address the kernel wrote at `name` (`length` bytes of it).
+///
+/// # Safety
+/// `name` points at a sockaddr_storage whose first `length` bytes (at most its size) are
+/// initialised, as after a receive call filled it.
+unsafe fn to_socket_addr(name: *const libc::sockaddr_storage, length: libc::socklen_t) -> Option<SocketAddr> {
+    let length = length as usize;
+    if length < std::mem::size_of::<libc::sa_family_t>() {
+        return None;
+    }
+    // SAFETY: the family field comes first and lies within the initialised bytes.
+    let family = unsafe { std::ptr::addr_of!((*name).ss_family).read() };
+    match libc::c_int::from(family) {
+        libc::AF_INET if length >= std::mem::size_of::<libc::sockaddr_in>() => {
+            // SAFETY: the family says a sockaddr_in is there, all its bytes initialised;
+            // sockaddr_storage is aligned for every address type.
+            let v4 = unsafe { name.cast::<libc::sockaddr_in>().read() };
             let ip = Ipv4Addr::from(u32::from_be(v4.sin_addr.s_addr));
             Some(SocketAddr::V4(SocketAddrV4::new(ip, u16::from_be(v4.sin_port))))
         }
-        libc::AF_INET6 if length as usize >= std::mem::size_of::<libc::sockaddr_in6>() => {
+        libc::AF_INET6 if length >= std::mem::size_of::<libc::sockaddr_in6>() => {
             // SAFETY: as above, for sockaddr_in6.
-            let v6 = unsafe { &*(storage as *const libc::sockaddr_storage).cast::<libc::sockaddr_in6>() };
+            let v6 = unsafe { name.cast::<libc::sockaddr_in6>().read() };
             let ip = Ipv6Addr::from(v6.sin6_addr.s6_addr);
             Some(SocketAddr::V6(SocketAddrV6::new(
                 ip,
@@ -226,13 +237,10 @@ pub fn receive_messages(
     for i in 0..received {
         let header = &headers[i].msg_hdr;
         let mut message = ReceivedMessage { length: headers[i].msg_len as usize, ..ReceivedMessage::EMPTY };
-        // SAFETY: the kernel wrote `msg_namelen` bytes of the name (at most its size);
-        // to_socket_addr reads only what the family and that length allow. A name the
-        // kernel did not write has length 0 and is not read.
-        if header.msg_namelen > 0 {
-            let name = unsafe { names[i].assume_init_ref() };
-            message.source = to_socket_addr(name, header.msg_namelen);
-        }
+        let name_length =
+            header.msg_namelen.min(std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t);
+        // SAFETY: the kernel wrote the first `msg_namelen` bytes of this message's name.
+        message.source = unsafe { to_socket_addr(names[i].as_ptr(), name_length) };
         parse_control(header, &mut message);
         out[i] = message;
     }
