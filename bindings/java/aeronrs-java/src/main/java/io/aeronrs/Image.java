@@ -180,6 +180,11 @@ public final class Image
             // No frame starts off the alignment (set_position refuses it): stall as the native reader does.
             return 0;
         }
+        // Acquire, as in the loop: the common empty poll ends here.
+        if (term.getIntVolatile(initialOffset) <= 0)
+        {
+            return 0;
+        }
         final int termLength = termLengthMask + 1;
         header.image(this, term, initialTermId, positionBitsToShift);
         int offset = initialOffset;
@@ -237,6 +242,10 @@ public final class Image
         final int initialOffset = (int)position & termLengthMask;
         final UnsafeBuffer term = terms[(int)((position >>> positionBitsToShift) % PARTITION_COUNT)];
         if ((initialOffset & (Header.FRAME_ALIGNMENT - 1)) != 0)
+        {
+            return 0;
+        }
+        if (term.getIntVolatile(initialOffset) <= 0)
         {
             return 0;
         }

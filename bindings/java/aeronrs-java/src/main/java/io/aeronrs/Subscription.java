@@ -157,7 +157,11 @@ public final class Subscription implements AutoCloseable
         finally
         {
             polling = false;
-            fragment.wrap(0, 0);
+            // A handler that kept the buffer finds nothing in it afterwards.
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
         }
         return fragmentsRead;
     }
@@ -201,7 +205,11 @@ public final class Subscription implements AutoCloseable
         finally
         {
             polling = false;
-            fragment.wrap(0, 0);
+            // A handler that kept the buffer finds nothing in it afterwards.
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
         }
         return fragmentsRead;
     }
