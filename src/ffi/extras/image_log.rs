@@ -14,8 +14,8 @@
 
 use std::ffi::c_int;
 
-use crate::ffi::{ffi_boundary, require_non_null};
 use crate::ffi::image::{aeron_image_t, image_ref};
+use crate::ffi::{ffi_boundary, require_non_null};
 
 /// An image's log in memory: three terms of `term_length` bytes back to back from `terms`,
 /// the subscriber position counter and the image's closed flag. Plain data; the pointers
@@ -62,7 +62,10 @@ static_assertions::const_assert_eq!(std::mem::size_of::<std::sync::atomic::Atomi
 /// # Safety
 /// `image` NULL or valid; `log` NULL or writable.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeronrs_image_log(image: *mut aeron_image_t, log: *mut aeronrs_image_log_t) -> c_int {
+pub unsafe extern "C" fn aeronrs_image_log(
+    image: *mut aeron_image_t,
+    log: *mut aeronrs_image_log_t,
+) -> c_int {
     ffi_boundary!("aeronrs_image_log", {
         // SAFETY: forwarded contract.
         let image = unsafe { image_ref(image) }?;

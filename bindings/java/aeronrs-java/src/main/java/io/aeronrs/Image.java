@@ -180,11 +180,19 @@ public final class Image
             // No frame starts off the alignment (set_position refuses it): stall as the native reader does.
             return 0;
         }
-        // Acquire, as in the loop: the common empty poll ends here.
+        // Acquire, as in the loop: the common empty poll ends here, in code small enough to inline.
         if (term.getIntVolatile(initialOffset) <= 0)
         {
             return 0;
         }
+        return read(handler, fragmentLimit, fragment, header, term, position, initialOffset);
+    }
+
+    /** {@link #poll}'s loop over the frames from {@code initialOffset} of {@code term}, out of line. */
+    private int read(
+        final FragmentHandler handler, final int fragmentLimit, final UnsafeBuffer fragment, final Header header,
+        final UnsafeBuffer term, final long position, final int initialOffset)
+    {
         final int termLength = termLengthMask + 1;
         header.image(this, term, initialTermId, positionBitsToShift);
         int offset = initialOffset;
@@ -249,6 +257,14 @@ public final class Image
         {
             return 0;
         }
+        return controlledRead(handler, fragmentLimit, fragment, header, term, position, initialOffset);
+    }
+
+    /** {@link #controlledPoll}'s loop, out of line. */
+    private int controlledRead(
+        final ControlledFragmentHandler handler, final int fragmentLimit, final UnsafeBuffer fragment,
+        final Header header, final UnsafeBuffer term, final long position, final int initialOffset)
+    {
         final int termLength = termLengthMask + 1;
         header.image(this, term, initialTermId, positionBitsToShift);
         int offset = initialOffset;
@@ -311,6 +327,28 @@ public final class Image
     void markClosed()
     {
         closed = true;
+    }
+
+    /** Whether the unavailable-image handler (or the subscription's close) closed this image. */
+    boolean isMarkedClosed()
+    {
+        return closed;
+    }
+
+    /**
+     * Polls this image alone for up to {@code fragmentLimit} fragments from its subscriber
+     * position (one term at most), as {@code io.aeron.Image.poll}; by the subscription's
+     * polling thread, with its checks. Returns the fragments delivered; 0 once closed.
+     */
+    public int poll(final FragmentHandler handler, final int fragmentLimit)
+    {
+        return subscription.poll(this, handler, fragmentLimit);
+    }
+
+    /** As {@link #poll(FragmentHandler, int)} with the handler's actions, as {@link Subscription#controlledPoll}. */
+    public int controlledPoll(final ControlledFragmentHandler handler, final int fragmentLimit)
+    {
+        return subscription.controlledPoll(this, handler, fragmentLimit);
     }
 
     private void checkOpen()

@@ -214,6 +214,53 @@ public final class Subscription implements AutoCloseable
         return fragmentsRead;
     }
 
+    /** {@link Image#poll}: one image of this subscription, with the same checks and reused buffers. */
+    int poll(final Image image, final FragmentHandler handler, final int fragmentLimit)
+    {
+        beginPoll();
+        // Closed before it was queued for release: a released image is never read.
+        if (image.isMarkedClosed() || fragmentLimit <= 0)
+        {
+            return 0;
+        }
+        try
+        {
+            polling = true;
+            return image.poll(handler, fragmentLimit, fragment, header);
+        }
+        finally
+        {
+            polling = false;
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
+        }
+    }
+
+    /** {@link Image#controlledPoll}, as {@link #poll(Image, FragmentHandler, int)}. */
+    int controlledPoll(final Image image, final ControlledFragmentHandler handler, final int fragmentLimit)
+    {
+        beginPoll();
+        if (image.isMarkedClosed() || fragmentLimit <= 0)
+        {
+            return 0;
+        }
+        try
+        {
+            polling = true;
+            return image.controlledPoll(handler, fragmentLimit, fragment, header);
+        }
+        finally
+        {
+            polling = false;
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
+        }
+    }
+
     /**
      * The checks every poll makes, then the images to poll. Releases the images gone
      * unavailable since the last poll: this thread is the only one that reads their logs,

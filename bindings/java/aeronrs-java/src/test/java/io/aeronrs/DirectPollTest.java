@@ -313,4 +313,63 @@ class DirectPollTest extends EmbeddedDriverTest
             }
         }
     }
+
+    @Test
+    void anImagePolledAloneDeliversOnlyItsOwnStream()
+    {
+        try (Subscription subscription = aeron.addSubscription(SMALL_TERMS, 5007);
+            ExclusivePublication one = aeron.addExclusivePublication(SMALL_TERMS, 5007);
+            ExclusivePublication two = aeron.addExclusivePublication(SMALL_TERMS, 5007))
+        {
+            await("two images", () -> subscription.imageCount() == 2 && one.isConnected() && two.isConnected());
+            final UnsafeBuffer message = new UnsafeBuffer(new byte[8]);
+            for (int i = 0; i < 3; i++)
+            {
+                message.putLong(0, 100 + i);
+                TestSupport.offer(one, message, 8);
+                message.putLong(0, 200 + i);
+                TestSupport.offer(two, message, 8);
+            }
+            final Image imageOne = subscription.imageBySessionId(one.sessionId());
+            final Image imageTwo = subscription.imageBySessionId(two.sessionId());
+            final List<Long> seen = new ArrayList<>();
+            await("image one", () ->
+            {
+                imageOne.poll((b, o, l, h) ->
+                {
+                    assertEquals(imageOne, h.context());
+                    seen.add(b.getLong(o));
+                }, 10);
+                return seen.size() >= 3;
+            });
+            assertEquals(List.of(100L, 101L, 102L), seen);
+            assertEquals(one.position(), imageOne.position());
+            seen.clear();
+            await("image two", () -> imageTwo.controlledPoll((b, o, l, h) ->
+            {
+                seen.add(b.getLong(o));
+                return Action.BREAK;
+            }, 10) == 1);
+            assertEquals(List.of(200L), seen);
+            seen.clear();
+            // The subscription poll finds what is left: image two's other two only.
+            assertEquals(2, subscription.poll((b, o, l, h) -> seen.add(b.getLong(o)), 10));
+            assertEquals(List.of(201L, 202L), seen);
+            // As the subscription's poll: not from inside a handler of the same subscription.
+            message.putLong(0, 103);
+            TestSupport.offer(one, message, 8);
+            await("a nested poll refused", () ->
+            {
+                try
+                {
+                    imageOne.poll((b, o, l, h) -> imageTwo.poll((b2, o2, l2, h2) -> { }, 1), 1);
+                    return false;
+                }
+                catch (final io.aeronrs.exceptions.AeronException e)
+                {
+                    return e.errorCode() == io.aeronrs.exceptions.AeronException.EPERM;
+                }
+            });
+        }
+    }
 }
