@@ -88,7 +88,7 @@ public final class Image
     /** The native image's closed flag (a byte, non-zero once closed). */
     private final UnsafeBuffer nativeClosed;
     private volatile boolean closed;
-    /** Whether the retain taken at construction was given back (by the polling or closing thread). */
+    /** Whether the retain taken at construction was given back (guarded by this). */
     private boolean released;
 
     Image(final Subscription subscription, final MemorySegment nativeSubscription, final MemorySegment handle)
@@ -139,9 +139,10 @@ public final class Image
 
     /**
      * Gives back the retain taken at construction, once: by the subscription's polling
-     * thread between polls, or by its closing thread before the native close.
+     * thread between polls, or by its closing thread before the native close (which may
+     * race an unavailable-image upcall that also releases: hence synchronized).
      */
-    void release()
+    synchronized void release()
     {
         if (released)
         {
