@@ -1002,6 +1002,29 @@ typedef struct aeron_port_manager_stct aeron_port_manager_t;
 // `AERON_FORCE_TRUE`, `AERON_INFER`.
 typedef int aeron_inferable_boolean_t;
 
+// An image's log in memory: three terms of `term_length` bytes back to back from `terms`,
+// the subscriber position counter and the image's closed flag. Plain data; the pointers
+// are valid while the image is (see `aeronrs_image_log`).
+typedef struct aeronrs_image_log_stct {
+  // Term 0; term `i` starts at `terms + i * term_length`.
+  uint8_t *terms;
+  // Bytes per term (a power of two).
+  size_t term_length;
+  // The whole mapping (terms and metadata).
+  size_t log_length;
+  // The subscriber position counter (an 8-byte aligned int64, read with acquire, written
+  // with release by the subscription's poller only).
+  int64_t *subscriber_position;
+  // Non-zero once the image closed (a byte, read with acquire; set once, never cleared).
+  const uint8_t *is_closed;
+  int32_t initial_term_id;
+  // log2 of `term_length`.
+  int32_t position_bits_to_shift;
+} aeronrs_image_log_stct;
+
+// The name bindings use for it.
+typedef struct aeronrs_image_log_stct aeronrs_image_log_t;
+
 // What every writer and reader of one bus must agree on. Fill with
 // `aeronrs_mapped_bus_config_init`, then change what differs.
 typedef struct aeronrs_mapped_bus_config_t {
@@ -2423,6 +2446,18 @@ void aeronrs_err_append(const char *function,
                         const char *filename,
                         int line_number,
                         const char *message);
+
+// Fills `*log` with where `image`'s log, subscriber position and closed flag are. Returns
+// 0, or -1 for NULL arguments (EINVAL).
+//
+// The pointers stay valid while the image does: until the unavailable-image handler ran
+// plus the resource linger duration, or longer while retained
+// (`aeron_subscription_image_retain`). Read the terms and write the position only from the
+// subscription's polling thread, and only while `*is_closed` is 0.
+//
+// # Safety
+// `image` NULL or valid; `log` NULL or writable.
+int aeronrs_image_log(struct aeron_image_t *image, aeronrs_image_log_t *log);
 
 // Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
 // rollback timeout, prefaulted segments.

@@ -400,6 +400,23 @@ impl Image {
         self.info.correlation_id
     }
 
+    /// The mapped log, for bindings that read its terms in their own language.
+    pub(crate) fn log_buffers(&self) -> &LogBuffers {
+        &self.log
+    }
+
+    /// The subscriber position counter (8 bytes in the client's counters values), for
+    /// bindings that advance it themselves.
+    pub(crate) fn subscriber_position_counter(&self) -> &AtomicBuffer {
+        &self.subscriber_position
+    }
+
+    /// The flag [`is_closed`](Self::is_closed) reads, for bindings that test it in their
+    /// own language (set with release once, never cleared).
+    pub(crate) fn closed_flag(&self) -> &AtomicBool {
+        &self.is_closed
+    }
+
     /// Asks the driver to reject this image (Aeron 1.47+ `Image.reject`): its driver stops
     /// accepting the stream's data and answers the sender with ERR frames carrying
     /// IMAGE_REJECTED and `reason` (at most 1023 bytes), which the publishing client hears

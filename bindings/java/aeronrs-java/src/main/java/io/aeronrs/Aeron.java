@@ -964,7 +964,7 @@ public final class Aeron implements AutoCloseable
             {
                 if (available)
                 {
-                    target.onAvailableImage(image);
+                    target.onAvailableImage(subscription, image);
                 }
                 else
                 {

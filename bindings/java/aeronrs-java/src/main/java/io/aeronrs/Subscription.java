@@ -2,7 +2,6 @@ package io.aeronrs;
 
 import io.aeronrs.exceptions.AeronException;
 import io.aeronrs.exceptions.ClosedException;
-import io.aeronrs.internal.Descriptors;
 import io.aeronrs.internal.Errors;
 import io.aeronrs.internal.Layouts;
 import io.aeronrs.internal.Native;
@@ -15,7 +14,6 @@ import org.agrona.concurrent.UnsafeBuffer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.lang.invoke.MethodHandle;
 import java.util.Arrays;
 import java.util.List;
@@ -29,25 +27,15 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
  * A subscription to one stream of a channel, as {@code io.aeron.Subscription}: polled by
  * one thread at a time, its {@link Image}s are the publishers' streams.
  * <p>
- * A poll is one native call, {@code aeronrs_subscription_poll_batch}, that describes up to
- * the fragment limit of fragments (payload address and length, header fields) into this
- * subscription's descriptor array, without consuming them; the handler is then called in
- * Java for each, and one more call, {@code aeronrs_fragment_batch_commit}, consumes what
- * was handled. No call from C back into Java per fragment, and no allocation per fragment:
- * the {@link org.agrona.DirectBuffer} and {@link Header} handed to the handler are reused.
+ * A poll makes no call into C: each {@link Image} reads its mapped log and moves its
+ * subscriber position itself (see {@link Image}), and the handler is called for each
+ * fragment with no allocation: the {@link org.agrona.DirectBuffer} and {@link Header} handed
+ * to it are reused. The images are the ones the image handlers reported (upcalls on the
+ * client conductor thread); an image that became unavailable is released by the next poll
+ * (or the close), on the polling thread, so its mapping never goes away under a poll.
  */
 public final class Subscription implements AutoCloseable
 {
-    private static final MethodHandle POLL_BATCH = NativeLibrary.criticalDowncall(
-        "aeronrs_subscription_poll_batch", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG));
-    // The descriptors by raw address (LP64: a pointer passes as a 64-bit integer), so that
-    // committing from the middle of the array needs no segment object.
-    private static final MethodHandle BATCH_COMMIT = NativeLibrary.criticalDowncall(
-        "aeronrs_fragment_batch_commit", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG));
-    // The empty-poll test (a spinning subscriber mostly finds nothing): far cheaper than the
-    // batch poll's full path.
-    private static final MethodHandle HAS_NOTHING_TO_POLL = NativeLibrary.criticalDowncall(
-        "aeronrs_subscription_has_nothing_to_poll", FunctionDescriptor.of(JAVA_BOOLEAN, ADDRESS));
     private static final MethodHandle CONSTANTS = NativeLibrary.downcall(
         "aeron_subscription_constants", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle CHANNEL_STATUS = NativeLibrary.downcall(
@@ -70,9 +58,6 @@ public final class Subscription implements AutoCloseable
         FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, ADDRESS));
 
     private static final Image[] NO_IMAGES = new Image[0];
-    private static final int INITIAL_DESCRIPTORS = 256;
-    /** The most fragments one native call describes; larger limits are served in several calls. */
-    private static final int MAX_DESCRIPTORS = 1 << 16;
 
     private final Aeron aeron;
     private final String channel;
@@ -83,15 +68,15 @@ public final class Subscription implements AutoCloseable
     private final UnsafeBuffer fragment = new UnsafeBuffer(0, 0);
     private final Header header = new Header();
     private volatile Image[] images = NO_IMAGES;
+    /** Images gone unavailable, still retained: released by the polling thread (under imagesLock to swap). */
+    private volatile Image[] retired = NO_IMAGES;
+    /** Set (under imagesLock) when the close begins: images announced from then on are not taken. */
+    private boolean closing;
     private MemorySegment handle = MemorySegment.NULL;
     private long token;
     private long registrationId;
     private int channelStatusId;
-    // Freed by the GC with this object: a poll still running on another thread when the
-    // subscription closes keeps writing to memory that is still there.
-    private MemorySegment descriptors = Arena.ofAuto().allocate(Descriptors.LENGTH * INITIAL_DESCRIPTORS, 8);
-    private int capacity = INITIAL_DESCRIPTORS;
-    private Image lastImage;
+    private int roundRobinIndex;
     private boolean polling;
     private volatile boolean closed;
 
@@ -145,40 +130,40 @@ public final class Subscription implements AutoCloseable
      */
     public int poll(final FragmentHandler handler, final int fragmentLimit)
     {
-        int total = 0;
-        while (total < fragmentLimit)
+        final Image[] images = beginPoll();
+        final int length = images.length;
+        int fragmentsRead = 0;
+        if (length == 0 || fragmentLimit <= 0)
         {
-            final int count = describe(fragmentLimit - total);
-            if (count == 0)
+            return 0;
+        }
+        int startingIndex = roundRobinIndex++;
+        if (startingIndex >= length)
+        {
+            roundRobinIndex = startingIndex = 0;
+        }
+        try
+        {
+            polling = true;
+            for (int i = startingIndex; i < length && fragmentsRead < fragmentLimit; i++)
             {
-                break;
+                fragmentsRead += images[i].poll(handler, fragmentLimit - fragmentsRead, fragment, header);
             }
-            int delivered = 0;
-            try
+            for (int i = 0; i < startingIndex && fragmentsRead < fragmentLimit; i++)
             {
-                polling = true;
-                for (; delivered < count; delivered++)
-                {
-                    final long base = delivered * Descriptors.LENGTH;
-                    fragment.wrap(descriptors.get(JAVA_LONG, base + Descriptors.BUFFER),
-                        (int)descriptors.get(JAVA_LONG, base + Descriptors.PAYLOAD_LENGTH));
-                    header.wrap(descriptors, delivered, imageAt(base));
-                    handler.onFragment(fragment, 0, fragment.capacity(), header);
-                }
-            }
-            finally
-            {
-                polling = false;
-                fragment.wrap(0, 0);
-                commit(0, delivered < count ? delivered + 1 : count);
-            }
-            total += count;
-            if (count < capacity)
-            {
-                break;
+                fragmentsRead += images[i].poll(handler, fragmentLimit - fragmentsRead, fragment, header);
             }
         }
-        return total;
+        finally
+        {
+            polling = false;
+            // A handler that kept the buffer finds nothing in it afterwards.
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
+        }
+        return fragmentsRead;
     }
 
     /**
@@ -193,160 +178,124 @@ public final class Subscription implements AutoCloseable
      */
     public int controlledPoll(final ControlledFragmentHandler handler, final int fragmentLimit)
     {
-        final int count = describe(Math.min(fragmentLimit, MAX_DESCRIPTORS));
-        int consumed = 0;
-        int index = 0;
+        final Image[] images = beginPoll();
+        final int length = images.length;
+        int fragmentsRead = 0;
+        if (length == 0 || fragmentLimit <= 0)
+        {
+            return 0;
+        }
+        int startingIndex = roundRobinIndex++;
+        if (startingIndex >= length)
+        {
+            roundRobinIndex = startingIndex = 0;
+        }
         try
         {
             polling = true;
-            while (index < count)
+            for (int i = startingIndex; i < length && fragmentsRead < fragmentLimit; i++)
             {
-                final long image = descriptors.get(JAVA_LONG, index * Descriptors.LENGTH + Descriptors.IMAGE);
-                int lastConsumed = -1;
-                int lastCommitted = -1;
-                boolean stopped = false;
-                try
-                {
-                    for (; index < count &&
-                        descriptors.get(JAVA_LONG, index * Descriptors.LENGTH + Descriptors.IMAGE) == image; index++)
-                    {
-                        if (stopped)
-                        {
-                            continue;
-                        }
-                        final long base = index * Descriptors.LENGTH;
-                        fragment.wrap(descriptors.get(JAVA_LONG, base + Descriptors.BUFFER),
-                            (int)descriptors.get(JAVA_LONG, base + Descriptors.PAYLOAD_LENGTH));
-                        header.wrap(descriptors, index, imageAt(base));
-                        final ControlledFragmentHandler.Action action =
-                            handler.onFragment(fragment, 0, fragment.capacity(), header);
-                        switch (action)
-                        {
-                            case ABORT -> stopped = true;
-                            case BREAK ->
-                            {
-                                lastConsumed = index;
-                                consumed++;
-                                stopped = true;
-                            }
-                            case COMMIT ->
-                            {
-                                lastConsumed = index;
-                                consumed++;
-                                commit(index, 1);
-                                lastCommitted = index;
-                            }
-                            case CONTINUE ->
-                            {
-                                lastConsumed = index;
-                                consumed++;
-                            }
-                        }
-                    }
-                }
-                finally
-                {
-                    // The image's position moves past the last consumed fragment of its run.
-                    if (lastConsumed > lastCommitted)
-                    {
-                        commit(lastConsumed, 1);
-                    }
-                }
+                fragmentsRead += images[i].controlledPoll(handler, fragmentLimit - fragmentsRead, fragment, header);
+            }
+            for (int i = 0; i < startingIndex && fragmentsRead < fragmentLimit; i++)
+            {
+                fragmentsRead += images[i].controlledPoll(handler, fragmentLimit - fragmentsRead, fragment, header);
             }
         }
         finally
         {
             polling = false;
-            fragment.wrap(0, 0);
+            // A handler that kept the buffer finds nothing in it afterwards.
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
         }
-        return consumed;
+        return fragmentsRead;
     }
 
-    /** Describes up to {@code limit} fragments into the descriptor array; returns how many. */
-    private int describe(final int limit)
+    /** {@link Image#poll}: one image of this subscription, with the same checks and reused buffers. */
+    int poll(final Image image, final FragmentHandler handler, final int fragmentLimit)
+    {
+        beginPoll();
+        // Closed before it was queued for release: a released image is never read.
+        if (image.isMarkedClosed() || fragmentLimit <= 0)
+        {
+            return 0;
+        }
+        try
+        {
+            polling = true;
+            return image.poll(handler, fragmentLimit, fragment, header);
+        }
+        finally
+        {
+            polling = false;
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
+        }
+    }
+
+    /** {@link Image#controlledPoll}, as {@link #poll(Image, FragmentHandler, int)}. */
+    int controlledPoll(final Image image, final ControlledFragmentHandler handler, final int fragmentLimit)
+    {
+        beginPoll();
+        if (image.isMarkedClosed() || fragmentLimit <= 0)
+        {
+            return 0;
+        }
+        try
+        {
+            polling = true;
+            return image.controlledPoll(handler, fragmentLimit, fragment, header);
+        }
+        finally
+        {
+            polling = false;
+            if (0 != fragment.addressOffset())
+            {
+                fragment.wrap(0, 0);
+            }
+        }
+    }
+
+    /**
+     * The checks every poll makes, then the images to poll. Releases the images gone
+     * unavailable since the last poll: this thread is the only one that reads their logs,
+     * and it is between polls now.
+     */
+    private Image[] beginPoll()
     {
         checkOpen();
         if (polling)
         {
             throw new AeronException(AeronException.EPERM, "poll of a subscription from inside its own handler");
         }
-        if (limit <= 0)
+        if (retired.length != 0)
         {
-            return 0;
+            releaseRetired();
         }
-        if (limit > capacity && capacity < MAX_DESCRIPTORS)
-        {
-            final int grown = Math.min(MAX_DESCRIPTORS, Integer.highestOneBit(limit - 1) << 1);
-            descriptors = Arena.ofAuto().allocate(Descriptors.LENGTH * grown, 8);
-            capacity = grown;
-        }
-        final int count;
-        try
-        {
-            if ((boolean)HAS_NOTHING_TO_POLL.invokeExact(handle))
-            {
-                return 0;
-            }
-            count = (int)POLL_BATCH.invokeExact(handle, descriptors, (long)Math.min(limit, capacity));
-        }
-        catch (final Throwable t)
-        {
-            throw Native.rethrow(t);
-        }
-        if (count < 0)
-        {
-            throw Errors.lastError("aeronrs_subscription_poll_batch");
-        }
-        return count;
+        return images;
     }
 
-    /** Consumes descriptors {@code [from, from + count)}: their images' positions move past them. */
-    private void commit(final int from, final int count)
+    private void releaseRetired()
     {
-        if (count <= 0)
+        final Image[] toRelease;
+        synchronized (imagesLock)
         {
-            return;
+            toRelease = retired;
+            retired = NO_IMAGES;
         }
-        final int result;
-        try
+        for (final Image image : toRelease)
         {
-            result = (int)BATCH_COMMIT.invokeExact(descriptors.address() + from * Descriptors.LENGTH, (long)count);
-        }
-        catch (final Throwable t)
-        {
-            throw Native.rethrow(t);
-        }
-        if (result < 0)
-        {
-            throw Errors.lastError("aeronrs_fragment_batch_commit");
+            image.release();
         }
     }
 
-    /** The Java image of the descriptor at {@code base}. */
-    private Image imageAt(final long base)
-    {
-        final long address = descriptors.get(JAVA_LONG, base + Descriptors.IMAGE);
-        final Image last = lastImage;
-        if (null != last && last.handle().address() == address)
-        {
-            return last;
-        }
-        for (final Image image : images)
-        {
-            if (image.handle().address() == address)
-            {
-                lastImage = image;
-                return image;
-            }
-        }
-        // Polled before its available-image handler ran on the conductor thread.
-        final Image image = imageFor(MemorySegment.ofAddress(address));
-        lastImage = image;
-        return image;
-    }
-
-    /** The Java image for a C image, made and added on first sight. */
-    private Image imageFor(final MemorySegment nativeImage)
+    /** The Java image for a C image, made (retaining the C image) and added on first sight; null once closing. */
+    private Image imageFor(final MemorySegment nativeSubscription, final MemorySegment nativeImage)
     {
         synchronized (imagesLock)
         {
@@ -357,7 +306,11 @@ public final class Subscription implements AutoCloseable
                     return image;
                 }
             }
-            final Image image = new Image(this, nativeImage);
+            if (closing)
+            {
+                return null;
+            }
+            final Image image = new Image(this, nativeSubscription, nativeImage);
             final Image[] current = images;
             final Image[] updated = Arrays.copyOf(current, current.length + 1);
             updated[current.length] = image;
@@ -366,10 +319,11 @@ public final class Subscription implements AutoCloseable
         }
     }
 
-    void onAvailableImage(final MemorySegment nativeImage)
+    /** On the conductor thread: {@code nativeSubscription} is this subscription's C handle (also before the add returned it). */
+    void onAvailableImage(final MemorySegment nativeSubscription, final MemorySegment nativeImage)
     {
-        final Image image = imageFor(nativeImage);
-        if (null != availableImageHandler)
+        final Image image = imageFor(nativeSubscription, nativeImage);
+        if (null != image && null != availableImageHandler)
         {
             availableImageHandler.onAvailableImage(image);
         }
@@ -408,6 +362,22 @@ public final class Subscription implements AutoCloseable
         finally
         {
             removed.markClosed();
+            synchronized (imagesLock)
+            {
+                if (closing)
+                {
+                    // The close released every image before the native close that told us.
+                    removed.release();
+                }
+                else
+                {
+                    // For the polling thread to release between polls (it may be reading the log now).
+                    final Image[] current = retired;
+                    final Image[] updated = Arrays.copyOf(current, current.length + 1);
+                    updated[current.length] = removed;
+                    retired = updated;
+                }
+            }
         }
     }
 
@@ -610,6 +580,19 @@ public final class Subscription implements AutoCloseable
         if (polling)
         {
             throw new AeronException(AeronException.EPERM, "close of a subscription from inside its own handler");
+        }
+        // No poll runs now (the polling thread closes): give back every retain while the C
+        // subscription is still open; the native close then keeps the images for their linger.
+        final Image[] held;
+        synchronized (imagesLock)
+        {
+            closing = true;
+            held = images;
+        }
+        releaseRetired();
+        for (final Image image : held)
+        {
+            image.release();
         }
         try
         {

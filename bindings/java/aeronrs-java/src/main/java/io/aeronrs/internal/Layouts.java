@@ -58,6 +58,16 @@ public final class Layouts
         JAVA_INT.withName("subscriber_position_id"),
         MemoryLayout.paddingLayout(4));
 
+    /** {@code aeronrs_image_log_t}. */
+    public static final StructLayout IMAGE_LOG = MemoryLayout.structLayout(
+        ADDRESS.withName("terms"),
+        JAVA_LONG.withName("term_length"),
+        JAVA_LONG.withName("log_length"),
+        ADDRESS.withName("subscriber_position"),
+        ADDRESS.withName("is_closed"),
+        JAVA_INT.withName("initial_term_id"),
+        JAVA_INT.withName("position_bits_to_shift"));
+
     /** {@code aeron_counter_constants_t}. */
     public static final StructLayout COUNTER_CONSTANTS = MemoryLayout.structLayout(
         JAVA_LONG.withName("registration_id"),
