@@ -2065,7 +2065,8 @@ aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_i
 //
 // # Safety
 // `context` NULL or live; `value` NULL or a supplier whose resolver functions are safe to
-// call on the conductor's thread while a driver made from the context runs.
+// call, one at a time, on the conductor's and the async executor's threads while a driver
+// made from the context runs.
 int aeron_driver_context_set_name_resolver_supplier(struct aeron_driver_context_t *context,
                                                     aeron_name_resolver_supplier_func_t value);
 

@@ -4,8 +4,10 @@
 //! the conductor then calls the resolver's `lookup_func` and `resolve_func` for every
 //! `endpoint` and `control` address of channels and destinations (each call timed by the
 //! name resolver's tracker), `do_work_func` every duty cycle and `close_func` when the
-//! driver closes (`src/driver/media/name_resolver.rs`). All calls are on the conductor's
-//! thread.
+//! driver closes (`src/driver/media/name_resolver.rs`). As in Aeron C, `lookup_func` and
+//! `resolve_func` run on the async executor's thread when it is on
+//! (`AERON_DRIVER_ASYNC_EXECUTOR_THREADS` ≥ 1, the default), the others on the conductor's;
+//! the calls never overlap (the resolver sits behind a mutex).
 //!
 //! `aeron_driver_context_get_name_resolver_supplier` returns this library's default
 //! supplier, a C function that fills a resolver with the default lookup (the name as it
@@ -109,8 +111,9 @@ struct CNameResolver {
     resolver: Box<aeron_name_resolver_t>,
 }
 
-// SAFETY: the supplier's contract: the resolver is used from the conductor's thread only,
-// and only through this value, which the conductor owns.
+// SAFETY: the supplier's contract (Aeron's): the resolver may be called from the conductor's
+// or the executor's thread, one call at a time; it is only used through this value, which
+// the conductor keeps behind a mutex, so calls never overlap.
 unsafe impl Send for CNameResolver {}
 
 fn c_text(what: &str, value: &str) -> Result<CString> {
@@ -295,7 +298,8 @@ unsafe extern "C" fn default_name_resolver_supplier(
 ///
 /// # Safety
 /// `context` NULL or live; `value` NULL or a supplier whose resolver functions are safe to
-/// call on the conductor's thread while a driver made from the context runs.
+/// call, one at a time, on the conductor's and the async executor's threads while a driver
+/// made from the context runs.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_driver_context_set_name_resolver_supplier(
     context: *mut aeron_driver_context_t,
