@@ -6,9 +6,10 @@ use std::sync::atomic::Ordering;
 
 use super::RingBuffer;
 use super::descriptor::{
-    ALIGNMENT, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, length_offset, type_offset,
+    ALIGNMENT, HEADER_LENGTH, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, length_offset, type_offset,
 };
 use super::ring::{Ring, Words, ring_buffer_delegates, ring_buffer_kind};
+use crate::util::bits::align;
 use crate::util::error::Result;
 
 /// Many producers, one consumer. See [`RingBuffer`] for the operations. The data capacity
@@ -110,9 +111,21 @@ impl RingBuffer for ManyToOneRingBuffer {
         let producer_index = layout.index_of(tail);
         let length = buffer.get_i32_acquire(length_offset(consumer_index));
         if length < 0 {
-            // Claimed, never committed: the claim becomes padding.
+            // Claimed, never committed: the claim becomes padding, if it is one a producer
+            // could have made (at least a header, within the claimed space, not across the
+            // buffer's end). Anything else is corruption (i32::MIN would not even negate),
+            // and is discarded up to the tail so reading can go on.
+            let claimed = length.unsigned_abs() as usize;
+            let aligned = align(claimed, ALIGNMENT);
+            let plausible = claimed >= HEADER_LENGTH
+                && aligned <= layout.capacity - consumer_index
+                && i64::try_from(aligned).is_ok_and(|aligned| aligned <= tail - head);
+            if !plausible {
+                self.ring.discard_to_tail(&self.ring.words(), head, tail);
+                return true;
+            }
             buffer.put_i32(type_offset(consumer_index), PADDING_MSG_TYPE_ID);
-            buffer.put_i32_release(length_offset(consumer_index), -length);
+            buffer.put_i32_release(length_offset(consumer_index), claimed as i32);
             return true;
         }
         if length > 0 {
@@ -211,6 +224,30 @@ mod tests {
         assert_eq!(rb.buffer().get_i32(4), PADDING_MSG_TYPE_ID);
         assert_eq!(drain(&rb, usize::MAX).1, vec![(6, b"behind".to_vec())]);
         assert!(rb.commit(index).is_err(), "the dead claim is gone");
+    }
+
+    /// A negative length no producer could have claimed (shorter than a header, longer
+    /// than the claimed space, across the buffer's end, or `i32::MIN`, which does not
+    /// negate) is discarded up to the tail, and the buffer serves the next write.
+    #[test]
+    fn unblock_discards_an_implausible_negative_length() {
+        for (head, length, claimed) in
+            [(0, i32::MIN, 8), (0, -4, 16), (0, -40, 32), (1016, -16, 8), (0, -8, 8)]
+        {
+            let rb = rb();
+            set_positions(&rb, head, head);
+            claim_without_header(&rb, claimed);
+            let index = head as usize % CAPACITY;
+            rb.buffer().put_i32(index, length);
+            assert_eq!(drain(&rb, usize::MAX).0, 0, "{length} at {head}: nothing readable");
+            assert!(rb.unblock(), "{length} at {head}");
+            let plausible = length == -8;
+            assert_eq!(rb.consumer_position(), if plausible { head } else { head + claimed }, "{length}");
+            assert_eq!(drain(&rb, usize::MAX).0, 0);
+            assert_eq!(rb.consumer_position(), head + claimed, "{length}: the claim is gone");
+            assert!(rb.write(9, b"after").unwrap());
+            assert_eq!(drain(&rb, usize::MAX).1, vec![(9, b"after".to_vec())], "{length}");
+        }
     }
 
     #[test]

@@ -157,12 +157,19 @@ impl Ring {
         if self.next_record::<true>(&words, head_index, head, &mut tail).is_ok() {
             return None;
         }
+        Some(self.discard_to_tail(&words, head, tail))
+    }
+
+    /// Consumer only: zeroes everything claimed from `head` to `tail` (or the header at the
+    /// head when nothing is claimed) and moves the head past it; the bytes skipped.
+    pub(super) fn discard_to_tail(&self, words: &Words<'_>, head: i64, tail: i64) -> usize {
+        let head_index = self.layout.index_of(head);
         let skipped = usize::try_from(tail - head).unwrap_or(0).min(self.layout.capacity);
         if skipped == 0 {
             // Nothing claimed: the header itself is the garbage. A producer claiming here
             // next writes its own header over the zero.
             words.header(head_index).length.store(0, Ordering::Release);
-            return Some(HEADER_LENGTH);
+            return HEADER_LENGTH;
         }
         // The skipped region may wrap around the end of the buffer.
         let first = skipped.min(self.layout.capacity - head_index);
@@ -171,7 +178,7 @@ impl Ring {
         // Release: the zeroing above happens before a producer that acquires the new head
         // reuses the space.
         words.head().store(head + skipped as i64, Ordering::Release);
-        Some(skipped)
+        skipped
     }
 
     /// Agrona `read`: a controlled read whose handler always continues. `ZERO` says
