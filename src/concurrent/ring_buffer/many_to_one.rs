@@ -6,10 +6,9 @@ use std::sync::atomic::Ordering;
 
 use super::RingBuffer;
 use super::descriptor::{
-    ALIGNMENT, HEADER_LENGTH, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, length_offset, type_offset,
+    ALIGNMENT, MANY_TO_ONE_MIN_CAPACITY, PADDING_MSG_TYPE_ID, length_offset, type_offset,
 };
 use super::ring::{Ring, Words, ring_buffer_delegates, ring_buffer_kind};
-use crate::util::bits::align;
 use crate::util::error::Result;
 
 /// Many producers, one consumer. See [`RingBuffer`] for the operations. The data capacity
@@ -111,21 +110,11 @@ impl RingBuffer for ManyToOneRingBuffer {
         let producer_index = layout.index_of(tail);
         let length = buffer.get_i32_acquire(length_offset(consumer_index));
         if length < 0 {
-            // Claimed, never committed: the claim becomes padding, if it is one a producer
-            // could have made (at least a header, within the claimed space, not across the
-            // buffer's end). Anything else is corruption (i32::MIN would not even negate),
-            // and is discarded up to the tail so reading can go on.
-            let claimed = length.unsigned_abs() as usize;
-            let aligned = align(claimed, ALIGNMENT);
-            let plausible = claimed >= HEADER_LENGTH
-                && aligned <= layout.capacity - consumer_index
-                && i64::try_from(aligned).is_ok_and(|aligned| aligned <= tail - head);
-            if !plausible {
-                self.ring.discard_to_tail(&self.ring.words(), head, tail);
-                return true;
-            }
+            // Claimed, never committed: the claim becomes padding. A length no producer
+            // could have claimed becomes a padding record the read then finds corrupt and
+            // skips (`skip_corrupt_head`); i32::MIN does not negate, so it saturates.
             buffer.put_i32(type_offset(consumer_index), PADDING_MSG_TYPE_ID);
-            buffer.put_i32_release(length_offset(consumer_index), claimed as i32);
+            buffer.put_i32_release(length_offset(consumer_index), length.saturating_neg());
             return true;
         }
         if length > 0 {
@@ -148,9 +137,21 @@ impl RingBuffer for ManyToOneRingBuffer {
             }
             i += ALIGNMENT;
             if i >= limit {
-                return false;
+                break;
             }
         }
+        // No header up to the end of the buffer, and the tail has wrapped past it: every
+        // claim there is dead (a claim never crosses the end; a producer that must wrap
+        // pads first), so the rest of the buffer becomes padding. Agrona stays blocked
+        // here for good (its next record is at index 0, beyond its scan).
+        let to_end = layout.capacity - consumer_index;
+        let wrapped = i64::try_from(to_end).is_ok_and(|to_end| tail - head >= to_end);
+        if limit == layout.capacity && wrapped && self.still_zeroed(layout.capacity, consumer_index) {
+            buffer.put_i32(type_offset(consumer_index), PADDING_MSG_TYPE_ID);
+            buffer.put_i32_release(length_offset(consumer_index), to_end as i32);
+            return true;
+        }
+        false
     }
 }
 
@@ -228,26 +229,50 @@ mod tests {
 
     /// A negative length no producer could have claimed (shorter than a header, longer
     /// than the claimed space, across the buffer's end, or `i32::MIN`, which does not
-    /// negate) is discarded up to the tail, and the buffer serves the next write.
+    /// negate) becomes padding the read finds corrupt; it is skipped up to the tail, and the
+    /// buffer serves the next write.
     #[test]
-    fn unblock_discards_an_implausible_negative_length() {
-        for (head, length, claimed) in
-            [(0, i32::MIN, 8), (0, -4, 16), (0, -40, 32), (1016, -16, 8), (0, -8, 8)]
-        {
+    fn unblock_then_skip_an_implausible_negative_length() {
+        for (head, length, claimed) in [(0, i32::MIN, 8), (0, -4, 16), (0, -40, 32), (1016, -16, 8)] {
             let rb = rb();
             set_positions(&rb, head, head);
             claim_without_header(&rb, claimed);
-            let index = head as usize % CAPACITY;
-            rb.buffer().put_i32(index, length);
+            rb.buffer().put_i32(head as usize % CAPACITY, length);
             assert_eq!(drain(&rb, usize::MAX).0, 0, "{length} at {head}: nothing readable");
             assert!(rb.unblock(), "{length} at {head}");
-            let plausible = length == -8;
-            assert_eq!(rb.consumer_position(), if plausible { head } else { head + claimed }, "{length}");
-            assert_eq!(drain(&rb, usize::MAX).0, 0);
+            let err = rb.read(|_, _| {}, usize::MAX).unwrap_err();
+            assert!(err.message().contains("ring buffer corrupt"), "{length}: {err}");
+            assert_eq!(rb.skip_corrupt_head(), Some(claimed as usize), "{length}");
             assert_eq!(rb.consumer_position(), head + claimed, "{length}: the claim is gone");
             assert!(rb.write(9, b"after").unwrap());
-            assert_eq!(drain(&rb, usize::MAX).1, vec![(9, b"after".to_vec())], "{length}");
+            let after = drain(&rb, usize::MAX).1;
+            let after = if after.is_empty() { drain(&rb, usize::MAX).1 } else { after };
+            assert_eq!(after, vec![(9, b"after".to_vec())], "{length}");
         }
+    }
+
+    /// A dead claim without a header in the last slots, the next record wrapped to index 0:
+    /// the scan finds no header before the end, so the rest of the buffer becomes padding
+    /// and reading goes on at the start (the conductor_commands fuzz case).
+    #[test]
+    fn unblock_dead_claim_at_the_end_pads_to_the_end() {
+        let rb = rb();
+        set_positions(&rb, CAPACITY as i64 - 16, CAPACITY as i64 - 16);
+        claim_without_header(&rb, 16);
+        assert!(rb.write(5, b"wrapped").unwrap());
+        assert_eq!(rb.buffer().get_i32(0), 15, "the next record is at the start");
+        assert_eq!(drain(&rb, usize::MAX).0, 0);
+        assert!(rb.unblock());
+        let end = CAPACITY - 16;
+        assert_eq!((rb.buffer().get_i32(end), rb.buffer().get_i32(end + 4)), (16, PADDING_MSG_TYPE_ID));
+        // One read stops at the end of the buffer; the next starts at index 0.
+        assert_eq!(drain(&rb, usize::MAX).0, 0);
+        assert_eq!(drain(&rb, usize::MAX).1, vec![(5, b"wrapped".to_vec())]);
+        // Not wrapped yet: the dead claim's end is unknown, so it waits.
+        let rb2 = super::ManyToOneRingBuffer::with_capacity(CAPACITY).unwrap();
+        set_positions(&rb2, CAPACITY as i64 - 16, CAPACITY as i64 - 16);
+        claim_without_header(&rb2, 8);
+        assert!(!rb2.unblock());
     }
 
     #[test]
@@ -298,12 +323,15 @@ mod tests {
     }
 
     #[test]
-    fn unblock_gap_at_last_slot_reads_trailer_padding() {
+    fn unblock_gap_at_last_slot_reads_trailer_padding_and_pads_to_the_end() {
         let rb = rb();
         set_positions(&rb, 1016, 1016);
         claim_without_header(&rb, 8);
-        assert!(!rb.unblock(), "the slot after is the trailer's zero padding");
+        // The slot after is the trailer's zero padding, read harmlessly; the claim runs to
+        // the end of the buffer, so it becomes padding.
         assert_eq!(rb.buffer().capacity(), CAPACITY + TRAILER_LENGTH);
+        assert!(rb.unblock());
+        assert_eq!((rb.buffer().get_i32(1016), rb.buffer().get_i32(1020)), (8, PADDING_MSG_TYPE_ID));
     }
 
     #[test]
