@@ -495,6 +495,12 @@ impl Proc {
     /// Waits for a line starting with `prefix` and returns it; the panic for a timeout shows
     /// the last lines passed over while waiting.
     pub fn expect(&self, prefix: &str, timeout: Duration) -> String {
+        self.try_expect(prefix, timeout).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Proc::expect`] returning the timeout's description instead of panicking, so a
+    /// caller can gather the other processes' state first.
+    pub fn try_expect(&self, prefix: &str, timeout: Duration) -> Result<String, String> {
         let deadline = Instant::now() + timeout;
         let mut skipped = std::collections::VecDeque::new();
         loop {
@@ -502,7 +508,7 @@ impl Proc {
             match self.lines.recv_timeout(left) {
                 // The test harness may have printed "test child_role ... " on the same line.
                 Ok(line) if line.contains(prefix) => {
-                    return line[line.find(prefix).unwrap_or(0)..].to_string();
+                    return Ok(line[line.find(prefix).unwrap_or(0)..].to_string());
                 }
                 Ok(line) => {
                     if skipped.len() == 20 {
@@ -510,12 +516,27 @@ impl Proc {
                     }
                     skipped.push_back(line);
                 }
-                Err(_) => panic!(
-                    "{}: no line starting with {prefix:?} within {timeout:?}; lines passed over: {skipped:?}",
-                    self.name
-                ),
+                Err(_) => {
+                    return Err(format!(
+                        "{}: no line starting with {prefix:?} within {timeout:?}; lines passed over: {skipped:?}",
+                        self.name
+                    ));
+                }
             }
         }
+    }
+
+    /// The process's `STATUS` and `COUNTERS` lines (or why they did not come), for a
+    /// failure message; a role answers `counters` only in some phases.
+    pub fn report(&mut self) -> String {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return format!("{}: exited", self.name);
+        }
+        self.tell("status");
+        self.tell("counters");
+        let status = self.try_expect("STATUS", Duration::from_secs(10)).unwrap_or_else(|e| e);
+        let counters = self.try_expect("COUNTERS", Duration::from_secs(2)).unwrap_or_else(|e| e);
+        format!("{}: {status}; {counters}", self.name)
     }
 
     pub fn tell(&mut self, line: &str) {
