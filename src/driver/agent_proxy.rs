@@ -36,6 +36,8 @@ pub enum SenderCommand {
         endpoint_id: i64,
         address: SocketAddr,
         registration_id: i64,
+        /// The destination's `endpoint` text, resolved again when it goes quiet.
+        endpoint_name: std::sync::Arc<str>,
     },
     RemoveDestination {
         endpoint_id: i64,
@@ -49,9 +51,11 @@ pub enum SenderCommand {
     RemovePublication {
         registration_id: i64,
     },
-    /// The endpoint's `endpoint` name now resolves to `address`.
+    /// `endpoint_name` (the endpoint's own `endpoint`, or a manual destination's) now
+    /// resolves to `address`.
     ResolutionChange {
         endpoint_id: i64,
+        endpoint_name: std::sync::Arc<str>,
         address: SocketAddr,
     },
 }
@@ -113,6 +117,12 @@ pub enum ReceiverCommand {
         endpoint_id: i64,
         stream_id: i32,
         session_id: i32,
+    },
+    /// The `control` name of destination `destination_id` now resolves to `address`.
+    ResolutionChange {
+        endpoint_id: i64,
+        destination_id: i64,
+        address: SocketAddr,
     },
     /// The conductor did not create the image a SETUP asked for.
     RemoveInitInProgress {
@@ -195,6 +205,14 @@ pub enum ConductorCommand {
     ReResolveEndpoint {
         endpoint_id: i64,
         endpoint_name: std::sync::Arc<str>,
+        existing: SocketAddr,
+    },
+    /// A receive destination with a `control` address heard nothing for 5 s: resolve
+    /// `control_name` again and tell the receiver if it no longer resolves to `existing`.
+    ReResolveControl {
+        endpoint_id: i64,
+        destination_id: i64,
+        control_name: std::sync::Arc<str>,
         existing: SocketAddr,
     },
     /// An error in the sender or receiver, for the distinct error log.

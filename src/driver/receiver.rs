@@ -26,6 +26,9 @@ pub struct Receiver {
     poller: TransportPoller<ReceiveChannelEndpoint>,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
+    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL` (0: never).
+    re_resolution_check_interval_ns: i64,
+    re_resolution_deadline_ns: i64,
 }
 
 impl Receiver {
@@ -49,6 +52,24 @@ impl Receiver {
             poller: TransportPoller::new(ctx.network.receiver_io_vector_capacity as usize, interceptors),
             counters,
             tracker,
+            re_resolution_check_interval_ns: ctx.network.re_resolution_check_interval_ns as i64,
+            re_resolution_deadline_ns: nano_time() + ctx.network.re_resolution_check_interval_ns as i64,
+        }
+    }
+
+    /// Asks the conductor to re-resolve the `control` names whose destinations went quiet.
+    fn check_for_re_resolutions(&mut self, now_ns: i64) {
+        let to_conductor = &self.to_conductor;
+        for endpoint in self.poller.entries_mut() {
+            let endpoint_id = endpoint.id();
+            endpoint.check_for_re_resolutions(now_ns, |destination_id, control_name, existing| {
+                to_conductor.send(ConductorCommand::ReResolveControl {
+                    endpoint_id,
+                    destination_id,
+                    control_name,
+                    existing,
+                });
+            });
         }
     }
 
@@ -142,6 +163,14 @@ impl Receiver {
                     });
                 }
             }
+            ReceiverCommand::ResolutionChange { endpoint_id, destination_id, address } => {
+                if self
+                    .endpoint(endpoint_id)
+                    .is_some_and(|e| e.update_control_address(destination_id, address))
+                {
+                    self.counters.increment(SystemCounterId::ResolutionChanges);
+                }
+            }
             ReceiverCommand::RemoveInitInProgress { endpoint_id, session_id, stream_id, refusal } => {
                 let now_ns = nano_time();
                 let Self { poller, counters, to_conductor, .. } = self;
@@ -197,6 +226,10 @@ impl Agent for Receiver {
         let mut sent = 0;
         for endpoint in poller.entries_mut() {
             sent += endpoint.send_pending(&ctx);
+        }
+        if self.re_resolution_check_interval_ns > 0 && now_ns > self.re_resolution_deadline_ns {
+            self.re_resolution_deadline_ns = now_ns + self.re_resolution_check_interval_ns;
+            self.check_for_re_resolutions(now_ns);
         }
         Ok((work + sent) as i32 + i32::try_from(bytes_received).unwrap_or(i32::MAX))
     }

@@ -74,15 +74,16 @@ impl Sender {
 
     /// Asks the conductor to re-resolve the endpoints whose receivers went quiet.
     fn check_for_re_resolutions(&mut self, now_ns: i64) {
-        for endpoint in self.poller.entries() {
-            if let Some((endpoint_name, existing)) = endpoint.check_for_re_resolution(now_ns) {
-                let endpoint_id = endpoint.id();
-                self.to_conductor.send(ConductorCommand::ReResolveEndpoint {
+        let to_conductor = &self.to_conductor;
+        for endpoint in self.poller.entries_mut() {
+            let endpoint_id = endpoint.id();
+            endpoint.check_for_re_resolution(now_ns, |endpoint_name, existing| {
+                to_conductor.send(ConductorCommand::ReResolveEndpoint {
                     endpoint_id,
                     endpoint_name,
                     existing,
                 });
-            }
+            });
         }
     }
 
@@ -108,10 +109,10 @@ impl Sender {
                 self.to_conductor.send(ConductorCommand::SendEndpointReleased { endpoint_id });
             }
             SenderCommand::AddPublication(publication) => self.publications.push(*publication),
-            SenderCommand::AddDestination { endpoint_id, address, registration_id } => {
+            SenderCommand::AddDestination { endpoint_id, address, registration_id, endpoint_name } => {
                 let now_ns = nano_time();
                 if let Some(tracker) = self.tracker(endpoint_id) {
-                    tracker.add_manual(address, registration_id, now_ns);
+                    tracker.add_manual(address, registration_id, Some(endpoint_name), now_ns);
                 }
             }
             SenderCommand::RemoveDestination { endpoint_id, address } => {
@@ -124,11 +125,12 @@ impl Sender {
                     tracker.remove_by_registration_id(registration_id);
                 }
             }
-            SenderCommand::ResolutionChange { endpoint_id, address } => {
+            SenderCommand::ResolutionChange { endpoint_id, endpoint_name, address } => {
                 let endpoint = self.poller.entries_mut().iter_mut().find(|e| e.id() == endpoint_id);
                 if let Some(endpoint) = endpoint {
-                    match endpoint.resolution_change(address) {
-                        Ok(()) => self.counters.increment(SystemCounterId::ResolutionChanges),
+                    match endpoint.resolution_change(&endpoint_name, address) {
+                        Ok(true) => self.counters.increment(SystemCounterId::ResolutionChanges),
+                        Ok(false) => {}
                         Err(e) => self.report(e),
                     }
                 }

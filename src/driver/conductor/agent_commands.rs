@@ -50,6 +50,9 @@ impl Conductor {
             ConductorCommand::ReResolveEndpoint { endpoint_id, endpoint_name, existing } => {
                 self.on_re_resolve_endpoint(endpoint_id, endpoint_name, existing)
             }
+            ConductorCommand::ReResolveControl { endpoint_id, destination_id, control_name, existing } => {
+                self.on_re_resolve_control(endpoint_id, destination_id, control_name, existing)
+            }
             ConductorCommand::Error(error) => self.log_error(&error),
         }
     }

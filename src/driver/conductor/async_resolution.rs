@@ -20,7 +20,7 @@ use std::thread::JoinHandle;
 
 use crate::command::Command;
 use crate::concurrent::ring_buffer::ControlledReadAction;
-use crate::driver::agent_proxy::SenderCommand;
+use crate::driver::agent_proxy::{ReceiverCommand, SenderCommand};
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::commands::{IPC_CHANNEL_PREFIX, SPY_CHANNEL_PREFIX};
 use crate::driver::media::name_resolver::{
@@ -34,14 +34,39 @@ use crate::util::error::{Error, Result};
 type Names = Vec<(&'static str, String)>;
 type Resolved = Vec<(&'static str, String, Result<SocketAddr>)>;
 
+/// Whose name a re-resolution is for, and so which URI parameter it is.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum ReResolveTarget {
+    /// A send endpoint's `endpoint`, or one of its manual destinations'.
+    SendEndpoint { endpoint_id: i64 },
+    /// The `control` of one destination of a receive endpoint.
+    ReceiveControl { endpoint_id: i64, destination_id: i64 },
+}
+
+impl ReResolveTarget {
+    fn uri_param_name(self) -> &'static str {
+        match self {
+            Self::SendEndpoint { .. } => ENDPOINT,
+            Self::ReceiveControl { .. } => CONTROL,
+        }
+    }
+}
+
+/// A re-resolution: the name, what it resolved to before, and for whom.
+struct ReResolve {
+    target: ReResolveTarget,
+    name: Arc<str>,
+    existing: SocketAddr,
+}
+
 enum Task {
     Command(Names),
-    ReResolve { endpoint_id: i64, name: Arc<str>, existing: SocketAddr },
+    ReResolve(ReResolve),
 }
 
 enum Completion {
     Command(Resolved),
-    ReResolve { endpoint_id: i64, existing: SocketAddr, result: Result<SocketAddr> },
+    ReResolve(ReResolve, Result<SocketAddr>),
 }
 
 struct Executor {
@@ -69,11 +94,11 @@ fn run(task: Task, shared: &SharedResolver) -> Completion {
                 })
                 .collect(),
         ),
-        Task::ReResolve { endpoint_id, name, existing } => Completion::ReResolve {
-            endpoint_id,
-            existing,
-            result: resolve_host_and_port_with(&mut *resolver, ENDPOINT, &name, true),
-        },
+        Task::ReResolve(re) => {
+            let result =
+                resolve_host_and_port_with(&mut *resolver, re.target.uri_param_name(), &re.name, true);
+            Completion::ReResolve(re, result)
+        }
     }
 }
 
@@ -125,6 +150,17 @@ impl ConductorNameResolver {
 
     fn submit(&mut self, task: Task) -> bool {
         self.executor.as_ref().and_then(|e| e.tasks.as_ref()).is_some_and(|t| t.send(task).is_ok())
+    }
+
+    /// Hands a re-resolution to the executor; back when there is none or it stopped.
+    fn submit_re_resolve(&mut self, re: ReResolve) -> Option<ReResolve> {
+        let Some(tasks) = self.executor.as_ref().and_then(|e| e.tasks.as_ref()) else { return Some(re) };
+        match tasks.send(Task::ReResolve(re)) {
+            Ok(()) => None,
+            Err(mpsc::SendError(Task::ReResolve(re))) => Some(re),
+            // Not sent: what came back is what was sent, a re-resolution.
+            Err(mpsc::SendError(Task::Command(_))) => None,
+        }
     }
 
     /// Stops the executor (after the task it runs) and closes the resolver.
@@ -230,36 +266,75 @@ impl Conductor {
                 }
                 self.name_resolver.memo.clear();
             }
-            Completion::ReResolve { endpoint_id, existing, result } => {
-                self.on_re_resolution(endpoint_id, existing, result)
-            }
+            Completion::ReResolve(re, result) => self.on_re_resolution(re, result),
         }
         1
     }
 
-    /// The sender found `endpoint_id`'s receiver quiet (Aeron's
-    /// `on_re_resolve_endpoint`): resolve its name again, on the executor when there is one.
+    /// The sender found `endpoint_id`'s receiver, or one of its manual destinations,
+    /// quiet (Aeron's `on_re_resolve_endpoint`): resolve the name again.
     pub(crate) fn on_re_resolve_endpoint(&mut self, endpoint_id: i64, name: Arc<str>, existing: SocketAddr) {
-        if !self.send_endpoints.iter().any(|e| e.id == endpoint_id && !e.closing) {
-            return;
+        if self.send_endpoints.iter().any(|e| e.id == endpoint_id && !e.closing) {
+            self.re_resolve(ReResolve {
+                target: ReResolveTarget::SendEndpoint { endpoint_id },
+                name,
+                existing,
+            });
         }
-        if self.name_resolver.executor.is_some() {
-            let task = Task::ReResolve { endpoint_id, name: Arc::clone(&name), existing };
-            if self.name_resolver.submit(task) {
-                return;
-            }
-        }
-        let result = resolve_host_and_port_with(&mut self.name_resolver, ENDPOINT, &name, true);
-        self.on_re_resolution(endpoint_id, existing, result);
     }
 
-    fn on_re_resolution(&mut self, endpoint_id: i64, existing: SocketAddr, result: Result<SocketAddr>) {
-        match result {
-            Err(e) => self.log_error(&e.context("re-resolution of endpoint")),
-            Ok(address) if address != existing => {
-                self.sender_proxy.send(SenderCommand::ResolutionChange { endpoint_id, address })
+    /// The receiver heard nothing on a destination with a `control` address (Aeron's
+    /// `on_re_resolve_control`): resolve the control name again.
+    pub(crate) fn on_re_resolve_control(
+        &mut self,
+        endpoint_id: i64,
+        destination_id: i64,
+        name: Arc<str>,
+        existing: SocketAddr,
+    ) {
+        if self.receive_endpoints.iter().any(|e| e.id == endpoint_id && !e.closing) {
+            let target = ReResolveTarget::ReceiveControl { endpoint_id, destination_id };
+            self.re_resolve(ReResolve { target, name, existing });
+        }
+    }
+
+    /// Resolves on the executor when there is one, else here.
+    fn re_resolve(&mut self, re: ReResolve) {
+        if let Some(re) = self.name_resolver.submit_re_resolve(re) {
+            let key = re.target.uri_param_name();
+            let result = resolve_host_and_port_with(&mut self.name_resolver, key, &re.name, true);
+            self.on_re_resolution(re, result);
+        }
+    }
+
+    fn on_re_resolution(&mut self, re: ReResolve, result: Result<SocketAddr>) {
+        let address = match result {
+            Err(e) => {
+                let what = re.target.uri_param_name();
+                return self.log_error(&e.context(format_args!("re-resolution of {what}={}", re.name)));
             }
-            Ok(_) => {}
+            Ok(address) if address == re.existing => return,
+            Ok(address) => address,
+        };
+        match re.target {
+            ReResolveTarget::SendEndpoint { endpoint_id } => {
+                if let Some(endpoint) = self.send_endpoints.iter_mut().find(|e| e.id == endpoint_id) {
+                    for (_, destination, name) in &mut endpoint.manual_destinations {
+                        if **name == *re.name {
+                            *destination = address;
+                        }
+                    }
+                }
+                let endpoint_name = re.name;
+                self.sender_proxy.send(SenderCommand::ResolutionChange {
+                    endpoint_id,
+                    endpoint_name,
+                    address,
+                })
+            }
+            ReResolveTarget::ReceiveControl { endpoint_id, destination_id } => self
+                .receiver_proxy
+                .send(ReceiverCommand::ResolutionChange { endpoint_id, destination_id, address }),
         }
     }
 }

@@ -20,6 +20,8 @@
 //! does (Aeron C's stays silent, leaving the client to time out).
 #![forbid(unsafe_code)]
 
+use std::sync::Arc;
+
 use crate::command::{DestinationByIdMessage, DestinationMessage};
 use crate::concurrent::counters::type_ids::RCV_LOCAL_SOCKADDR_NAME;
 use crate::driver::agent_proxy::{ReceiverCommand, SenderCommand};
@@ -94,8 +96,8 @@ impl Conductor {
         Ok((endpoint_id, index))
     }
 
-    /// The address of a send destination's `endpoint`.
-    fn send_destination_address(&mut self, channel: &str) -> Result<std::net::SocketAddr> {
+    /// The address of a send destination's `endpoint`, and the `endpoint` text.
+    fn send_destination_address(&mut self, channel: &str) -> Result<(std::net::SocketAddr, Arc<str>)> {
         if channel.starts_with(SPY_CHANNEL_PREFIX) {
             return Err(invalid_channel(format!("Aeron spies are invalid as send destinations: {channel}")));
         }
@@ -116,19 +118,22 @@ impl Conductor {
                 "{ENDPOINT} has port=0 for send destination: channel={channel}"
             )));
         }
-        Ok(address)
+        Ok((address, Arc::from(endpoint)))
     }
 
     pub(crate) fn on_add_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
         let channel = m.channel_str()?;
         let (endpoint_id, index) =
             self.manual_send_endpoint(m.correlated.client_id, m.registration_id, "add destination", channel)?;
-        let address = self.send_destination_address(channel)?;
-        self.send_endpoints[index].manual_destinations.push((m.correlated.correlation_id, address));
+        let (address, endpoint_name) = self.send_destination_address(channel)?;
+        let registration_id = m.correlated.correlation_id;
+        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        destinations.push((registration_id, address, Arc::clone(&endpoint_name)));
         self.sender_proxy.send(SenderCommand::AddDestination {
             endpoint_id,
             address,
-            registration_id: m.correlated.correlation_id,
+            registration_id,
+            endpoint_name,
         });
         self.proxy.on_operation_succeeded(m.correlated.correlation_id);
         Ok(())
@@ -142,9 +147,9 @@ impl Conductor {
             "remove destination",
             channel,
         )?;
-        let address = self.send_destination_address(channel)?;
+        let (address, _) = self.send_destination_address(channel)?;
         let destinations = &mut self.send_endpoints[index].manual_destinations;
-        let Some(i) = destinations.iter().position(|(_, a)| same_address(a, &address)) else {
+        let Some(i) = destinations.iter().position(|(_, a, _)| same_address(a, &address)) else {
             return Err(Error::invalid_argument(format!("unknown destination: {channel}")));
         };
         destinations.remove(i);
@@ -162,7 +167,7 @@ impl Conductor {
             &shown,
         )?;
         let destinations = &mut self.send_endpoints[index].manual_destinations;
-        let Some(i) = destinations.iter().position(|(id, _)| *id == m.destination_registration_id) else {
+        let Some(i) = destinations.iter().position(|(id, _, _)| *id == m.destination_registration_id) else {
             return Err(Error::invalid_argument(format!(
                 "unknown destination registration_id={}",
                 m.destination_registration_id

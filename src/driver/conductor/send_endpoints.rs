@@ -39,8 +39,9 @@ pub struct SendEndpointEntry {
     pub local_sockaddr: Position,
     /// `mdc-num-dest` of a multi-destination endpoint.
     pub num_destinations: Option<Position>,
-    /// Destinations added by command (manual control), as (registration id, address).
-    pub manual_destinations: Vec<(i64, std::net::SocketAddr)>,
+    /// Destinations added by command (manual control), as (registration id, address,
+    /// `endpoint` text); the address follows the name when it is re-resolved.
+    pub manual_destinations: Vec<(i64, std::net::SocketAddr, Arc<str>)>,
     pub socket_sndbuf_length: usize,
     pub socket_rcvbuf_length: usize,
     /// The sender was told to drop it; it is not shared any more.

@@ -18,6 +18,7 @@
 
 use std::cell::Cell;
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use super::udp_channel::same_address;
 use super::udp_transport::UdpTransport;
@@ -37,6 +38,8 @@ pub struct Destination {
     /// The ADD_DESTINATION's correlation id (manual), −1 for discovered ones.
     pub registration_id: i64,
     pub time_of_last_activity_ns: i64,
+    /// A manual destination's `endpoint` text: resolved again when it goes quiet.
+    pub endpoint_name: Option<Arc<str>>,
 }
 
 #[derive(Debug)]
@@ -132,20 +135,61 @@ impl DestinationTracker {
             receiver_id: Some(receiver_id),
             registration_id: -1,
             time_of_last_activity_ns: now_ns,
+            endpoint_name: None,
         });
         true
     }
 
-    /// A destination added by command (manual mode only; ignored otherwise, as Aeron).
-    pub fn add_manual(&mut self, address: SocketAddr, registration_id: i64, now_ns: i64) {
+    /// A destination added by command (manual mode only; ignored otherwise, as Aeron), at
+    /// `address`, what its `endpoint_name` resolved to.
+    pub fn add_manual(
+        &mut self,
+        address: SocketAddr,
+        registration_id: i64,
+        endpoint_name: Option<Arc<str>>,
+        now_ns: i64,
+    ) {
         if self.is_manual {
             self.push(Destination {
                 address,
                 receiver_id: None,
                 registration_id,
                 time_of_last_activity_ns: now_ns,
+                endpoint_name,
             });
         }
+    }
+
+    /// Each manual destination quiet for [`DESTINATION_TIMEOUT_NS`] (no status message) is
+    /// handed to `re_resolve` with its name and address, and counts as active again, so it
+    /// is asked about once per timeout (Aeron's `checkForReResolution`). Allocation-free.
+    pub fn check_for_re_resolution(&mut self, now_ns: i64, mut re_resolve: impl FnMut(Arc<str>, SocketAddr)) {
+        if !self.is_manual {
+            return;
+        }
+        for destination in &mut self.destinations {
+            if let Some(name) = &destination.endpoint_name
+                && now_ns > destination.time_of_last_activity_ns + DESTINATION_TIMEOUT_NS
+            {
+                destination.time_of_last_activity_ns = now_ns;
+                re_resolve(Arc::clone(name), destination.address);
+            }
+        }
+    }
+
+    /// Every manual destination named `endpoint_name` goes to `address` from now on; how
+    /// many there were.
+    pub fn update_address(&mut self, endpoint_name: &str, address: SocketAddr) -> usize {
+        let mut updated = 0;
+        for destination in &mut self.destinations {
+            if destination.endpoint_name.as_deref() == Some(endpoint_name) {
+                destination.address = address;
+                // A receiver id learnt at the old address belongs to another receiver.
+                destination.receiver_id = None;
+                updated += 1;
+            }
+        }
+        updated
     }
 
     /// Removes the destination at `address`; whether there was one.
@@ -240,6 +284,35 @@ mod tests {
     }
 
     #[test]
+    fn quiet_named_manual_destinations_are_re_resolved_once_per_timeout_and_follow_their_name() {
+        let mut t = DestinationTracker::new(true, None);
+        let name: Arc<str> = Arc::from("server0:4000");
+        t.add_manual(addr("10.0.0.2:4000"), 1, Some(Arc::clone(&name)), 0);
+        t.add_manual(addr("10.0.0.3:4000"), 2, None, 0);
+        let mut asked = Vec::new();
+        t.check_for_re_resolution(DESTINATION_TIMEOUT_NS, |n, a| asked.push((n, a)));
+        assert!(asked.is_empty(), "not quiet for longer than the timeout yet");
+        assert!(t.on_status_message(9, addr("10.0.0.2:4000"), DESTINATION_TIMEOUT_NS));
+        t.check_for_re_resolution(DESTINATION_TIMEOUT_NS + 1, |n, a| asked.push((n, a)));
+        assert!(asked.is_empty(), "a status message keeps it active");
+        let quiet = 2 * DESTINATION_TIMEOUT_NS + 1;
+        t.check_for_re_resolution(quiet, |n, a| asked.push((n, a)));
+        assert_eq!(asked, vec![(Arc::clone(&name), addr("10.0.0.2:4000"))], "only the named one");
+        t.check_for_re_resolution(quiet + 1, |n, a| asked.push((n, a)));
+        assert_eq!(asked.len(), 1, "asked once per timeout");
+
+        assert_eq!(t.update_address("server0:4000", addr("10.0.0.4:4000")), 1);
+        assert_eq!(t.update_address("other:4000", addr("10.0.0.5:4000")), 0);
+        let moved = &t.destinations()[0];
+        assert_eq!(
+            (moved.address, moved.receiver_id, moved.registration_id),
+            (addr("10.0.0.4:4000"), None, 1)
+        );
+        assert_eq!(t.destinations()[1].address, addr("10.0.0.3:4000"));
+        assert_eq!(t.find_for_nak(&addr("10.0.0.4:4000")), Some(addr("10.0.0.4:4000")));
+    }
+
+    #[test]
     fn dynamic_receivers_join_by_status_message_and_time_out() {
         let mut t = DestinationTracker::new(false, None);
         assert!(t.on_status_message(7, addr("10.0.0.2:4000"), 0));
@@ -258,8 +331,8 @@ mod tests {
     #[test]
     fn manual_destinations_come_and_go_by_command_only() {
         let mut t = DestinationTracker::new(true, None);
-        t.add_manual(addr("10.0.0.2:4000"), 100, 0);
-        t.add_manual(addr("10.0.0.3:4001"), 101, 0);
+        t.add_manual(addr("10.0.0.2:4000"), 100, None, 0);
+        t.add_manual(addr("10.0.0.3:4001"), 101, None, 0);
         assert!(t.on_status_message(5, addr("10.0.0.9:4000"), 1), "unknown receivers are ignored");
         assert_eq!(t.len(), 2);
         // The receiver's status messages give its id to the destination it came from.
@@ -274,7 +347,7 @@ mod tests {
         assert!(t.remove_by_address(&addr("10.0.0.2:4000")));
         assert!(t.is_empty());
         let mut dynamic = DestinationTracker::new(false, None);
-        dynamic.add_manual(addr("10.0.0.2:4000"), 1, 0);
+        dynamic.add_manual(addr("10.0.0.2:4000"), 1, None, 0);
         assert!(dynamic.is_empty(), "only manual endpoints take destinations by command");
     }
 
@@ -301,7 +374,7 @@ mod tests {
         let mut t = DestinationTracker::new(true, None);
         assert_eq!(t.send(&tx, b"nobody").unwrap(), 6);
         for (i, r) in rx.iter().enumerate() {
-            t.add_manual(r.local_addr(), i as i64, 0);
+            t.add_manual(r.local_addr(), i as i64, None, 0);
         }
         for _ in 0..4 {
             assert_eq!(t.send(&tx, b"frame").unwrap(), 5);

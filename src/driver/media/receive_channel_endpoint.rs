@@ -19,6 +19,7 @@
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use super::data_datagram::{DataDatagram, validate_data_datagram};
 use super::data_packet_dispatcher::{DataPacketDispatcher, SessionState};
@@ -200,7 +201,7 @@ impl ReceiveChannelEndpoint {
         media_timestamp_ns: Option<i64>,
         ctx: &ReceiveContext<'_>,
     ) -> Result<()> {
-        let Some(d) = self.destinations.0.get(destination) else { return Ok(()) };
+        let Some(d) = self.destinations.0.get_mut(destination) else { return Ok(()) };
         let from = FrameSource {
             destination_id: d.id(),
             control_address: d.control_address_for(source),
@@ -211,6 +212,9 @@ impl ReceiveChannelEndpoint {
             return Ok(());
         };
         let frame_type = header.frame_type();
+        if matches!(frame_type, HDR_TYPE_DATA | HDR_TYPE_PAD | HDR_TYPE_SETUP | HDR_TYPE_RTTM) {
+            d.note_activity(ctx.now_ns);
+        }
         if frame_type == HDR_TYPE_DATA && self.timestamps.is_receive_stamping() {
             if let (Some(offset), Some(ns)) = (self.timestamps.media_rcv, media_timestamp_ns) {
                 apply_timestamp(datagram, offset, ns);
@@ -503,6 +507,27 @@ impl ReceiveChannelEndpoint {
             Ok(_) => ctx.counters.increment(SystemCounterId::ShortSends),
             Err(e) => ctx.to_conductor.send(ConductorCommand::Error(e.context("receiver ERR frame"))),
         }
+    }
+
+    /// Hands `re_resolve` each destination's `control` name that went quiet, with the
+    /// destination's id and the address the name has now. Allocation-free.
+    pub fn check_for_re_resolutions(
+        &mut self,
+        now_ns: i64,
+        mut re_resolve: impl FnMut(i64, Arc<str>, SocketAddr),
+    ) {
+        for destination in &mut self.destinations.0 {
+            if let Some((name, existing)) = destination.check_for_re_resolution(now_ns) {
+                re_resolve(destination.id(), name, existing);
+            }
+        }
+    }
+
+    /// Destination `destination_id`'s `control` name now resolves to `address`; whether
+    /// the endpoint has it.
+    pub fn update_control_address(&mut self, destination_id: i64, address: SocketAddr) -> bool {
+        let destination = self.destinations.0.iter_mut().find(|d| d.id() == destination_id);
+        destination.map(|d| d.update_control_address(address)).is_some()
     }
 
     /// Hands a built image to the dispatcher.

@@ -11,11 +11,16 @@
 #![forbid(unsafe_code)]
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use super::media_plugin::{Media, TransportAffinity, TransportSpec};
 use super::udp_channel::UdpChannel;
 use super::udp_transport::{SocketBuffers, UdpTransport};
 use crate::util::error::{Error, Result};
+
+/// A destination with a `control` address that heard nothing this long has the name
+/// resolved again (Aeron's `DESTINATION_ADDRESS_TIMEOUT`, 5 s).
+pub const CONTROL_QUIET_TIMEOUT_NS: i64 = 5_000_000_000;
 
 #[derive(Debug)]
 pub struct ReceiveDestination {
@@ -28,6 +33,10 @@ pub struct ReceiveDestination {
     control_address: Option<SocketAddr>,
     /// A dynamic MDC subscription: it must announce itself to the publication's `control`.
     has_explicit_control: bool,
+    /// The `control` text of such a destination, resolved again when it goes quiet.
+    control_name: Option<Arc<str>>,
+    /// When a data, setup or RTT frame last arrived on it (from the opening on).
+    time_of_last_activity_ns: i64,
     is_multicast: bool,
     /// The channel's TTL (0 when not given), to judge SETUPs from other hosts.
     multicast_ttl: u8,
@@ -71,6 +80,10 @@ impl ReceiveDestination {
             transport,
             control_address,
             has_explicit_control: channel.has_explicit_control,
+            control_name: (channel.has_explicit_control && !channel.is_multicast)
+                .then(|| channel.uri.get(crate::uri::keys::CONTROL).map(Arc::from))
+                .flatten(),
+            time_of_last_activity_ns: crate::util::clock::nano_time(),
             is_multicast: channel.is_multicast,
             multicast_ttl: channel.multicast_ttl,
         })
@@ -113,6 +126,32 @@ impl ReceiveDestination {
 
     pub fn control_address(&self) -> Option<SocketAddr> {
         self.control_address
+    }
+
+    /// A frame from a sender arrived: the `control` address is alive.
+    #[inline]
+    pub fn note_activity(&mut self, now_ns: i64) {
+        self.time_of_last_activity_ns = now_ns;
+    }
+
+    /// The `control` name to resolve again and the address it has now, when this
+    /// destination has one and heard nothing for [`CONTROL_QUIET_TIMEOUT_NS`]; it then
+    /// counts as active again, so it is asked about once per timeout (Aeron's
+    /// `checkForReResolution`). Allocation-free.
+    pub fn check_for_re_resolution(&mut self, now_ns: i64) -> Option<(Arc<str>, SocketAddr)> {
+        let (name, address) = (self.control_name.as_ref()?, self.control_address?);
+        if now_ns <= self.time_of_last_activity_ns + CONTROL_QUIET_TIMEOUT_NS {
+            return None;
+        }
+        self.time_of_last_activity_ns = now_ns;
+        Some((Arc::clone(name), address))
+    }
+
+    /// The `control` name now resolves to `address`: announcements and answers go there.
+    pub fn update_control_address(&mut self, address: SocketAddr) {
+        if self.control_name.is_some() {
+            self.control_address = Some(address);
+        }
     }
 
     pub fn has_explicit_control(&self) -> bool {

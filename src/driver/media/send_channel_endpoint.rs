@@ -101,6 +101,9 @@ pub struct SendChannelEndpoint {
     current_data_address: SocketAddr,
     /// When a status message last arrived (from the opening on).
     time_of_last_sm_ns: i64,
+    /// When the endpoint's name was last handed out for re-resolution: once per quiet
+    /// timeout, as Aeron.
+    time_of_last_resolution_ns: i64,
 }
 
 /// A unicast receiver silent this long has its endpoint re-resolved (Aeron: 5 s).
@@ -170,6 +173,7 @@ impl SendChannelEndpoint {
             endpoint_name,
             current_data_address: channel.remote_data,
             time_of_last_sm_ns: crate::util::clock::nano_time(),
+            time_of_last_resolution_ns: crate::util::clock::nano_time(),
         })
     }
 
@@ -294,18 +298,28 @@ impl SendChannelEndpoint {
         }
     }
 
-    /// The endpoint name to re-resolve and the address it has now, when this is a unicast
-    /// endpoint given by `endpoint` whose receiver has been quiet too long (the sender asks
-    /// every `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Allocation-free.
-    pub fn check_for_re_resolution(&self, now_ns: i64) -> Option<(Arc<str>, SocketAddr)> {
-        let name = self.endpoint_name.as_ref()?;
-        (now_ns > self.time_of_last_sm_ns + RE_RESOLUTION_QUIET_TIMEOUT_NS)
-            .then(|| (Arc::clone(name), self.current_data_address))
+    /// Hands `re_resolve` each name to resolve again with the address it has now: a
+    /// unicast endpoint given by `endpoint` whose receiver has been quiet too long, or each
+    /// quiet manual destination (the sender asks every
+    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL`). Allocation-free.
+    pub fn check_for_re_resolution(&mut self, now_ns: i64, mut re_resolve: impl FnMut(Arc<str>, SocketAddr)) {
+        if let Route::Destinations(tracker) = &mut self.route {
+            tracker.check_for_re_resolution(now_ns, re_resolve);
+            return;
+        }
+        if let Some(name) = &self.endpoint_name
+            && now_ns > self.time_of_last_sm_ns + RE_RESOLUTION_QUIET_TIMEOUT_NS
+            && now_ns > self.time_of_last_resolution_ns + RE_RESOLUTION_QUIET_TIMEOUT_NS
+        {
+            self.time_of_last_resolution_ns = now_ns;
+            re_resolve(Arc::clone(name), self.current_data_address);
+        }
     }
 
-    /// The endpoint's name now resolves to `address`: data goes there from now on (a
-    /// connected socket is connected to it).
-    pub fn resolution_change(&mut self, address: SocketAddr) -> Result<()> {
+    /// `endpoint_name` now resolves to `address`: data for it goes there from now on (a
+    /// connected socket is connected to it; manual destinations of that name move).
+    /// Whether anything moved.
+    pub fn resolution_change(&mut self, endpoint_name: &str, address: SocketAddr) -> Result<bool> {
         match &mut self.route {
             Route::Connected => self.transport.reconnect(address).map_err(|e| {
                 e.context(format_args!(
@@ -314,10 +328,10 @@ impl SendChannelEndpoint {
                 ))
             })?,
             Route::To(to) => *to = address,
-            Route::Destinations(_) => return Ok(()),
+            Route::Destinations(tracker) => return Ok(tracker.update_address(endpoint_name, address) > 0),
         }
         self.current_data_address = address;
-        Ok(())
+        Ok(true)
     }
 
     /// Drops dynamic destinations that went quiet (the sender's idle work).
@@ -471,8 +485,8 @@ mod tests {
         let mut endpoint = SendChannelEndpoint::open(1, &channel, settings(0)).unwrap();
         assert!(!endpoint.is_unicast());
         let tracker = endpoint.destination_tracker_mut().unwrap();
-        tracker.add_manual(a.local_addr().unwrap(), 10, 0);
-        tracker.add_manual(b.local_addr().unwrap(), 11, 0);
+        tracker.add_manual(a.local_addr().unwrap(), 10, None, 0);
+        tracker.add_manual(b.local_addr().unwrap(), 11, None, 0);
         assert_eq!(endpoint.destination_additions(), 2);
         assert_eq!(endpoint.send(b"to all").unwrap(), 6);
         assert_eq!((receive(&a).unwrap(), receive(&b).unwrap()), (b"to all".to_vec(), b"to all".to_vec()));
