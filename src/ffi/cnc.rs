@@ -11,6 +11,7 @@ use crate::concurrent::counters::CountersReader;
 use crate::concurrent::mapped_file::map_existing;
 use crate::driver::loss::loss_report::{LOSS_REPORT_FILE_NAME, read_loss_report};
 use crate::ffi::counters_reader::{aeron_counters_reader_t, as_c_reader};
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::util::error_log::read_error_log;
 use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
@@ -86,11 +87,15 @@ pub type aeron_loss_reporter_read_entry_func_t = Option<
 pub type aeron_log_func_t = Option<unsafe extern "C" fn(message: *const c_char)>;
 
 /// What an `aeron_cnc_t` points to.
-struct CncHandle {
+pub(crate) struct CncHandle {
     cnc: CncFile,
     counters: CountersReader,
     aeron_dir: PathBuf,
     filename: CString,
+}
+
+impl Handle for aeron_cnc_t {
+    type Target = CncHandle;
 }
 
 /// The handle behind `aeron_cnc`, or EINVAL for NULL.
@@ -98,9 +103,8 @@ struct CncHandle {
 /// # Safety
 /// `aeron_cnc` must be NULL or from `aeron_cnc_init` and not closed.
 unsafe fn handle<'a>(aeron_cnc: *mut aeron_cnc_t) -> Result<&'a CncHandle> {
-    require_non_null!(aeron_cnc, "aeron_cnc");
-    // SAFETY: aeron_cnc came from Box::into_raw of a CncHandle (contract).
-    Ok(unsafe { &*aeron_cnc.cast::<CncHandle>() })
+    // SAFETY: NULL or from aeron_cnc_init, not closed (contract).
+    unsafe { handles::borrow(aeron_cnc, "aeron_cnc") }
 }
 
 /// Maps `<base_path>/cnc.dat` and stores a new handle in `*aeron_cnc`, waiting up to
@@ -125,9 +129,9 @@ pub unsafe extern "C" fn aeron_cnc_init(
             .map_err(|_| Error::invalid_argument("base_path contains NUL"))?;
         let cnc = await_cnc(&path, timeout_ms)?;
         let counters = cnc.counters_reader()?;
-        let raw = Box::into_raw(Box::new(CncHandle { cnc, counters, aeron_dir, filename }));
+        let raw = handles::into_raw(CncHandle { cnc, counters, aeron_dir, filename });
         // SAFETY: aeron_cnc is non-null and writable (contract).
-        unsafe { aeron_cnc.write(raw.cast()) };
+        unsafe { aeron_cnc.write(raw) };
         Ok(0)
     })
 }
@@ -273,10 +277,8 @@ pub unsafe extern "C" fn aeron_cnc_loss_reporter_read(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_cnc_close(aeron_cnc: *mut aeron_cnc_t) {
     ffi_boundary!("aeron_cnc_close", {
-        if !aeron_cnc.is_null() {
-            // SAFETY: from Box::into_raw in aeron_cnc_init, closed once (contract).
-            drop(unsafe { Box::from_raw(aeron_cnc.cast::<CncHandle>()) });
-        }
+        // SAFETY: NULL or from aeron_cnc_init, closed once (contract).
+        drop(unsafe { handles::reclaim(aeron_cnc) });
         Ok(())
     })
 }

@@ -18,7 +18,7 @@ use crate::client::Context;
 use crate::client::driver_termination::request_driver_termination;
 use crate::ffi::c_str_arg;
 use crate::ffi::context_callbacks::Callbacks;
-use crate::ffi::handles::{Handle, borrow, into_raw, reclaim};
+use crate::ffi::handles::{self, Handle, borrow, into_raw, reclaim};
 use crate::util::error::{Error, Result};
 
 /// Client settings. Opaque; made by `aeron_context_init`, freed by `aeron_context_close`.
@@ -75,9 +75,8 @@ fn path_c_string(path: &Path) -> Result<CString> {
 /// # Safety
 /// `context` NULL or from `aeron_context_init`, not closed, used by one thread at a time.
 pub(crate) unsafe fn context_mut<'a>(context: *mut aeron_context_t) -> Result<&'a mut ContextHandle> {
-    require_non_null!(context, "context");
-    // SAFETY: a live ContextHandle box, not shared while being configured (contract).
-    Ok(unsafe { &mut *context.cast::<ContextHandle>() })
+    // SAFETY: NULL or a live ContextHandle box, not shared while being configured (contract).
+    unsafe { handles::borrow_mut(context, "context") }
 }
 
 /// The context behind `context` for reading it.

@@ -12,6 +12,7 @@ use crate::concurrent::counters::CountersReader;
 use crate::concurrent::counters::descriptor::{
     COUNTER_VALUE_OFFSET, KEY_OFFSET, MAX_KEY_LENGTH, NULL_COUNTER_ID, counter_offset, metadata_offset,
 };
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 
@@ -50,6 +51,11 @@ pub type aeron_counters_reader_foreach_counter_func_t = Option<
     ),
 >;
 
+/// A borrowed handle: the reader belongs to a CnC handle or a client, which outlive it.
+impl Handle for aeron_counters_reader_t {
+    type Target = CountersReader;
+}
+
 /// The reader pointer handed to C for `reader` (for the owners of readers: CnC, client).
 pub(crate) fn as_c_reader(reader: &CountersReader) -> *mut aeron_counters_reader_t {
     (reader as *const CountersReader).cast_mut().cast()
@@ -60,9 +66,8 @@ pub(crate) fn as_c_reader(reader: &CountersReader) -> *mut aeron_counters_reader
 /// # Safety
 /// `reader` must be NULL or from `as_c_reader` with its owner still alive.
 unsafe fn counters<'a>(reader: *mut aeron_counters_reader_t) -> Result<&'a CountersReader> {
-    require_non_null!(reader, "counters_reader");
-    // SAFETY: reader points to a live CountersReader (contract); it is only read.
-    Ok(unsafe { &*reader.cast::<CountersReader>() })
+    // SAFETY: NULL or a live CountersReader (contract); it is only read.
+    unsafe { handles::borrow(reader, "counters_reader") }
 }
 
 /// Stores `value` in `*out`, or EINVAL for NULL.

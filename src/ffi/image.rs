@@ -13,6 +13,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use crate::client::Image;
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
     deliver_controlled, with_known_fragment_handler,
@@ -49,14 +50,18 @@ pub struct aeron_image_constants_t {
     pub subscriber_position_id: i32,
 }
 
+impl Handle for aeron_image_t {
+    type Target = Image;
+}
+
 /// The C pointer of an image the caller holds.
 pub(crate) fn image_ptr(image: &Arc<Image>) -> *mut aeron_image_t {
-    Arc::as_ptr(image).cast_mut().cast()
+    handles::shared_ptr(image)
 }
 
 /// The C pointer of an image retained for the application (one reference handed over).
 pub(crate) fn retained_image(image: Arc<Image>) -> *mut aeron_image_t {
-    Arc::into_raw(image).cast_mut().cast()
+    handles::share_into_raw(image)
 }
 
 /// The image behind `image`.
@@ -64,9 +69,8 @@ pub(crate) fn retained_image(image: Arc<Image>) -> *mut aeron_image_t {
 /// # Safety
 /// `image` NULL or valid (see the module docs).
 pub(crate) unsafe fn image_ref<'a>(image: *mut aeron_image_t) -> Result<&'a Image> {
-    require_non_null!(image, "image");
-    // SAFETY: points to a live Image inside an Arc (contract).
-    Ok(unsafe { &*image.cast::<Image>() })
+    // SAFETY: NULL or a live Image inside an Arc (contract).
+    unsafe { handles::borrow(image, "image") }
 }
 
 /// Adds a reference to `image`.
@@ -75,8 +79,8 @@ pub(crate) unsafe fn image_ref<'a>(image: *mut aeron_image_t) -> Result<&'a Imag
 /// `image` NULL or valid.
 pub(crate) unsafe fn retain(image: *mut aeron_image_t) -> Result<()> {
     require_non_null!(image, "image");
-    // SAFETY: points into a live Arc<Image> (contract), so its count may be incremented.
-    unsafe { Arc::increment_strong_count(image.cast_const().cast::<Image>()) };
+    // SAFETY: non-NULL, points into a live Arc<Image> (contract).
+    unsafe { handles::retain_shared(image) };
     Ok(())
 }
 
@@ -86,8 +90,8 @@ pub(crate) unsafe fn retain(image: *mut aeron_image_t) -> Result<()> {
 /// `image` NULL or retained by the caller, released once per retain.
 pub(crate) unsafe fn release(image: *mut aeron_image_t) -> Result<()> {
     require_non_null!(image, "image");
-    // SAFETY: the caller owns one reference (contract), given back here once.
-    unsafe { Arc::decrement_strong_count(image.cast_const().cast::<Image>()) };
+    // SAFETY: non-NULL; the caller owns one reference (contract), given back here once.
+    unsafe { handles::release_shared(image) };
     Ok(())
 }
 
@@ -219,7 +223,7 @@ pub unsafe extern "C" fn aeron_image_poll(
     // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
     if handler.is_some() {
         // SAFETY: NULL or valid (see the module docs).
-        if let Some(i) = unsafe { image.cast::<Image>().as_ref() } {
+        if let Some(i) = unsafe { handles::try_borrow(image) } {
             if i.has_nothing_to_poll() {
                 return 0;
             }

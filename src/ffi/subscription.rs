@@ -24,7 +24,7 @@ use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientData, ClientShared, linger_or_drop};
+use crate::ffi::handles::{self, ClientData, ClientShared, Handle, linger_or_drop};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
     deliver_controlled, with_known_fragment_handler,
@@ -118,7 +118,7 @@ fn image_handler(
     Some(Arc::new(move |image: &Arc<Image>| {
         // The handle is gone only after close; late notifications are dropped then.
         if let Some(shell) = shell.upgrade() {
-            let subscription = Arc::as_ptr(&shell).cast_mut().cast();
+            let subscription = handles::shared_ptr::<aeron_subscription_t>(&shell);
             // SAFETY: the application's handler with its clientd (add contract).
             unsafe { handler(clientd.get(), subscription, image_ptr(image)) };
         }
@@ -165,8 +165,12 @@ impl SubscriptionHandle {
 
     /// The C handle, owning one reference.
     pub(crate) fn into_c(this: Arc<Self>) -> *mut aeron_subscription_t {
-        Arc::into_raw(this).cast_mut().cast()
+        handles::share_into_raw(this)
     }
+}
+
+impl Handle for aeron_subscription_t {
+    type Target = SubscriptionHandle;
 }
 
 /// The shared handle behind `subscription`.
@@ -175,9 +179,8 @@ impl SubscriptionHandle {
 /// `subscription` NULL or from `aeron_async_add_subscription_poll` (or an image handler),
 /// not closed past its linger period.
 unsafe fn handle<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a SubscriptionHandle> {
-    require_non_null!(subscription, "subscription");
-    // SAFETY: points to a live SubscriptionHandle in an Arc (contract).
-    Ok(unsafe { &*subscription.cast::<SubscriptionHandle>() })
+    // SAFETY: NULL or a live SubscriptionHandle in an Arc (contract).
+    unsafe { handles::borrow(subscription, "subscription") }
 }
 
 /// The subscription for polling.
@@ -209,7 +212,7 @@ pub unsafe extern "C" fn aeron_subscription_poll(
     // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
     if handler.is_some() {
         // SAFETY: NULL or a live SubscriptionHandle (contract, as in `handle`).
-        if let Some(handle) = unsafe { subscription.cast::<SubscriptionHandle>().as_ref() } {
+        if let Some(handle) = unsafe { handles::try_borrow(subscription) } {
             // SAFETY: one polling thread at a time (contract); only read here.
             if let Some(poller) = unsafe { &*handle.poller.get() } {
                 if poller.has_nothing_to_poll() {
@@ -496,8 +499,8 @@ pub unsafe extern "C" fn aeron_subscription_close(
             // SAFETY: the caller's callback with its clientd.
             unsafe { notify(on_close_complete_clientd) };
         }
-        // SAFETY: the reference into_c handed out, given back once (closed once).
-        let shell = unsafe { Arc::from_raw(subscription.cast_const().cast::<SubscriptionHandle>()) };
+        // SAFETY: non-NULL: the reference into_c handed out, given back once (closed once).
+        let Some(shell) = (unsafe { handles::reclaim_shared(subscription) }) else { return Ok(0) };
         let client = shell.client.clone();
         linger_or_drop(&client, Box::new(shell));
         Ok(0)

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int, c_void};
 
 use crate::ffi::c_str_arg;
+use crate::ffi::handles::{self, Handle};
 use crate::uri::UriStringBuilder;
 use crate::util::error::{Error, Result};
 
@@ -46,12 +47,20 @@ pub(crate) unsafe fn copy_c_string(bytes: &[u8], buffer: *mut c_char, buffer_len
     c_int::try_from(bytes.len()).unwrap_or(c_int::MAX)
 }
 
+/// What the builder's `internal` pointer is, for the handle helpers.
+struct BuilderInternal;
+
+impl Handle for BuilderInternal {
+    type Target = BuilderState;
+}
+
 /// Sets up `*builder` holding `state`.
 ///
 /// # Safety
 /// `builder` valid for a write.
 unsafe fn init(builder: *mut aeron_uri_string_builder_t, state: UriStringBuilder) {
-    let internal = Box::into_raw(Box::new(BuilderState { builder: state, values: HashMap::new() }));
+    let internal =
+        handles::into_raw::<BuilderInternal>(BuilderState { builder: state, values: HashMap::new() });
     // SAFETY: writable (contract).
     unsafe { builder.write(aeron_uri_string_builder_t { internal: internal.cast(), closed: false }) };
 }
@@ -67,9 +76,9 @@ unsafe fn state<'a>(builder: *mut aeron_uri_string_builder_t) -> Result<&'a mut 
     if b.closed || b.internal.is_null() {
         return Err(Error::illegal_state("the URI builder is closed"));
     }
-    // SAFETY: internal came from Box::into_raw of a BuilderState in init (contract); one
-    // thread uses it at a time.
-    Ok(unsafe { &mut *b.internal.cast::<BuilderState>() })
+    // SAFETY: internal came from handles::into_raw in init (contract); one thread uses it
+    // at a time.
+    unsafe { handles::borrow_mut(b.internal.cast::<BuilderInternal>(), "builder") }
 }
 
 /// Sets up an empty builder. Returns 0, or -1 for NULL.
@@ -119,8 +128,8 @@ pub unsafe extern "C" fn aeron_uri_string_builder_close(builder: *mut aeron_uri_
         // SAFETY: initialised and used by this thread only (contract).
         let b = unsafe { &mut *builder };
         if !b.closed && !b.internal.is_null() {
-            // SAFETY: from Box::into_raw in init, freed once (closed is set next).
-            drop(unsafe { Box::from_raw(b.internal.cast::<BuilderState>()) });
+            // SAFETY: from handles::into_raw in init, freed once (closed is set next).
+            drop(unsafe { handles::reclaim(b.internal.cast::<BuilderInternal>()) });
         }
         b.internal = std::ptr::null_mut();
         b.closed = true;

@@ -12,6 +12,7 @@ use std::sync::OnceLock;
 
 use crate::driver::context::{DriverContext, ThreadingMode};
 use crate::ffi::driver::callbacks::CCallbacks;
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 
@@ -60,15 +61,18 @@ impl DriverContextHandle {
     }
 }
 
+impl Handle for aeron_driver_context_t {
+    type Target = DriverContextHandle;
+}
+
 /// The handle behind `context`, or EINVAL for NULL.
 ///
 /// # Safety
 /// `context` must be NULL or from `aeron_driver_context_init` and not closed, used by one
 /// thread at a time.
 pub(crate) unsafe fn handle<'a>(context: *mut aeron_driver_context_t) -> Result<&'a mut DriverContextHandle> {
-    require_non_null!(context, "context");
-    // SAFETY: from Box::into_raw of a DriverContextHandle (contract), not aliased meanwhile.
-    Ok(unsafe { &mut *context.cast::<DriverContextHandle>() })
+    // SAFETY: NULL or a live context, not aliased meanwhile (contract).
+    unsafe { handles::borrow_mut(context, "context") }
 }
 
 /// Changes a setting. Returns 0, or EINVAL for a NULL context.
@@ -111,11 +115,11 @@ pub(crate) unsafe fn get<T>(
     context: *mut aeron_driver_context_t,
     read: impl FnOnce(&DriverContext) -> T,
 ) -> T {
-    if context.is_null() {
-        return read(defaults());
+    // SAFETY: NULL or live (contract).
+    match unsafe { handles::try_borrow(context) } {
+        Some(handle) => read(&handle.ctx),
+        None => read(defaults()),
     }
-    // SAFETY: non-null and live (contract).
-    read(&unsafe { &*context.cast::<DriverContextHandle>() }.ctx)
 }
 
 /// Reads a text setting as a C string owned by the context (NULL when unset); `null_context`
@@ -157,7 +161,7 @@ pub unsafe extern "C" fn aeron_driver_context_init(context: *mut *mut aeron_driv
             callbacks: CCallbacks::default(),
         };
         // SAFETY: context is non-null and writable (contract).
-        unsafe { context.write(Box::into_raw(Box::new(handle)).cast()) };
+        unsafe { context.write(handles::into_raw(handle)) };
         Ok(0)
     })
 }
@@ -171,8 +175,8 @@ pub unsafe extern "C" fn aeron_driver_context_init(context: *mut *mut aeron_driv
 pub unsafe extern "C" fn aeron_driver_context_close(context: *mut aeron_driver_context_t) -> c_int {
     ffi_boundary!("aeron_driver_context_close", {
         require_non_null!(context, "context");
-        // SAFETY: from Box::into_raw in aeron_driver_context_init, closed once (contract).
-        drop(unsafe { Box::from_raw(context.cast::<DriverContextHandle>()) });
+        // SAFETY: from aeron_driver_context_init, closed once (contract).
+        drop(unsafe { handles::reclaim(context) });
         Ok(0)
     })
 }

@@ -9,6 +9,7 @@
 use std::ffi::{CStr, c_char, c_int, c_void};
 
 use crate::driver::{MediaDriver, ThreadingMode};
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 use crate::util::sys::set_current_thread_affinity;
@@ -38,9 +39,12 @@ pub struct aeron_driver_t {
 /// # Safety
 /// `driver` must be NULL or from `aeron_driver_init` and not closed.
 unsafe fn driver_handle<'a>(driver: *mut aeron_driver_t) -> Result<&'a mut MediaDriver> {
-    require_non_null!(driver, "driver");
-    // SAFETY: from Box::into_raw of a MediaDriver (contract), used by one thread at a time.
-    Ok(unsafe { &mut *driver.cast::<MediaDriver>() })
+    // SAFETY: NULL or from aeron_driver_init, used by one thread at a time (contract).
+    unsafe { handles::borrow_mut(driver, "driver") }
+}
+
+impl Handle for aeron_driver_t {
+    type Target = MediaDriver;
 }
 
 /// Creates a driver from `context`'s settings (copied: later changes to the context do not
@@ -63,7 +67,7 @@ pub unsafe extern "C" fn aeron_driver_init(
         let settings = unsafe { context_handle(context) }?.ctx.clone();
         let media_driver = MediaDriver::init(settings)?;
         // SAFETY: driver is non-null and writable (contract).
-        unsafe { driver.write(Box::into_raw(Box::new(media_driver)).cast()) };
+        unsafe { driver.write(handles::into_raw(media_driver)) };
         Ok(0)
     })
 }
@@ -126,9 +130,10 @@ pub unsafe extern "C" fn aeron_driver_main_idle_strategy(driver: *mut aeron_driv
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_driver_close(driver: *mut aeron_driver_t) -> c_int {
     ffi_boundary!("aeron_driver_close", {
-        require_non_null!(driver, "driver");
-        // SAFETY: from Box::into_raw in aeron_driver_init, closed once (contract).
-        let mut media_driver = unsafe { Box::from_raw(driver.cast::<MediaDriver>()) };
+        // SAFETY: NULL or from aeron_driver_init, closed once (contract).
+        let Some(mut media_driver) = (unsafe { handles::reclaim(driver) }) else {
+            return Err(Error::invalid_argument("driver must not be NULL"));
+        };
         media_driver.close()?;
         Ok(0)
     })

@@ -10,6 +10,7 @@
 use std::ffi::{c_char, c_int};
 use std::time::Duration;
 
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::mappedbus::{
     DEFAULT_ROLLBACK_TIMEOUT, DEFAULT_SEGMENT_LENGTH, MappedBusConfig, MappedBusReader, MappedBusWriter,
@@ -82,45 +83,12 @@ pub struct aeronrs_mapped_bus_reader_t {
     _private: [u8; 0],
 }
 
-/// The one way handles and the Rust objects behind them convert into each other.
-trait Handle: Sized {
-    type Target;
-    const NAME: &'static str;
-
-    fn into_raw(target: Self::Target) -> *mut Self {
-        Box::into_raw(Box::new(target)).cast()
-    }
-
-    /// # Safety
-    /// `handle` must be NULL or a pointer returned by `into_raw` and not yet freed, used by
-    /// one thread at a time.
-    unsafe fn as_target<'a>(handle: *mut Self) -> Result<&'a mut Self::Target> {
-        if handle.is_null() {
-            return Err(Error::invalid_argument(format!("{} must not be NULL", Self::NAME)));
-        }
-        // SAFETY: non-null and, per the contract, a live Box<Target> from `into_raw` that no
-        // other thread uses now.
-        Ok(unsafe { &mut *handle.cast::<Self::Target>() })
-    }
-
-    /// # Safety
-    /// As for `as_target`; the handle must not be used afterwards.
-    unsafe fn free(handle: *mut Self) {
-        if !handle.is_null() {
-            // SAFETY: from `into_raw` (a Box<Target>) and freed exactly once, per contract.
-            drop(unsafe { Box::from_raw(handle.cast::<Self::Target>()) });
-        }
-    }
-}
-
 impl Handle for aeronrs_mapped_bus_writer_t {
     type Target = MappedBusWriter;
-    const NAME: &'static str = "writer";
 }
 
 impl Handle for aeronrs_mapped_bus_reader_t {
     type Target = MappedBusReader;
-    const NAME: &'static str = "reader";
 }
 
 fn position_to_c(position: Position) -> aeronrs_mapped_bus_position_t {
@@ -227,7 +195,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_open(
         let config = unsafe { config_arg(config) }?;
         let opened = MappedBusWriter::open(path, &config)?;
         // SAFETY: non-null and writable per the contract.
-        unsafe { *writer = aeronrs_mapped_bus_writer_t::into_raw(opened) };
+        unsafe { *writer = handles::into_raw::<aeronrs_mapped_bus_writer_t>(opened) };
         Ok(0)
     })
 }
@@ -251,7 +219,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_write(
 ) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_writer_write", {
         // SAFETY: a live writer handle used by this thread only, per the contract.
-        let writer = unsafe { aeronrs_mapped_bus_writer_t::as_target(writer) }?;
+        let writer = unsafe { handles::borrow_mut(writer, "writer") }?;
         // SAFETY: readable for `length` bytes per the contract.
         let payload = unsafe { bytes_arg(payload, length, "payload") }?;
         let outcome = writer.write(payload)?;
@@ -277,7 +245,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_write_typed(
 ) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_writer_write_typed", {
         // SAFETY: a live writer handle used by this thread only, per the contract.
-        let writer = unsafe { aeronrs_mapped_bus_writer_t::as_target(writer) }?;
+        let writer = unsafe { handles::borrow_mut(writer, "writer") }?;
         // SAFETY: readable for `length` bytes per the contract.
         let body = unsafe { bytes_arg(body, length, "body") }?;
         let outcome = writer.write_typed(message_type, body)?;
@@ -297,7 +265,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_write_typed(
 pub unsafe extern "C" fn aeronrs_mapped_bus_writer_flush(writer: *mut aeronrs_mapped_bus_writer_t) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_writer_flush", {
         // SAFETY: a live writer handle used by this thread only, per the contract.
-        let writer = unsafe { aeronrs_mapped_bus_writer_t::as_target(writer) }?;
+        let writer = unsafe { handles::borrow_mut(writer, "writer") }?;
         writer.flush()?;
         Ok(0)
     })
@@ -313,7 +281,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_flush(writer: *mut aeronrs_ma
 pub unsafe extern "C" fn aeronrs_mapped_bus_writer_close(writer: *mut aeronrs_mapped_bus_writer_t) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_writer_close", {
         // SAFETY: NULL or a live handle, freed once here, per the contract.
-        unsafe { aeronrs_mapped_bus_writer_t::free(writer) };
+        drop(unsafe { handles::reclaim(writer) });
         Ok(0)
     })
 }
@@ -354,7 +322,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_open(
         };
         let opened = MappedBusReader::open(path, &config, start)?;
         // SAFETY: non-null and writable per the contract.
-        unsafe { *reader = aeronrs_mapped_bus_reader_t::into_raw(opened) };
+        unsafe { *reader = handles::into_raw::<aeronrs_mapped_bus_reader_t>(opened) };
         Ok(0)
     })
 }
@@ -374,7 +342,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_poll(
 ) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_reader_poll", {
         // SAFETY: a live reader handle used by this thread only, per the contract.
-        let reader = unsafe { aeronrs_mapped_bus_reader_t::as_target(reader) }?;
+        let reader = unsafe { handles::borrow_mut(reader, "reader") }?;
         require_non_null!(record, "record");
         let Some(next) = reader.poll()? else { return Ok(0) };
         let out = aeronrs_mapped_bus_record_t {
@@ -401,7 +369,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_has_recovered(
 ) -> bool {
     ffi_boundary!("aeronrs_mapped_bus_reader_has_recovered", {
         // SAFETY: a live reader handle used by this thread only, per the contract.
-        let reader = unsafe { aeronrs_mapped_bus_reader_t::as_target(reader) }?;
+        let reader = unsafe { handles::borrow_mut(reader, "reader") }?;
         Ok(reader.has_recovered())
     })
 }
@@ -420,7 +388,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_position(
 ) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_reader_position", {
         // SAFETY: a live reader handle used by this thread only, per the contract.
-        let reader = unsafe { aeronrs_mapped_bus_reader_t::as_target(reader) }?;
+        let reader = unsafe { handles::borrow_mut(reader, "reader") }?;
         require_non_null!(position, "position");
         // SAFETY: non-null and writable per the contract.
         unsafe { *position = position_to_c(reader.position()) };
@@ -438,7 +406,7 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_position(
 pub unsafe extern "C" fn aeronrs_mapped_bus_reader_close(reader: *mut aeronrs_mapped_bus_reader_t) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_reader_close", {
         // SAFETY: NULL or a live handle, freed once here, per the contract.
-        unsafe { aeronrs_mapped_bus_reader_t::free(reader) };
+        drop(unsafe { handles::reclaim(reader) });
         Ok(0)
     })
 }

@@ -21,6 +21,7 @@ use crate::concurrent::ring_buffer::descriptor::TRAILER_LENGTH;
 use crate::concurrent::ring_buffer::{
     ControlledReadAction, ManyToOneRingBuffer, OneToOneRingBuffer, RingBuffer,
 };
+use crate::ffi::handles::{self, Handle};
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 
@@ -81,7 +82,7 @@ pub type aeronrs_ring_buffer_controlled_handler_t = Option<
 >;
 
 /// What an `aeronrs_ring_buffer_t` points to.
-enum Handle {
+pub(crate) enum RingHandle {
     OneToOne(OneToOneRingBuffer),
     ManyToOne(ManyToOneRingBuffer),
 }
@@ -90,13 +91,13 @@ enum Handle {
 macro_rules! with_ring {
     ($handle:expr, $rb:ident => $body:expr) => {
         match $handle {
-            Handle::OneToOne($rb) => $body,
-            Handle::ManyToOne($rb) => $body,
+            RingHandle::OneToOne($rb) => $body,
+            RingHandle::ManyToOne($rb) => $body,
         }
     };
 }
 
-impl Handle {
+impl RingHandle {
     fn new(kind: aeronrs_ring_buffer_kind_t, buffer: AtomicBuffer) -> Result<Self> {
         match kind.0 {
             AERONRS_RING_BUFFER_ONE_TO_ONE => Ok(Self::OneToOne(OneToOneRingBuffer::new(buffer)?)),
@@ -110,21 +111,24 @@ impl Handle {
     /// # Safety
     /// `out` must be valid for a pointer write.
     unsafe fn publish(self, out: *mut *mut aeronrs_ring_buffer_t) -> Result<c_int> {
-        let raw = Box::into_raw(Box::new(self)).cast::<aeronrs_ring_buffer_t>();
+        let raw = handles::into_raw::<aeronrs_ring_buffer_t>(self);
         // SAFETY: out is non-null (checked by every caller) and valid for writes (contract).
         unsafe { out.write(raw) };
         Ok(0)
     }
 }
 
+impl Handle for aeronrs_ring_buffer_t {
+    type Target = RingHandle;
+}
+
 /// The handle behind `rb`, or EINVAL for NULL.
 ///
 /// # Safety
-/// `rb` must be NULL or a pointer from `Handle::publish` not yet closed.
-unsafe fn handle<'a>(rb: *const aeronrs_ring_buffer_t) -> Result<&'a Handle> {
-    require_non_null!(rb, "rb");
-    // SAFETY: rb came from Box::into_raw of a Handle (contract) and is still open.
-    Ok(unsafe { &*rb.cast::<Handle>() })
+/// `rb` must be NULL or a pointer from `RingHandle::publish` not yet closed.
+unsafe fn handle<'a>(rb: *const aeronrs_ring_buffer_t) -> Result<&'a RingHandle> {
+    // SAFETY: NULL or from RingHandle::publish, still open (contract).
+    unsafe { handles::borrow(rb, "rb") }
 }
 
 fn unknown_kind(kind: c_int) -> Error {
@@ -152,10 +156,10 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_create(
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
         let handle = match kind.0 {
             AERONRS_RING_BUFFER_ONE_TO_ONE => {
-                Handle::OneToOne(OneToOneRingBuffer::create_mapped(path, capacity)?)
+                RingHandle::OneToOne(OneToOneRingBuffer::create_mapped(path, capacity)?)
             }
             AERONRS_RING_BUFFER_MANY_TO_ONE => {
-                Handle::ManyToOne(ManyToOneRingBuffer::create_mapped(path, capacity)?)
+                RingHandle::ManyToOne(ManyToOneRingBuffer::create_mapped(path, capacity)?)
             }
             other => return Err(unknown_kind(other)),
         };
@@ -180,8 +184,8 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_open(
         // SAFETY: path is NULL or NUL-terminated (contract); NULL is rejected.
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
         let handle = match kind.0 {
-            AERONRS_RING_BUFFER_ONE_TO_ONE => Handle::OneToOne(OneToOneRingBuffer::open_mapped(path)?),
-            AERONRS_RING_BUFFER_MANY_TO_ONE => Handle::ManyToOne(ManyToOneRingBuffer::open_mapped(path)?),
+            AERONRS_RING_BUFFER_ONE_TO_ONE => RingHandle::OneToOne(OneToOneRingBuffer::open_mapped(path)?),
+            AERONRS_RING_BUFFER_MANY_TO_ONE => RingHandle::ManyToOne(ManyToOneRingBuffer::open_mapped(path)?),
             other => return Err(unknown_kind(other)),
         };
         // SAFETY: rb is non-null and writable (contract).
@@ -209,7 +213,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_wrap(
         require_non_null!(memory, "memory");
         // SAFETY: memory is valid for length bytes for the handle's lifetime (contract).
         let buffer = unsafe { AtomicBuffer::from_raw(memory.cast::<u8>(), length) }?;
-        let handle = Handle::new(kind, buffer)?;
+        let handle = RingHandle::new(kind, buffer)?;
         // SAFETY: rb is non-null and writable (contract).
         unsafe { handle.publish(rb) }
     })
@@ -223,10 +227,8 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_wrap(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeronrs_ring_buffer_close(rb: *mut aeronrs_ring_buffer_t) -> c_int {
     ffi_boundary!("aeronrs_ring_buffer_close", {
-        if !rb.is_null() {
-            // SAFETY: rb came from Box::into_raw of a Handle and is closed only once (contract).
-            drop(unsafe { Box::from_raw(rb.cast::<Handle>()) });
-        }
+        // SAFETY: NULL or from RingHandle::publish, closed only once (contract).
+        drop(unsafe { handles::reclaim(rb) });
         Ok(0)
     })
 }
