@@ -12,6 +12,7 @@
 #     QUICK=1         2 s per cell, for a check
 #     JAVA=0          ours only
 #     CELLS=REGEX     only the cells whose name matches (e.g. 'udp-streams')
+#     PLOT_ONLY=DIR   no runs: draw the plots again from DIR's results.tsv and .hgrm files
 #
 # Writes target/bench-matrix/<UTC stamp>/: results.tsv (one row per cell and side),
 # table.md (ours, Java and the ratio), <cell>-<side>.hgrm (ping-pong percentile
@@ -39,7 +40,7 @@ java=${JAVA:-1}
 filter=${CELLS:-.}
 target=${CARGO_TARGET_DIR:-target}
 stamp=$(date -u +%Y%m%dT%H%M%SZ)
-out="$target/bench-matrix/$stamp"
+out=${PLOT_ONLY:-$target/bench-matrix/$stamp}
 mkdir -p "$out"
 work=$(mktemp -d /tmp/aeronrs-matrix-XXXXXX)
 shm=/dev/shm
@@ -57,13 +58,17 @@ trap cleanup EXIT
 skip_reports=$([ "$cell_seconds" -le 3 ] && echo 1 || echo 2)
 
 # --- Builds: ours (bench profile), Java's jar, gnuplot ------------------------------------
+install_gnuplot() {
+  command -v gnuplot >/dev/null && return 0
+  apt-get install -y gnuplot-nox >"$work/apt.log" 2>&1 || { apt-get update >>"$work/apt.log" 2>&1 && apt-get install -y gnuplot-nox >>"$work/apt.log" 2>&1; } ||
+    note "gnuplot-nox could not be installed: no plots ($(tail -1 "$work/apt.log"))"
+}
+if [ -z "${PLOT_ONLY:-}" ]; then
 cargo bench --bench matrix --no-run 2>"$work/build.log" || { cat "$work/build.log"; exit 1; }
 matrix_exe=$(ls -t "$target"/release/deps/matrix-* | grep -v '\.d$' | head -1)
 [ "$java" = 1 ] && java_setup
-if ! command -v gnuplot >/dev/null; then
-  apt-get install -y gnuplot-nox >"$work/apt.log" 2>&1 || { apt-get update >>"$work/apt.log" 2>&1 && apt-get install -y gnuplot-nox >>"$work/apt.log" 2>&1; } ||
-    note "gnuplot-nox could not be installed: no plots ($(tail -1 "$work/apt.log"))"
 fi
+install_gnuplot
 
 ours_env=(AERON_THREADING_MODE=SHARED AERON_SHARED_IDLE_STRATEGY=sleep-ns AERON_SHARED_IDLE_STRATEGY_INIT_ARGS=1us)
 java_driver_props=(-Daeron.threading.mode=SHARED -Daeron.shared.idle.strategy=org.agrona.concurrent.SleepingIdleStrategy)
@@ -183,6 +188,7 @@ run_java() { # <index> <log>
 
 # --- The sweep -----------------------------------------------------------------------------
 tsv="$out/results.tsv"
+if [ -z "${PLOT_ONLY:-}" ]; then
 printf 'cell\taxis\tx\tside\tmsgs_per_s\tmb_per_s\tp50_us\tp99_us\tp999_us\tload1\n' >"$tsv"
 record() { # <index> <side> <log> <figures...>
   local i=$1 side=$2 log=$3
@@ -228,6 +234,7 @@ awk -F'\t' -v java="$java" '
   echo "ours/Java > 1: ours is faster; p99 ours/Java < 1: ours is lower."
 } >>"$out/table.md"
 cat "$out/table.md"
+fi
 
 # --- Plots ---------------------------------------------------------------------------------
 command -v gnuplot >/dev/null || exit 0
@@ -284,8 +291,8 @@ if [ -e "${hgrms[0]}" ]; then
     echo "set output '$out/latency-percentiles.png'"
     echo "set title 'Round-trip latency by percentile (32 B ping-pong)'"
     echo "unset logscale; set logscale xy; set grid; set key left top"
-    echo "set xlabel 'percentile'; set ylabel 'round trip, µs'"
-    echo "set xtics ('50%' 2, '90%' 10, '99%' 100, '99.9%' 1000, '99.99%' 10000, '99.999%' 100000)"
+    echo "set xlabel 'percentile, %'; set ylabel 'round trip, µs'"
+    echo "set xtics ('50' 2, '90' 10, '99' 100, '99.9' 1000, '99.99' 10000, '99.999' 100000)"
     echo "plot $(IFS=,; echo "${curves[*]}")"
   } >>"$work/plots.gp"
 fi

@@ -13,6 +13,7 @@ use aeronrs::client::{
     ADMIN_ACTION, Aeron, BACK_PRESSURED, ExclusivePublication, FragmentAssembler, Header, NOT_CONNECTED,
     Publication, Subscription,
 };
+use aeronrs::concurrent::counters::type_ids::SYSTEM_COUNTER_TYPE_ID;
 use crossbeam_utils::CachePadded;
 
 use crate::cell::{Cell, Endpoints, Sharing};
@@ -236,7 +237,14 @@ pub fn run(aeron: &Arc<Aeron>, cell: &Cell) -> f64 {
     let total: u64 = sent.iter().flatten().sum();
     expected_total.store(total, Ordering::Release);
     for subscriber in subscribers {
-        let next = subscriber.join().expect("subscriber");
+        let next = match subscriber.join() {
+            Ok(next) => next,
+            Err(panic) => {
+                // What the driver did (NAKs, retransmits, short sends) says why.
+                print_system_counters(aeron);
+                std::panic::resume_unwind(panic)
+            }
+        };
         for (p, sent) in sent.iter().enumerate() {
             for (s, &count) in sent.iter().enumerate() {
                 assert_eq!(
@@ -247,5 +255,17 @@ pub fn run(aeron: &Arc<Aeron>, cell: &Cell) -> f64 {
             }
         }
     }
+    if cell.transport == crate::cell::Transport::Udp {
+        print_system_counters(aeron);
+    }
     (end_count - start_count) as f64 / cell.subscribers as f64 / (end - start).as_secs_f64()
+}
+
+/// The driver's system counters that are not zero, one `COUNTER name value` line each.
+fn print_system_counters(aeron: &Aeron) {
+    aeron.counters_reader().for_each_counter(|record| {
+        if record.type_id == SYSTEM_COUNTER_TYPE_ID && record.value != 0 {
+            println!("COUNTER {} {}", record.label(), record.value);
+        }
+    });
 }
