@@ -15,6 +15,7 @@
 #     PLOT_ONLY=DIR   no runs: draw the plots again from DIR's results.tsv and .hgrm files
 #
 # Writes target/bench-matrix/<UTC stamp>/: results.tsv (one row per cell and side),
+# logs/ (each run's output; ours ends with the driver's system counters for UDP cells),
 # table.md (ours, Java and the ratio), <cell>-<side>.hgrm (ping-pong percentile
 # distributions, µs) and PNG plots made with gnuplot (installed with apt-get when missing):
 # throughput against message length, round-trip percentile curves, scale curves.
@@ -115,7 +116,8 @@ run_ours() { # <index> <log>
   for w in "${words[@]}"; do if [[ $w == AERON_*=* ]]; then settings+=("$w"); else args+=("$w"); fi; done
   starting "$2" "ours $name"
   env "${ours_env[@]}" "${settings[@]}" timeout $((cell_seconds + 120)) "$matrix_exe" --bench --name "$name" --seconds "$cell_seconds" \
-    --hgrm "$out/$name-ours.hgrm" "${args[@]}" >"$2" 2>&1 || note "ours $name failed: $(tail -3 "$2")"
+    --hgrm "$out/$name-ours.hgrm" "${args[@]}" >"$2" 2>&1 ||
+    note "ours $name failed: $(grep -m1 -A1 'panicked' "$2" | tail -1) (log: $out/logs/$(basename "$2"))"
   [[ ${ours_args[$1]} == *--ping-pong* ]] || rm -f "$out/$name-ours.hgrm"
   awk '/^RESULT/ { for (i = 2; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
          print v["msgs_per_s"], v["mb_per_s"], v["p50_us"], v["p99_us"], v["p999_us"]; found = 1 }
@@ -189,6 +191,7 @@ run_java() { # <index> <log>
 # --- The sweep -----------------------------------------------------------------------------
 tsv="$out/results.tsv"
 if [ -z "${PLOT_ONLY:-}" ]; then
+mkdir -p "$out/logs"
 printf 'cell\taxis\tx\tside\tmsgs_per_s\tmb_per_s\tp50_us\tp99_us\tp999_us\tload1\n' >"$tsv"
 record() { # <index> <side> <log> <figures...>
   local i=$1 side=$2 log=$3
@@ -206,6 +209,7 @@ for i in "${!names[@]}"; do
     log="$work/${names[$i]}-$side.log"
     read -r -a figures < <("run_$side" "$i" "$log")
     record "$i" "$side" "$log" "${figures[@]}"
+    cp "$log" "$out/logs/"
     note "  $side ${names[$i]}: ${figures[*]}"
   done
 done
