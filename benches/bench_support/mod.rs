@@ -4,6 +4,7 @@
 //! format of those samples, so `scripts/bench-ipc-vs-java.sh` reads both the same way.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
 use std::sync::Arc;
@@ -24,6 +25,11 @@ pub struct Args(Vec<String>);
 impl Args {
     pub fn from_env() -> Self {
         Self(std::env::args().skip(1).collect())
+    }
+
+    /// Arguments given as words (a benchmark running cells of its own).
+    pub fn new(words: Vec<String>) -> Self {
+        Self(words)
     }
 
     /// Run at full length (`cargo bench`), not as a smoke test.
@@ -112,26 +118,47 @@ pub fn print_rate(interval: Duration, bytes: u64, message_length: usize) {
 /// Prints `histogram` (ns) in µs as HdrHistogram's `outputPercentileDistribution(out, 1000.0)`
 /// does: one row per percentile tick (5 per half distance), then mean and max.
 pub fn print_percentile_distribution(histogram: &Histogram<u64>) {
-    println!("{:>12} {:>14} {:>10} {:>14}\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)");
+    let mut out = std::io::stdout().lock();
+    write_percentile_distribution(histogram, &mut out).expect("write to stdout");
+}
+
+/// Writes `histogram` (ns) in µs in HdrHistogram's percentile distribution format (the
+/// `.hgrm` files Aeron users plot): the "Value Percentile TotalCount 1/(1-Percentile)"
+/// header, one row per percentile tick (5 per half distance to 100 %), then mean, standard
+/// deviation, max, count and the bucket summary lines.
+pub fn write_percentile_distribution(
+    histogram: &Histogram<u64>,
+    out: &mut impl Write,
+) -> std::io::Result<()> {
+    writeln!(out, "{:>12} {:>14} {:>10} {:>14}\n", "Value", "Percentile", "TotalCount", "1/(1-Percentile)")?;
     let mut total = 0;
     for tick in histogram.iter_quantiles(5) {
         total += tick.count_since_last_iteration();
         let quantile = tick.quantile_iterated_to();
         let value = tick.value_iterated_to() as f64 / 1000.0;
         if quantile < 1.0 {
-            println!("{value:>12.3} {quantile:>2.12} {total:>10} {:>14.2}", 1.0 / (1.0 - quantile));
+            writeln!(out, "{value:>12.3} {quantile:>2.12} {total:>10} {:>14.2}", 1.0 / (1.0 - quantile))?;
         } else {
-            println!("{value:>12.3} {quantile:>2.12} {total:>10}");
+            writeln!(out, "{value:>12.3} {quantile:>2.12} {total:>10}")?;
         }
     }
-    println!(
+    writeln!(
+        out,
         "#[Mean    = {:>12.3}, StdDeviation   = {:>12.3}]",
         histogram.mean() / 1000.0,
         histogram.stdev() / 1000.0
-    );
-    println!(
+    )?;
+    writeln!(
+        out,
         "#[Max     = {:>12.3}, Total count    = {:>12}]",
         histogram.max() as f64 / 1000.0,
         histogram.len()
-    );
+    )?;
+    writeln!(
+        out,
+        "#[Buckets = {:>12}, SubBuckets     = {:>12}]",
+        histogram.buckets(),
+        // HdrHistogram's sub-bucket count: the power of two holding 2 × 10^digits values.
+        (2 * 10u64.pow(u32::from(histogram.sigfig()))).next_power_of_two()
+    )
 }
