@@ -373,6 +373,34 @@ fn a_resubscription_reuses_the_endpoint_and_an_unused_one_closes() {
     wait_until("receive endpoint closed", || p.subscriber.cnc.counter_state(status_id) == -1);
 }
 
+/// An unused endpoint that a refused reuse found (a second subscription asking for another
+/// `so-rcvbuf`) still closes a timer interval later instead of staying open for good.
+#[test]
+fn an_unused_endpoint_a_refused_reuse_found_still_closes() {
+    let mut p = pair(ThreadingMode::Shared);
+    // The endpoint closes one timer interval after its last subscription went: the refused
+    // add must reach it before that, so a run whose add came too late is tried again.
+    for attempt in 0..5 {
+        let channel = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+        let sub = p.subscriber.add_subscription(&channel, 1001);
+        let ready = p.subscriber.expect_correlated(sub);
+        let Response::SubscriptionReady(ready) = ready.response() else { panic!("{:?}", ready.response()) };
+        let status_id = ready.channel_status_indicator_id;
+        let remove = p.subscriber.remove_subscription(sub);
+        p.subscriber.expect_correlated(remove);
+        let refused = p.subscriber.add_subscription(&format!("{channel}|so-rcvbuf=262144"), 1001);
+        let record = p.subscriber.expect_correlated(refused);
+        let Response::Error(error) = record.response() else {
+            assert!(attempt < 4, "the endpoint always closed before the second add: {:?}", record.response());
+            continue;
+        };
+        let message = String::from_utf8_lossy(error.error_message).into_owned();
+        assert!(message.contains("so-rcvbuf=262144 does not match existing value"), "{message}");
+        wait_until("the unused endpoint closed", || p.subscriber.cnc.counter_state(status_id) == -1);
+        return;
+    }
+}
+
 #[test]
 fn spies_simulate_a_connection_without_any_receiver() {
     let mut p = pair(ThreadingMode::Shared);

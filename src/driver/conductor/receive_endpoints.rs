@@ -321,12 +321,16 @@ impl Conductor {
     }
 
     /// Timer: closes receive endpoints unused for a whole timer interval (and still unused).
+    /// An unused endpoint counts from the first timer that sees it so, too: a reuse that a
+    /// later check refused (e.g. a mismatched `so-rcvbuf`) must not keep it open.
     pub(crate) fn close_unused_receive_endpoints(&mut self) {
-        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
         for endpoint in &mut self.receive_endpoints {
             let unused = endpoint.is_unused();
             if !unused {
                 endpoint.unused_since_ns = None;
+            } else if !endpoint.closing {
+                endpoint.unused_since_ns.get_or_insert(now_ns);
             }
             if !endpoint.closing && unused && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
                 endpoint.closing = true;

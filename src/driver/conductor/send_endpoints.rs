@@ -273,10 +273,17 @@ impl Conductor {
         }
     }
 
-    /// Timer: closes send endpoints unused for a whole timer interval.
+    /// Timer: closes send endpoints unused for a whole timer interval. An endpoint without
+    /// publications counts as unused from the first timer that sees it so, too: a reuse
+    /// that a later check refused (e.g. a mismatched `so-sndbuf`) must not keep it open.
     pub(crate) fn close_unused_send_endpoints(&mut self) {
-        let expiry = self.now_ns - self.ctx.timer_interval_ns as i64;
+        let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
         for endpoint in &mut self.send_endpoints {
+            if endpoint.ref_count > 0 {
+                endpoint.unused_since_ns = None;
+            } else if !endpoint.closing {
+                endpoint.unused_since_ns.get_or_insert(now_ns);
+            }
             if !endpoint.closing && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
                 endpoint.closing = true;
                 endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
