@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
-use crate::client::destination::{AsyncDestination, DestinationCommand, Destinations};
+use crate::client::publication_accessors::publication_accessors;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
@@ -263,127 +263,6 @@ impl ExclusivePublication {
     pub fn term_offset(&self) -> i32 {
         self.tail.term_offset
     }
-
-    pub fn is_connected(&self) -> bool {
-        self.core.is_connected()
-    }
-
-    pub fn is_closed(&self) -> bool {
-        self.core.is_closed()
-    }
-
-    pub fn channel_status(&self) -> i64 {
-        self.core.channel_status()
-    }
-
-    pub fn channel(&self) -> &str {
-        &self.core.info.channel
-    }
-
-    pub fn stream_id(&self) -> i32 {
-        self.core.info.stream_id
-    }
-
-    pub fn session_id(&self) -> i32 {
-        self.core.info.session_id
-    }
-
-    pub fn registration_id(&self) -> i64 {
-        self.core.info.registration_id
-    }
-
-    /// Equal to the registration id: an exclusive publication is never shared.
-    pub fn original_registration_id(&self) -> i64 {
-        self.core.info.original_registration_id
-    }
-
-    pub fn initial_term_id(&self) -> i32 {
-        self.core.initial_term_id
-    }
-
-    pub fn term_buffer_length(&self) -> usize {
-        self.core.term_length
-    }
-
-    pub fn position_bits_to_shift(&self) -> u32 {
-        self.core.position_bits_to_shift
-    }
-
-    pub fn max_message_length(&self) -> usize {
-        self.core.max_message_length
-    }
-
-    pub fn max_payload_length(&self) -> usize {
-        self.core.max_payload_length
-    }
-
-    pub fn max_possible_position(&self) -> i64 {
-        self.core.max_possible_position
-    }
-
-    pub fn position_limit_counter_id(&self) -> i32 {
-        self.core.info.position_limit_id
-    }
-
-    pub fn channel_status_indicator_id(&self) -> i32 {
-        self.core.info.channel_status_id
-    }
-
-    /// The local addresses the UDP send endpoint is bound to (`ip:port`); empty for IPC.
-    pub fn local_socket_addresses(&self) -> Vec<String> {
-        let counters = self.client.counters_reader();
-        crate::client::local_socket_addresses::local_socket_addresses(
-            &counters,
-            self.core.info.channel_status_id,
-        )
-    }
-
-    /// As [`crate::client::Publication::add_destination`]: adds a destination to this multi-destination-cast
-    /// publication and waits for the driver; returns the destination's registration id.
-    pub fn add_destination(&self, endpoint_channel: &str) -> Result<i64> {
-        self.destinations().run(DestinationCommand::Add(endpoint_channel))
-    }
-
-    /// As [`crate::client::Publication::remove_destination`].
-    pub fn remove_destination(&self, endpoint_channel: &str) -> Result<()> {
-        self.destinations().run(DestinationCommand::Remove(endpoint_channel)).map(drop)
-    }
-
-    /// As [`crate::client::Publication::remove_destination_by_id`].
-    pub fn remove_destination_by_id(&self, destination_registration_id: i64) -> Result<()> {
-        self.destinations().run(DestinationCommand::RemoveById(destination_registration_id)).map(drop)
-    }
-
-    /// As [`crate::client::Publication::async_add_destination`].
-    pub fn async_add_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::Add(endpoint_channel))
-    }
-
-    /// As [`crate::client::Publication::async_remove_destination`].
-    pub fn async_remove_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::Remove(endpoint_channel))
-    }
-
-    /// As [`crate::client::Publication::async_remove_destination_by_id`].
-    pub fn async_remove_destination_by_id(
-        &self,
-        destination_registration_id: i64,
-    ) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::RemoveById(destination_registration_id))
-    }
-
-    /// The destination commands of this publication, usable from any thread (they touch
-    /// no writer state).
-    pub(crate) fn destinations(&self) -> Destinations {
-        Destinations::of_publication(Arc::clone(&self.client), Arc::clone(&self.core))
-    }
-
-    /// Stops this publication and asks the driver to release it; idempotent, done on drop.
-    pub fn close(&self) {
-        if self.core.close() {
-            self.client.release_publication(self.core.info.registration_id);
-        }
-    }
 }
 
 /// Moves the private tail past an append, or to the next term when the term filled up.
@@ -409,6 +288,8 @@ fn advance(core: &PublicationCore, tail: &mut TailState, outcome: AppendOutcome)
         }
     }
 }
+
+publication_accessors!(ExclusivePublication);
 
 impl Drop for ExclusivePublication {
     fn drop(&mut self) {

@@ -24,6 +24,7 @@ mod heartbeat;
 pub(crate) mod image;
 pub(crate) mod local_socket_addresses;
 pub(crate) mod publication;
+pub(crate) mod publication_accessors;
 pub(crate) mod publication_core;
 pub(crate) mod publication_error_frame;
 pub(crate) mod subscription;

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use crate::client::conductor_handle::ConductorHandle;
-use crate::client::destination::{AsyncDestination, DestinationCommand, Destinations};
+use crate::client::publication_accessors::publication_accessors;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_active_term_count, partition,
@@ -275,139 +275,9 @@ impl Publication {
     pub fn position_limit(&self) -> i64 {
         if self.core.is_closed() { CLOSED } else { self.core.position_limit() }
     }
-
-    pub fn is_connected(&self) -> bool {
-        self.core.is_connected()
-    }
-
-    pub fn is_closed(&self) -> bool {
-        self.core.is_closed()
-    }
-
-    /// The send channel endpoint status (`CHANNEL_STATUS_*`, or the counter's value).
-    pub fn channel_status(&self) -> i64 {
-        self.core.channel_status()
-    }
-
-    pub fn channel(&self) -> &str {
-        &self.core.info.channel
-    }
-
-    pub fn stream_id(&self) -> i32 {
-        self.core.info.stream_id
-    }
-
-    pub fn session_id(&self) -> i32 {
-        self.core.info.session_id
-    }
-
-    pub fn registration_id(&self) -> i64 {
-        self.core.info.registration_id
-    }
-
-    pub fn original_registration_id(&self) -> i64 {
-        self.core.info.original_registration_id
-    }
-
-    pub fn initial_term_id(&self) -> i32 {
-        self.core.initial_term_id
-    }
-
-    pub fn term_buffer_length(&self) -> usize {
-        self.core.term_length
-    }
-
-    pub fn position_bits_to_shift(&self) -> u32 {
-        self.core.position_bits_to_shift
-    }
-
-    pub fn max_message_length(&self) -> usize {
-        self.core.max_message_length
-    }
-
-    pub fn max_payload_length(&self) -> usize {
-        self.core.max_payload_length
-    }
-
-    pub fn max_possible_position(&self) -> i64 {
-        self.core.max_possible_position
-    }
-
-    pub fn position_limit_counter_id(&self) -> i32 {
-        self.core.info.position_limit_id
-    }
-
-    pub fn channel_status_indicator_id(&self) -> i32 {
-        self.core.info.channel_status_id
-    }
-
-    /// The local addresses the UDP send endpoint is bound to (`ip:port`); empty for IPC.
-    pub fn local_socket_addresses(&self) -> Vec<String> {
-        let counters = self.client.counters_reader();
-        crate::client::local_socket_addresses::local_socket_addresses(
-            &counters,
-            self.core.info.channel_status_id,
-        )
-    }
-
-    /// Adds `endpoint_channel` (e.g. `aeron:udp?endpoint=host:port`) as a destination of
-    /// this multi-destination-cast publication (channel `aeron:udp?control-mode=manual`) and
-    /// waits for the driver's answer, up to the driver timeout. Returns the destination's
-    /// registration id (the command's correlation id), which
-    /// [`remove_destination_by_id`](Self::remove_destination_by_id) takes. Errors: the
-    /// driver's refusal with its code (`Error::aeron`, e.g. INVALID_CHANNEL when the
-    /// channel is not in manual control mode), a driver timeout
-    /// (`CLIENT_ERROR_DRIVER_TIMEOUT`), EPERM once this publication or the client closed,
-    /// EINVAL for an empty or too long channel.
-    pub fn add_destination(&self, endpoint_channel: &str) -> Result<i64> {
-        self.destinations().run(DestinationCommand::Add(endpoint_channel))
-    }
-
-    /// Removes the destination added with `endpoint_channel`, waiting as
-    /// [`add_destination`](Self::add_destination) does.
-    pub fn remove_destination(&self, endpoint_channel: &str) -> Result<()> {
-        self.destinations().run(DestinationCommand::Remove(endpoint_channel)).map(drop)
-    }
-
-    /// Removes the destination that the add with registration id
-    /// `destination_registration_id` made, waiting as
-    /// [`add_destination`](Self::add_destination) does.
-    pub fn remove_destination_by_id(&self, destination_registration_id: i64) -> Result<()> {
-        self.destinations().run(DestinationCommand::RemoveById(destination_registration_id)).map(drop)
-    }
-
-    /// Sends what [`add_destination`](Self::add_destination) sends without waiting; poll
-    /// the handle (its registration id is the destination's).
-    pub fn async_add_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::Add(endpoint_channel))
-    }
-
-    /// [`remove_destination`](Self::remove_destination) without waiting.
-    pub fn async_remove_destination(&self, endpoint_channel: &str) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::Remove(endpoint_channel))
-    }
-
-    /// [`remove_destination_by_id`](Self::remove_destination_by_id) without waiting.
-    pub fn async_remove_destination_by_id(
-        &self,
-        destination_registration_id: i64,
-    ) -> Result<AsyncDestination> {
-        self.destinations().send(DestinationCommand::RemoveById(destination_registration_id))
-    }
-
-    /// The destination commands of this publication, usable from any thread.
-    pub(crate) fn destinations(&self) -> Destinations {
-        Destinations::of_publication(Arc::clone(&self.client), Arc::clone(&self.core))
-    }
-
-    /// Stops this handle and asks the driver to release it (asynchronously; errors go to
-    /// the client's error handler). Idempotent; also done on drop.
-    pub fn close(&self) {
-        if self.core.close() {
-            self.client.release_publication(self.core.info.registration_id);
-        }
-    }
 }
+
+publication_accessors!(Publication);
 
 impl Drop for Publication {
     fn drop(&mut self) {
