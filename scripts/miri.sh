@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MIRIFLAGS="${MIRIFLAGS:-}"
-cargo +nightly miri test --lib -- concurrent::ring_buffer concurrent::atomic_buffer ffi::handles "$@"
+cargo +nightly miri test --lib -- concurrent::ring_buffer concurrent::atomic_buffer concurrent::caller_synchronized ffi::handles "$@"

@@ -3,6 +3,7 @@
 pub(crate) mod atomic_buffer;
 pub(crate) mod atomic_word;
 pub mod broadcast;
+pub(crate) mod caller_synchronized;
 pub mod counters;
 pub mod error_log;
 pub mod mapped_file;

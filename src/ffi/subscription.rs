@@ -12,13 +12,13 @@
 //! `image_by_session_id` and `image_at_index` return a retained image: release it with
 //! `aeron_subscription_image_release`.
 
-use std::cell::UnsafeCell;
 use std::ffi::{CString, c_char, c_int, c_long, c_void};
 use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::{Image, Subscription, SubscriptionView};
+use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::concurrent::counters::CountersReader;
 use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::c_str_arg;
@@ -92,21 +92,13 @@ pub(crate) struct SubscriptionHandle {
     on_available_image: (aeron_on_available_image_t, ClientData),
     on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
     /// Set once by the add's poll; then used by the one polling thread only.
-    poller: UnsafeCell<Option<Subscription>>,
+    poller: CallerSynchronized<Option<Subscription>>,
     /// The client's counters, for the address queries from any thread; set with `poller`.
     counters: OnceLock<CountersReader>,
     /// The destination commands, usable from any thread; set with `poller`.
     destinations: OnceLock<Destinations>,
     client: Weak<ClientShared>,
 }
-
-// SAFETY: the Subscription is Send; the C handlers and clientds are plain pointers the
-// application vouches for (ClientData's contract).
-unsafe impl Send for SubscriptionHandle {}
-// SAFETY: shared access follows the module's contract: `poller` is written once before the
-// handle is handed out and then used by one thread at a time; everything else is immutable
-// or thread-safe (the view).
-unsafe impl Sync for SubscriptionHandle {}
 
 /// An image handler calling the C one with the subscription and image pointers.
 fn image_handler(
@@ -142,7 +134,7 @@ impl SubscriptionHandle {
             stream_id,
             on_available_image,
             on_unavailable_image,
-            poller: UnsafeCell::new(None),
+            poller: CallerSynchronized::new(None),
             counters: OnceLock::new(),
             destinations: OnceLock::new(),
             client,
@@ -160,7 +152,7 @@ impl SubscriptionHandle {
         let _ = self.destinations.set(subscription.destinations());
         // SAFETY: nobody else touches `poller` before the handle is handed out (the image
         // handlers never do), so this write is the only access.
-        unsafe { *self.poller.get() = Some(subscription) };
+        unsafe { *self.poller.get_mut() = Some(subscription) };
     }
 
     /// The C handle, owning one reference.
@@ -191,7 +183,7 @@ pub(crate) unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Resu
     // SAFETY: forwarded contract.
     let handle = unsafe { handle(subscription) }?;
     // SAFETY: one polling thread at a time (contract): the only reference to the poller.
-    let poller = unsafe { &mut *handle.poller.get() };
+    let poller = unsafe { handle.poller.get_mut() };
     poller.as_mut().ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))
 }
 
@@ -214,7 +206,7 @@ pub unsafe extern "C" fn aeron_subscription_poll(
         // SAFETY: NULL or a live SubscriptionHandle (contract, as in `handle`).
         if let Some(handle) = unsafe { handles::try_borrow(subscription) } {
             // SAFETY: one polling thread at a time (contract); only read here.
-            if let Some(poller) = unsafe { &*handle.poller.get() } {
+            if let Some(poller) = unsafe { handle.poller.get() } {
                 if poller.has_nothing_to_poll() {
                     return 0;
                 }
