@@ -1,0 +1,484 @@
+//! Effects of driver settings that `settings_walk.rs` names here (issue 18 item 7): each
+//! test runs a driver with several settings away from their defaults and asserts what
+//! they change, in the log buffers, the counters, the replies to a client, the agent
+//! threads or the driver's output. Every assertion would fail with the default value.
+
+#[path = "support/raw_client.rs"]
+mod raw_client;
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use std::os::unix::fs::FileExt;
+use std::time::{Duration, Instant};
+
+use aeronrs::command::Response;
+use aeronrs::driver::{DriverContext, MediaDriver};
+use aeronrs::logbuffer::LogBuffers;
+use aeronrs::logbuffer::descriptor as d;
+use aeronrs::util::config::set_override;
+use raw_client::{RawClient, test_context, wait_until};
+
+/// System counter ids of the work-cycle-exceeded counts (`spec/counters.md`).
+const CONDUCTOR_CYCLE_EXCEEDED: i32 = 27;
+const SENDER_CYCLE_EXCEEDED: i32 = 29;
+const RECEIVER_CYCLE_EXCEEDED: i32 = 31;
+
+/// What ON_PUBLICATION_READY / ON_EXCLUSIVE_PUBLICATION_READY says of a publication.
+struct Ready {
+    log_file: String,
+    session_id: i32,
+    limit_counter_id: i32,
+}
+
+fn add_publication(client: &mut RawClient, channel: &str, stream_id: i32, exclusive: bool) -> Ready {
+    let id = client.add_publication(channel, stream_id, exclusive);
+    let record = client.expect_correlated(id);
+    match record.response() {
+        Response::PublicationReady(p) | Response::ExclusivePublicationReady(p) => Ready {
+            log_file: p.log_file_name_str().unwrap().to_string(),
+            session_id: p.session_id,
+            limit_counter_id: p.position_limit_counter_id,
+        },
+        other => panic!("{channel}: expected a publication, got {other:?}"),
+    }
+}
+
+fn add_subscription(client: &mut RawClient, channel: &str, stream_id: i32) {
+    let id = client.add_subscription(channel, stream_id);
+    let record = client.expect_correlated(id);
+    assert!(
+        matches!(record.response(), Response::SubscriptionReady(_)),
+        "{channel}: {:?}",
+        record.response()
+    );
+}
+
+/// A free UDP port on 127.0.0.1 for an endpoint.
+fn free_port() -> u16 {
+    std::net::UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// Lengths, windows, sparseness, spies, counter reuse and cycle thresholds,
+/// all on one driver.
+#[test]
+fn logs_windows_spies_counters_and_cycle_thresholds_follow_the_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.term_buffer_length = 256 * 1024;
+    ctx.ipc_term_buffer_length = 128 * 1024;
+    ctx.mtu_length = 4096;
+    ctx.ipc_mtu_length = 2048;
+    ctx.file_page_size = 8192;
+    ctx.term_buffer_sparse_file = true;
+    ctx.publication_term_window_length = 32 * 1024;
+    ctx.ipc_publication_term_window_length = 16 * 1024;
+    ctx.spies_simulate_connection = true;
+    ctx.counters_free_to_reuse_timeout_ns = 0;
+    ctx.conductor_cycle_threshold_ns = 1;
+    ctx.agents.sender_cycle_threshold_ns = 1;
+    ctx.agents.receiver_cycle_threshold_ns = 1;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+
+    // AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT = 0: a freed id is handed out again at once
+    // (after the default 1 s only, so the next counter would take a new id).
+    let first = client.add_counter(1001, &[], "first");
+    let Response::CounterReady(c) = client.expect_correlated(first).response() else { panic!() };
+    let freed = c.counter_id;
+    let removed = client.remove_counter(first);
+    client.expect_correlated(removed);
+    let second = client.add_counter(1001, &[], "second");
+    let Response::CounterReady(c) = client.expect_correlated(second).response() else { panic!() };
+    assert_eq!(c.counter_id, freed, "AERON_COUNTERS_FREE_TO_REUSE_TIMEOUT");
+
+    let udp = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let network = add_publication(&mut client, &udp, 10, false);
+    let log = LogBuffers::map_existing(Path::new(&network.log_file)).unwrap();
+    let m = log.metadata();
+    assert_eq!(d::term_length(m), 256 * 1024, "AERON_TERM_BUFFER_LENGTH");
+    assert_eq!(d::mtu_length(m), 4096, "AERON_MTU_LENGTH");
+    assert_eq!(d::page_size(m), 8192, "AERON_FILE_PAGE_SIZE");
+    let file = std::fs::metadata(&network.log_file).unwrap();
+    // Three terms and the 4 KiB metadata, rounded up to the 8 KiB page.
+    assert_eq!(file.len(), 3 * 256 * 1024 + 8192, "AERON_FILE_PAGE_SIZE rounds the log file");
+    assert!(
+        file.blocks() * 512 < file.len() / 2,
+        "AERON_TERM_BUFFER_SPARSE_FILE: {} of {} bytes allocated",
+        file.blocks() * 512,
+        file.len()
+    );
+    assert!(!d::is_connected(m), "no receiver and no spy yet");
+
+    // A spy alone connects the publication (AERON_SPIES_SIMULATE_CONNECTION) and its limit
+    // is the spy's position plus the configured window.
+    add_subscription(&mut client, &format!("aeron-spy:{udp}"), 10);
+    wait_until("the spy connects the publication", || d::is_connected(m));
+    wait_until("network publication limit", || {
+        client.cnc.counter_value(network.limit_counter_id) == 32 * 1024
+    });
+
+    let ipc = add_publication(&mut client, "aeron:ipc", 11, true);
+    let ipc_log = LogBuffers::map_existing(Path::new(&ipc.log_file)).unwrap();
+    assert_eq!(d::mtu_length(ipc_log.metadata()), 2048, "AERON_IPC_MTU_LENGTH");
+    assert_eq!(d::term_length(ipc_log.metadata()), 128 * 1024);
+    add_subscription(&mut client, "aeron:ipc", 11);
+    wait_until("IPC publication limit", || client.cnc.counter_value(ipc.limit_counter_id) == 16 * 1024);
+
+    // Every cycle takes longer than 1 ns (the default threshold is 1 s).
+    wait_until("every agent counts cycles over its threshold", || {
+        [CONDUCTOR_CYCLE_EXCEEDED, SENDER_CYCLE_EXCEEDED, RECEIVER_CYCLE_EXCEEDED]
+            .iter()
+            .all(|&id| client.cnc.system_counter(id) > 0)
+    });
+    for id in [CONDUCTOR_CYCLE_EXCEEDED, SENDER_CYCLE_EXCEEDED, RECEIVER_CYCLE_EXCEEDED] {
+        assert!(client.cnc.counter_label(id).contains("threshold=1ns"), "{}", client.cnc.counter_label(id));
+    }
+}
+
+/// With all but the top eight ids reserved, every driver hands out only those. The first id
+/// is random, so ten drivers make sure a start below the default range's low end (-1),
+/// where ignoring `AERON_PUBLICATION_RESERVED_SESSION_ID_LOW` would show, is among them.
+#[test]
+fn session_ids_stay_out_of_the_reserved_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    for round in 0..10 {
+        let dir = tmp.path().join(format!("aeron-{round}"));
+        let mut ctx = test_context(&dir);
+        ctx.publication_reserved_session_id_low = i32::MIN;
+        ctx.publication_reserved_session_id_high = i32::MAX - 8;
+        let _driver = MediaDriver::launch(ctx).unwrap();
+        let mut client = RawClient::connect(&dir);
+        let first = add_publication(&mut client, "aeron:ipc", 1, true);
+        let second = add_publication(&mut client, "aeron:ipc", 1, true);
+        for id in [first.session_id, second.session_id] {
+            assert!(id > i32::MAX - 8, "round {round}: session id {id} is reserved");
+        }
+        assert_ne!(first.session_id, second.session_id);
+    }
+}
+
+/// x86-64 system call numbers of the sleeps `std::thread::sleep` makes through glibc.
+const SYS_NANOSLEEP: u64 = 35;
+const SYS_CLOCK_NANOSLEEP: u64 = 230;
+
+/// Names of this process's threads with, for each one blocked in a relative sleep, the
+/// period it asked for: `/proc/self/task/<tid>/syscall` gives the call and the address of
+/// its `struct timespec`, `/proc/self/mem` the timespec (on the sleeping thread's stack).
+fn sleeping_threads() -> Vec<(String, Option<Duration>)> {
+    let mem = std::fs::File::open("/proc/self/mem").unwrap();
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
+    let mut threads = Vec::new();
+    for task in tasks.flatten() {
+        let path = task.path();
+        let (Ok(name), Ok(call)) =
+            (std::fs::read_to_string(path.join("comm")), std::fs::read_to_string(path.join("syscall")))
+        else {
+            continue;
+        };
+        let words: Vec<u64> = call
+            .split_whitespace()
+            .map(|w| {
+                u64::from_str_radix(w.trim_start_matches("0x"), if w.starts_with("0x") { 16 } else { 10 })
+            })
+            .map_while(Result::ok)
+            .collect();
+        // clock_nanosleep(clock, flags, request, remain) with flags 0 is relative.
+        let request = match words.as_slice() {
+            [SYS_NANOSLEEP, request, ..] => Some(*request),
+            [SYS_CLOCK_NANOSLEEP, _, 0, request, ..] => Some(*request),
+            _ => None,
+        };
+        let period = request.and_then(|address| {
+            let mut timespec = [0u8; 16];
+            mem.read_exact_at(&mut timespec, address).ok()?;
+            // Still the same call: the timespec was read while the thread slept on it.
+            (std::fs::read_to_string(path.join("syscall")).ok()? == call).then(|| {
+                let seconds = u64::from_le_bytes(timespec[..8].try_into().unwrap());
+                let nanos = u64::from_le_bytes(timespec[8..].try_into().unwrap());
+                Duration::from_secs(seconds) + Duration::from_nanos(nanos)
+            })
+        });
+        threads.push((name.trim().to_string(), period));
+    }
+    threads
+}
+
+/// Waits until each `(thread name, period)` is seen: a thread of that name asleep for
+/// exactly that period.
+fn wait_for_sleepers(expected: &[(&str, Duration)]) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut seen = vec![false; expected.len()];
+    loop {
+        let threads = sleeping_threads();
+        for (i, (name, period)) in expected.iter().enumerate() {
+            seen[i] |= threads.iter().any(|(n, p)| n == name && *p == Some(*period));
+        }
+        if seen.iter().all(|&s| s) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "expected {expected:?}, seen {seen:?}, threads {threads:?}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// A driver context from these variables (as `aeronmd` reads them), in its own directory.
+fn context_from(variables: &[(&str, &str)], dir: &Path) -> DriverContext {
+    for (name, value) in variables {
+        set_override(name, value);
+    }
+    let ctx = DriverContext::from_env();
+    for (name, _) in variables {
+        set_override(name, "");
+    }
+    DriverContext { aeron_dir: dir.to_path_buf(), dir_delete_on_shutdown: true, ..ctx.unwrap() }
+}
+
+/// Settings as (variable, value), and the (thread name, sleep period) they should give.
+type Variables = Vec<(&'static str, &'static str)>;
+type Sleepers = Vec<(&'static str, Duration)>;
+
+/// `AERON_*_IDLE_STRATEGY=sleep-ns` with `..._INIT_ARGS` periods: each agent thread sleeps
+/// exactly its own period when idle (the default backoff parks on a futex, 1 ms at most).
+/// Periods are odd milliseconds no other test uses, so other drivers cannot match them.
+#[test]
+fn each_agent_thread_idles_with_its_configured_strategy_and_period() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ms = Duration::from_millis;
+    let runs: [(&str, Variables, Sleepers); 3] = [
+        (
+            "DEDICATED",
+            vec![
+                ("AERON_CONDUCTOR_IDLE_STRATEGY", "sleep-ns"),
+                ("AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS", "37ms"),
+                ("AERON_SENDER_IDLE_STRATEGY", "sleep-ns"),
+                ("AERON_SENDER_IDLE_STRATEGY_INIT_ARGS", "41ms"),
+                ("AERON_RECEIVER_IDLE_STRATEGY", "sleep-ns"),
+                ("AERON_RECEIVER_IDLE_STRATEGY_INIT_ARGS", "43ms"),
+            ],
+            vec![("conductor", ms(37)), ("sender", ms(41)), ("receiver", ms(43))],
+        ),
+        (
+            "SHARED_NETWORK",
+            vec![
+                ("AERON_SHAREDNETWORK_IDLE_STRATEGY", "sleep-ns"),
+                ("AERON_SHAREDNETWORK_IDLE_STRATEGY_INIT_ARGS", "47ms"),
+            ],
+            // Thread names are cut at 15 bytes, as Linux keeps them.
+            vec![("[sender, receiv", ms(47))],
+        ),
+        (
+            "SHARED",
+            vec![
+                ("AERON_SHARED_IDLE_STRATEGY", "sleep-ns"),
+                ("AERON_SHARED_IDLE_STRATEGY_INIT_ARGS", "53ms"),
+            ],
+            vec![("[conductor, sen", ms(53))],
+        ),
+    ];
+    for (mode, mut variables, expected) in runs {
+        variables.push(("AERON_THREADING_MODE", mode));
+        let ctx = context_from(&variables, &tmp.path().join(mode));
+        assert_eq!(ctx.threading_mode.name(), mode);
+        let driver = MediaDriver::launch(ctx).unwrap();
+        wait_for_sleepers(&expected);
+        drop(driver);
+    }
+}
+
+/// Kills `aeronmd` if the test fails before it exits.
+struct KillOnDrop(std::process::Child);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// The lines of a child's output, read on a thread of their own.
+fn lines_of(out: impl std::io::Read + Send + 'static) -> std::sync::mpsc::Receiver<String> {
+    let (lines, received) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(out).lines().map_while(Result::ok) {
+            if lines.send(line).is_err() {
+                break;
+            }
+        }
+    });
+    received
+}
+
+/// Waits for a line containing `text`; returns every line read so far if none comes.
+fn wait_for_line(lines: &std::sync::mpsc::Receiver<String>, seen: &mut Vec<String>, text: &str) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !seen.iter().any(|l| l.contains(text)) {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match lines.recv_timeout(left) {
+            Ok(line) => seen.push(line),
+            Err(_) => panic!("no line with {text:?} in {seen:#?}"),
+        }
+    }
+}
+
+/// `aeronmd` over the CnC of a driver whose heartbeat stopped 3 s ago: with
+/// `AERON_DRIVER_TIMEOUT=1000` that driver is dead and is replaced (with the default 10 s
+/// it is live and `aeronmd` refuses to start), `AERON_DIR_WARN_IF_EXISTS` warns about the
+/// directory, `AERON_PRINT_CONFIGURATION` prints the settings, and a
+/// `AERON_LOW_FILE_STORE_WARNING_THRESHOLD` above any disk's free space warns when a
+/// publication's log is made.
+#[test]
+fn aeronmd_replaces_a_stale_driver_warns_and_prints_its_configuration() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let stale =
+        MediaDriver::launch(DriverContext { dir_delete_on_shutdown: false, ..test_context(&dir) }).unwrap();
+    drop(stale);
+    let cnc = raw_client::Cnc::map(&dir);
+    let heartbeat_offset = cnc.to_driver.capacity() - 768 + 640;
+    cnc.to_driver.put_i64_release(heartbeat_offset, aeronrs::util::clock::epoch_ms() - 3000);
+    drop(cnc);
+
+    let threshold = (1u64 << 50).to_string();
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_aeronmd"));
+    for (name, _) in std::env::vars_os() {
+        if name.to_string_lossy().starts_with("AERON") {
+            command.env_remove(name);
+        }
+    }
+    let child = command
+        .env("AERON_DIR", &dir)
+        .env("AERON_DRIVER_TIMEOUT", "1000")
+        .env("AERON_DIR_WARN_IF_EXISTS", "true")
+        .env("AERON_PRINT_CONFIGURATION", "true")
+        .env("AERON_LOW_FILE_STORE_WARNING_THRESHOLD", &threshold)
+        .env("AERON_DIR_DELETE_ON_SHUTDOWN", "true")
+        .env("AERON_DRIVER_TERMINATION_VALIDATOR", "allow")
+        .env("AERON_THREADING_MODE", "SHARED")
+        .env("AERON_SHARED_IDLE_STRATEGY", "sleep-ns")
+        .env("AERON_SHARED_IDLE_STRATEGY_INIT_ARGS", "1ms")
+        .env("AERON_IPC_TERM_BUFFER_LENGTH", "64k")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = KillOnDrop(child);
+    let pid = i64::from(child.0.id());
+    let (stdout, stderr) =
+        (lines_of(child.0.stdout.take().unwrap()), lines_of(child.0.stderr.take().unwrap()));
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+
+    // The stale CnC is replaced by one carrying aeronmd's pid.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let replaced =
+            aeronrs::concurrent::mapped_file::map_existing(&dir.join("cnc.dat")).is_ok_and(|file| {
+                file.capacity() > 128 && file.get_i32_acquire(0) != 0 && file.get_i64(40) == pid
+            });
+        if replaced {
+            break;
+        }
+        if let Some(status) = child.0.try_wait().unwrap() {
+            err.extend(stderr.try_iter());
+            panic!("aeronmd exited ({status}) instead of replacing the stale driver: {err:#?}");
+        }
+        assert!(Instant::now() < deadline, "aeronmd never replaced the stale CnC");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    wait_for_line(&stderr, &mut err, &format!("WARNING: {} exists", dir.display()));
+    wait_for_line(&stdout, &mut out, "print_configuration: true");
+    wait_for_line(&stdout, &mut out, "driver_timeout_ms: 1000");
+
+    let mut client = RawClient::connect(&dir);
+    add_publication(&mut client, "aeron:ipc", 1, false);
+    wait_for_line(&stderr, &mut err, &format!("space is running low: threshold={threshold}"));
+    client.terminate_driver(b"");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(status) = child.0.try_wait().unwrap() {
+            break status;
+        }
+        assert!(Instant::now() < deadline, "aeronmd did not exit");
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    assert_eq!(status.code(), Some(0));
+}
+
+/// `(rb, tb)` of the UDP socket bound to 127.0.0.1:`port`, from `ss -uamn` (its `skmem`
+/// line: `rb` is SO_RCVBUF, `tb` SO_SNDBUF, both as the kernel doubled them).
+fn socket_buffers(port: u16) -> Option<(u64, u64)> {
+    let out = std::process::Command::new("ss").args(["-uamn"]).output().expect("ss (iproute2) runs");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut lines = text.lines();
+    while let Some(line) = lines.next() {
+        if line.split_whitespace().nth(3) == Some(format!("127.0.0.1:{port}").as_str()) {
+            let skmem = lines.next()?;
+            let field = |key: &str| {
+                skmem.split([',', '(', ')']).find_map(|f| f.trim().strip_prefix(key)?.parse::<u64>().ok())
+            };
+            return Some((field("rb")?, field("tb")?));
+        }
+    }
+    None
+}
+
+/// A receiving driver answers a SETUP from a test socket with status messages showing its
+/// initial window and receiver group tag, sent every `AERON_RCV_STATUS_MESSAGE_TIMEOUT`,
+/// from a socket with the configured buffer sizes.
+#[test]
+fn status_messages_and_socket_buffers_follow_the_receiver_settings() {
+    use aeronrs::protocol::setup::Setup;
+    use aeronrs::protocol::status_message::StatusMessageFlyweight;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.rcv_initial_window_length = 64 * 1024;
+    ctx.network.receiver_group_tag = Some(77);
+    ctx.status_message_timeout_ns = 20_000_000;
+    ctx.socket_so_rcvbuf = 64 * 1024;
+    ctx.socket_so_sndbuf = 96 * 1024;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 5);
+
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let setup = Setup {
+        flags: 0,
+        term_offset: 0,
+        session_id: 4242,
+        stream_id: 5,
+        initial_term_id: 9,
+        active_term_id: 9,
+        // Half a term (512 KiB) is above either window, so the window is the setting's.
+        term_length: 1024 * 1024,
+        mtu: 1408,
+        ttl: 0,
+    };
+    let mut frame = [0u8; 40];
+    setup.encode(&mut frame).unwrap();
+    // Setups go on until the first SM; then 40 more SMs come in 0.8 s (8 s at the default
+    // 200 ms, past this wait's bound).
+    let deadline = Instant::now() + Duration::from_secs(6);
+    let mut status_messages = 0;
+    let mut buffer = [0u8; 1500];
+    while status_messages < 41 {
+        assert!(Instant::now() < deadline, "{status_messages} status messages in 6 s");
+        if status_messages == 0 {
+            sender.send_to(&frame, ("127.0.0.1", port)).unwrap();
+        }
+        let Ok(length) = sender.recv(&mut buffer) else { continue };
+        let Ok(sm) = StatusMessageFlyweight::parse(&buffer[..length]) else { continue };
+        assert_eq!((sm.session_id(), sm.stream_id()), (4242, 5));
+        assert_eq!(sm.receiver_window(), 64 * 1024, "AERON_RCV_INITIAL_WINDOW_LENGTH");
+        assert_eq!(sm.group_tag().unwrap(), Some(77), "AERON_RECEIVER_GROUP_TAG");
+        assert_eq!(sm.frame_length(), 44, "the group tag extends the SM");
+        status_messages += 1;
+    }
+    // Linux reports twice what was set.
+    assert_eq!(socket_buffers(port), Some((128 * 1024, 192 * 1024)), "AERON_SOCKET_SO_RCVBUF, _SNDBUF");
+}
