@@ -426,9 +426,10 @@ fn socket_buffers(port: u16) -> Option<(u64, u64)> {
 
 /// A receiving driver answers a SETUP from a test socket with status messages showing its
 /// initial window and receiver group tag, sent every `AERON_RCV_STATUS_MESSAGE_TIMEOUT`,
-/// from a socket with the configured buffer sizes.
+/// from a socket with the configured buffer sizes; sessions over the stream's and the
+/// endpoint's image limits are refused.
 #[test]
-fn status_messages_and_socket_buffers_follow_the_receiver_settings() {
+fn status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings() {
     use aeronrs::protocol::setup::Setup;
     use aeronrs::protocol::status_message::StatusMessageFlyweight;
 
@@ -440,6 +441,8 @@ fn status_messages_and_socket_buffers_follow_the_receiver_settings() {
     ctx.status_message_timeout_ns = 20_000_000;
     ctx.socket_so_rcvbuf = 64 * 1024;
     ctx.socket_so_sndbuf = 96 * 1024;
+    ctx.stream_session_limit = 1;
+    ctx.network.max_images_per_endpoint = 2;
     let _driver = MediaDriver::launch(ctx).unwrap();
     let mut client = RawClient::connect(&dir);
     let port = free_port();
@@ -481,4 +484,78 @@ fn status_messages_and_socket_buffers_follow_the_receiver_settings() {
     }
     // Linux reports twice what was set.
     assert_eq!(socket_buffers(port), Some((128 * 1024, 192 * 1024)), "AERON_SOCKET_SO_RCVBUF, _SNDBUF");
+
+    // AERON_DRIVER_STREAM_SESSION_LIMIT = 1: a second session of stream 5 is refused.
+    let send_setup = |session_id: i32, stream_id: i32, port: u16| {
+        let mut frame = [0u8; 40];
+        Setup { session_id, stream_id, ..setup }.encode(&mut frame).unwrap();
+        sender.send_to(&frame, ("127.0.0.1", port)).unwrap();
+    };
+    send_setup(4243, 5, port);
+    wait_until("the session limit refusal", || {
+        client
+            .cnc
+            .errors()
+            .iter()
+            .any(|e| e.contains("session-id=4243") && e.contains("stream session limit of 1"))
+    });
+    // AERONRS_MAX_IMAGES_PER_ENDPOINT = 2: a third image on another endpoint is refused,
+    // one stream each (under the session limit).
+    let other_port = free_port();
+    for stream_id in [6, 7, 8] {
+        add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{other_port}"), stream_id);
+    }
+    for stream_id in [6, 7] {
+        send_setup(5000 + stream_id, stream_id, other_port);
+        client.expect("the image", |r| matches!(r, Response::AvailableImage(i) if i.stream_id == stream_id));
+    }
+    send_setup(5008, 8, other_port);
+    wait_until("the endpoint limit refusal", || {
+        client
+            .cnc
+            .errors()
+            .iter()
+            .any(|e| e.contains("session-id=5008") && e.contains("endpoint image limit of 2"))
+    });
+}
+
+/// The C setters (`idle_strategy_specs`): init args, then the name that applies them, give
+/// the conductor thread of a driver made through the C API its sleep.
+#[test]
+fn c_setters_choose_the_conductor_idle_strategy_and_its_period() {
+    use aeronrs::ffi::driver::context::{
+        aeron_driver_context_close, aeron_driver_context_init, aeron_driver_context_set_dir,
+    };
+    use aeronrs::ffi::driver::settings::call_setter;
+    use aeronrs::ffi::driver::settings_idle as idle;
+    use aeronrs::ffi::driver::{aeron_driver_close, aeron_driver_init, aeron_driver_start};
+    use std::ffi::CString;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = CString::new(tmp.path().join("aeron").to_str().unwrap()).unwrap();
+    let (name, period) = (CString::new("sleep-ns").unwrap(), CString::new("59ms").unwrap());
+    let mut context = std::ptr::null_mut();
+    // SAFETY: a valid out pointer; then a live context and NUL-terminated strings.
+    unsafe {
+        assert_eq!(aeron_driver_context_init(&mut context), 0);
+        assert_eq!(aeron_driver_context_set_dir(context, dir.as_ptr()), 0);
+        assert_eq!(call_setter(context, "aeron_driver_context_set_dir_delete_on_shutdown", "true"), Some(0));
+        assert_eq!(
+            idle::aeron_driver_context_set_conductor_idle_strategy_init_args(context, period.as_ptr()),
+            0
+        );
+        assert_eq!(idle::aeron_driver_context_set_conductor_idle_strategy(context, name.as_ptr()), 0);
+    }
+    let mut driver = std::ptr::null_mut();
+    // SAFETY: a valid out pointer and a live context; the driver is closed once below.
+    unsafe {
+        assert_eq!(aeron_driver_init(&mut driver, context), 0);
+        assert_eq!(aeron_driver_start(driver, false), 0);
+    }
+    wait_for_sleepers(&[("conductor", Duration::from_millis(59))]);
+    // SAFETY: from aeron_driver_init and aeron_driver_context_init, each closed once.
+    unsafe {
+        assert_eq!(aeron_driver_close(driver), 0);
+        assert_eq!(aeron_driver_context_close(context), 0);
+    }
 }

@@ -149,7 +149,8 @@ const EFFECT_SHOWN_HERE: &[&str] = &[
     "AERON_UDP_CHANNEL_OUTGOING_INTERCEPTORS",
 ];
 
-/// Rows whose effect another test shows: (variable or field, test file, test function).
+/// Rows whose effect another test shows: (variable or field, test file, test function); a
+/// file ending `.c` is in `c-tests/`, the others in `tests/`.
 const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ("AERON_DIR_DELETE_ON_START", "driver_liveness.rs", "delete_on_start_clears_an_existing_directory"),
     ("AERON_THREADING_MODE", "driver_affinity.rs", "embedded_driver_pins_each_agent_thread"),
@@ -414,27 +415,49 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     (
         "AERON_RCV_INITIAL_WINDOW_LENGTH",
         "settings_effects.rs",
-        "status_messages_and_socket_buffers_follow_the_receiver_settings",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_RECEIVER_GROUP_TAG",
         "settings_effects.rs",
-        "status_messages_and_socket_buffers_follow_the_receiver_settings",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_RCV_STATUS_MESSAGE_TIMEOUT",
         "settings_effects.rs",
-        "status_messages_and_socket_buffers_follow_the_receiver_settings",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_SOCKET_SO_RCVBUF",
         "settings_effects.rs",
-        "status_messages_and_socket_buffers_follow_the_receiver_settings",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_SOCKET_SO_SNDBUF",
         "settings_effects.rs",
-        "status_messages_and_socket_buffers_follow_the_receiver_settings",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
+    ),
+    ("conductor_duty_cycle_tracker", "test_driver_plugins.c", "trackers_see_every_duty_cycle"),
+    ("sender_duty_cycle_tracker", "test_driver_plugins.c", "trackers_see_every_duty_cycle"),
+    ("receiver_duty_cycle_tracker", "test_driver_plugins.c", "trackers_see_every_duty_cycle"),
+    ("name_resolver_time_tracker", "test_driver_plugins.c", "name_resolver_and_its_time_tracker"),
+    ("sender_port_manager", "test_driver_plugins.c", "port_managers_choose_bind_addresses"),
+    ("on_start", "test_driver_context.c", "invoker_driver"),
+    ("termination_validator_fn", "test_driver_context.c", "invoker_driver"),
+    (
+        "idle_strategy_specs",
+        "settings_effects.rs",
+        "c_setters_choose_the_conductor_idle_strategy_and_its_period",
+    ),
+    (
+        "AERON_DRIVER_STREAM_SESSION_LIMIT",
+        "settings_effects.rs",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
+    ),
+    (
+        "AERONRS_MAX_IMAGES_PER_ENDPOINT",
+        "settings_effects.rs",
+        "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
 ];
 
@@ -460,7 +483,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_RETRANSMIT_UNICAST_DELAY",
     "AERON_RETRANSMIT_UNICAST_LINGER",
     "AERON_MAX_RESEND",
-    "AERON_DRIVER_STREAM_SESSION_LIMIT",
     "AERON_DRIVER_RESOURCE_FREE_LIMIT",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS",
@@ -473,18 +495,9 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_RECEIVER_IO_VECTOR_CAPACITY",
     "AERON_SENDER_IO_VECTOR_CAPACITY",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
-    "AERONRS_MAX_IMAGES_PER_ENDPOINT",
     "AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY",
     "AERONRS_DRIVER_AGENT_TIME_SLICE",
     // Set in code only (C callbacks and suppliers).
-    "termination_validator_fn",
-    "sender_port_manager",
-    "idle_strategy_specs",
-    "on_start",
-    "conductor_duty_cycle_tracker",
-    "sender_duty_cycle_tracker",
-    "receiver_duty_cycle_tracker",
-    "name_resolver_time_tracker",
 ];
 
 /// The row's key in the effect lists: its variable, else its field.
@@ -836,9 +849,17 @@ fn every_setting_is_read_through_each_route_and_has_a_place_for_its_effect() {
         }
     }
     for (key, file, test) in EFFECT_SHOWN_BY {
-        let source = std::fs::read_to_string(format!("{}/tests/{file}", env!("CARGO_MANIFEST_DIR"))).unwrap();
-        if !source.contains(&format!("fn {test}()")) {
-            failures.push(format!("{key}: tests/{file} has no test {test}"));
+        // A C test is a `static void name(void)` its `main` runs (`RUN(name);`).
+        let (folder, definition) = match file.ends_with(".c") {
+            true => ("c-tests", format!("static void {test}(void)")),
+            false => ("tests", format!("fn {test}()")),
+        };
+        let path = format!("{}/{folder}/{file}", env!("CARGO_MANIFEST_DIR"));
+        let source = std::fs::read_to_string(&path).unwrap();
+        if !source.contains(&definition)
+            || (folder == "c-tests" && !source.contains(&format!("RUN({test});")))
+        {
+            failures.push(format!("{key}: {folder}/{file} has no test {test}"));
         }
     }
     let listed: BTreeSet<&str> = EFFECT_SHOWN_HERE
