@@ -3,6 +3,8 @@
 //! they change, in the log buffers, the counters, the replies to a client, the agent
 //! threads or the driver's output. Every assertion would fail with the default value.
 
+#[path = "support/log_client.rs"]
+mod log_client;
 #[path = "support/raw_client.rs"]
 mod raw_client;
 
@@ -26,6 +28,7 @@ const RECEIVER_CYCLE_EXCEEDED: i32 = 31;
 
 /// What ON_PUBLICATION_READY / ON_EXCLUSIVE_PUBLICATION_READY says of a publication.
 struct Ready {
+    registration_id: i64,
     log_file: String,
     session_id: i32,
     limit_counter_id: i32,
@@ -36,6 +39,7 @@ fn add_publication(client: &mut RawClient, channel: &str, stream_id: i32, exclus
     let record = client.expect_correlated(id);
     match record.response() {
         Response::PublicationReady(p) | Response::ExclusivePublicationReady(p) => Ready {
+            registration_id: p.registration_id,
             log_file: p.log_file_name_str().unwrap().to_string(),
             session_id: p.session_id,
             limit_counter_id: p.position_limit_counter_id,
@@ -558,4 +562,171 @@ fn c_setters_choose_the_conductor_idle_strategy_and_its_period() {
         assert_eq!(aeron_driver_close(driver), 0);
         assert_eq!(aeron_driver_context_close(context), 0);
     }
+}
+
+/// Waits until `condition`, failing after `bound`: for a timeout set well below its
+/// default, a bound under the default shows the setting made it fire.
+fn wait_within(bound: Duration, what: &str, mut condition: impl FnMut() -> bool) {
+    let deadline = Instant::now() + bound;
+    while !condition() {
+        assert!(Instant::now() < deadline, "{what} not within {bound:?}");
+        std::thread::sleep(Duration::from_millis(1));
+    }
+}
+
+/// `AERON_TETHER_SUBSCRIPTIONS=false`: a subscriber left a window behind is let go (a
+/// tethered one holds the publication back for ever) after the 100 ms
+/// `AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT` (its image goes unavailable within 4 s, the
+/// default being 5 s) and rejoins after `AERON_UNTETHERED_RESTING_TIMEOUT` (available again
+/// within 8 s, the default being 10 s). A closed network publication's log goes after the 50 ms
+/// `AERON_PUBLICATION_LINGER_TIMEOUT` (within 4 s, the default being 5 s).
+#[test]
+fn untethered_subscribers_rest_and_rejoin_and_closed_publications_linger_as_set() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.tether_subscriptions = false;
+    ctx.untethered_window_limit_timeout_ns = 100_000_000;
+    ctx.untethered_resting_timeout_ns = 100_000_000;
+    ctx.publication_linger_timeout_ns = 50_000_000;
+    ctx.timer_interval_ns = 10_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let ready = add_publication(&mut client, "aeron:ipc", 3, false);
+    let (fast, slow) = (client.add_subscription("aeron:ipc", 3), client.add_subscription("aeron:ipc", 3));
+    let mut fast_position = None;
+    for subscription in [fast, slow] {
+        let record = client.expect(
+            "an image",
+            |r| matches!(r, Response::AvailableImage(i) if i.subscription_registration_id == subscription),
+        );
+        let Response::AvailableImage(image) = record.response() else { unreachable!() };
+        if subscription == fast {
+            fast_position = Some(image.subscriber_position_id);
+        }
+    }
+    let publication = log_client::TestPublication::map(
+        &ready.log_file,
+        &client.cnc.counters_values,
+        ready.limit_counter_id,
+    );
+    // Three quarters of the 32 KiB window, then the fast subscriber reads it all.
+    let mut position = 0;
+    while position < 24 * 1024 + 1024 {
+        position = publication.offer(&[7u8; 992]);
+        assert!(position > 0, "offer: {position}");
+    }
+    client.cnc.set_counter_value(fast_position.unwrap(), position);
+    let left_behind = Instant::now();
+    client.expect(
+        "the slow subscriber let go",
+        |r| matches!(r, Response::UnavailableImage(i) if i.subscription_registration_id == slow),
+    );
+    assert!(left_behind.elapsed() < Duration::from_secs(4), "let go after {:?}", left_behind.elapsed());
+    client.expect(
+        "the slow subscriber rejoined",
+        |r| matches!(r, Response::AvailableImage(i) if i.subscription_registration_id == slow),
+    );
+    assert!(left_behind.elapsed() < Duration::from_secs(8), "rejoined after {:?}", left_behind.elapsed());
+
+    // A network publication that sent nothing drains at once, then lingers.
+    let udp = format!("aeron:udp?endpoint=127.0.0.1:{}", free_port());
+    let lingering = add_publication(&mut client, &udp, 4, true);
+    let log_file = std::path::PathBuf::from(&lingering.log_file);
+    assert!(log_file.exists());
+    let removed = client.remove_publication(lingering.registration_id);
+    client.expect_correlated(removed);
+    wait_within(Duration::from_secs(4), "the closed publication's log deleted", || !log_file.exists());
+}
+
+/// Peer addresses of the connected UDP sockets, from `ss -uan`.
+fn connected_peers() -> Vec<String> {
+    let out = std::process::Command::new("ss").args(["-uan"]).output().expect("ss (iproute2) runs");
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| l.starts_with("ESTAB"))
+        .filter_map(|l| l.split_whitespace().nth(4).map(str::to_string))
+        .collect()
+}
+
+/// The SETUP a publication's sender sends to `receiver`, and where it came from.
+fn receive_setup(receiver: &std::net::UdpSocket) -> (aeronrs::protocol::setup::Setup, std::net::SocketAddr) {
+    use aeronrs::protocol::setup::SetupFlyweight;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut buffer = [0u8; 1500];
+    loop {
+        assert!(Instant::now() < deadline, "no SETUP");
+        let Ok((length, from)) = receiver.recv_from(&mut buffer) else { continue };
+        if let Ok(setup) = SetupFlyweight::parse(&buffer[..length]) {
+            let s = aeronrs::protocol::setup::Setup {
+                flags: setup.flags(),
+                term_offset: setup.term_offset(),
+                session_id: setup.session_id(),
+                stream_id: setup.stream_id(),
+                initial_term_id: setup.initial_term_id(),
+                active_term_id: setup.active_term_id(),
+                term_length: setup.term_length(),
+                mtu: setup.mtu(),
+                ttl: setup.ttl(),
+            };
+            return (s, from);
+        }
+    }
+}
+
+/// `AERON_DRIVER_CONNECT=false`: the send socket of a unicast publication is not
+/// connected to its endpoint (the default driver's is); and the publication, connected by
+/// one status message from a test socket, is no longer connected once
+/// `AERON_PUBLICATION_CONNECTION_TIMEOUT` (300 ms) passes without another (within 4 s, the
+/// default being 5 s).
+#[test]
+fn unconnected_send_sockets_and_the_connection_timeout_follow_the_settings() {
+    use aeronrs::protocol::status_message::StatusMessage;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let (default_dir, dir) = (tmp.path().join("default"), tmp.path().join("aeron"));
+    let _default_driver = MediaDriver::launch(test_context(&default_dir)).unwrap();
+    let mut ctx = test_context(&dir);
+    ctx.network.connect_enabled = false;
+    ctx.publication_connection_timeout_ns = 300_000_000;
+    ctx.timer_interval_ns = 10_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+
+    let mut clients = [RawClient::connect(&default_dir), RawClient::connect(&dir)];
+    let mut readies = Vec::new();
+    let mut receivers = Vec::new();
+    for client in &mut clients {
+        let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+        receiver.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+        let endpoint = receiver.local_addr().unwrap();
+        readies.push(add_publication(client, &format!("aeron:udp?endpoint={endpoint}"), 9, false));
+        receivers.push(receiver);
+    }
+    let (setup, sender) = receive_setup(&receivers[1]);
+    receive_setup(&receivers[0]);
+    let peers = connected_peers();
+    let endpoints: Vec<String> = receivers.iter().map(|r| r.local_addr().unwrap().to_string()).collect();
+    assert!(peers.contains(&endpoints[0]), "the default driver connects: {peers:?}");
+    assert!(!peers.contains(&endpoints[1]), "AERON_DRIVER_CONNECT=false: {peers:?}");
+
+    let sm = StatusMessage {
+        flags: 0,
+        session_id: setup.session_id,
+        stream_id: setup.stream_id,
+        consumption_term_id: setup.active_term_id,
+        consumption_term_offset: setup.term_offset,
+        receiver_window: 64 * 1024,
+        receiver_id: 1,
+        group_tag: None,
+    };
+    let mut frame = [0u8; 64];
+    let length = sm.encode(&mut frame).unwrap();
+    let log = LogBuffers::map_existing(Path::new(&readies[1].log_file)).unwrap();
+    let m = log.metadata();
+    wait_until("connected by the status message", || {
+        receivers[1].send_to(&frame[..length], sender).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        d::is_connected(m)
+    });
+    wait_within(Duration::from_secs(4), "the publication no longer connected", || !d::is_connected(m));
 }

@@ -459,20 +459,45 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
+    (
+        "AERON_TETHER_SUBSCRIPTIONS",
+        "settings_effects.rs",
+        "untethered_subscribers_rest_and_rejoin_and_closed_publications_linger_as_set",
+    ),
+    (
+        "AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT",
+        "settings_effects.rs",
+        "untethered_subscribers_rest_and_rejoin_and_closed_publications_linger_as_set",
+    ),
+    (
+        "AERON_UNTETHERED_RESTING_TIMEOUT",
+        "settings_effects.rs",
+        "untethered_subscribers_rest_and_rejoin_and_closed_publications_linger_as_set",
+    ),
+    (
+        "AERON_PUBLICATION_LINGER_TIMEOUT",
+        "settings_effects.rs",
+        "untethered_subscribers_rest_and_rejoin_and_closed_publications_linger_as_set",
+    ),
+    (
+        "AERON_DRIVER_CONNECT",
+        "settings_effects.rs",
+        "unconnected_send_sockets_and_the_connection_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_PUBLICATION_CONNECTION_TIMEOUT",
+        "settings_effects.rs",
+        "unconnected_send_sockets_and_the_connection_timeout_follow_the_settings",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
 /// Shrink it: each entry is a setting we accept without proof that it does what Aeron's does.
 const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
-    "AERON_PUBLICATION_CONNECTION_TIMEOUT",
-    "AERON_PUBLICATION_LINGER_TIMEOUT",
-    "AERON_UNTETHERED_WINDOW_LIMIT_TIMEOUT",
-    "AERON_UNTETHERED_RESTING_TIMEOUT",
     "AERON_SOCKET_MULTICAST_TTL",
     "AERON_SEND_TO_STATUS_POLL_RATIO",
     "AERON_RELIABLE_STREAM",
-    "AERON_TETHER_SUBSCRIPTIONS",
     "AERON_REJOIN_STREAM",
     "AERON_UNICAST_FLOWCONTROL_SUPPLIER",
     "AERON_MULTICAST_FLOWCONTROL_SUPPLIER",
@@ -491,7 +516,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_FLOW_CONTROL_GROUP_TAG",
     "AERON_FLOW_CONTROL_GROUP_MIN_SIZE",
     "AERON_RECEIVER_GROUP_CONSIDERATION",
-    "AERON_DRIVER_CONNECT",
     "AERON_RECEIVER_IO_VECTOR_CAPACITY",
     "AERON_SENDER_IO_VECTOR_CAPACITY",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
