@@ -25,6 +25,7 @@ use raw_client::{RawClient, test_context, wait_until};
 const CONDUCTOR_CYCLE_EXCEEDED: i32 = 27;
 const SENDER_CYCLE_EXCEEDED: i32 = 29;
 const RECEIVER_CYCLE_EXCEEDED: i32 = 31;
+const RETRANSMITS_SENT: i32 = 11;
 
 /// What ON_PUBLICATION_READY / ON_EXCLUSIVE_PUBLICATION_READY says of a publication.
 struct Ready {
@@ -729,4 +730,205 @@ fn unconnected_send_sockets_and_the_connection_timeout_follow_the_settings() {
         d::is_connected(m)
     });
     wait_within(Duration::from_secs(4), "the publication no longer connected", || !d::is_connected(m));
+}
+
+/// A test socket in the role of a sender: a SETUP for `(session_id, stream_id)`, then
+/// frames at term offsets 0 and 2048, leaving the gap [1024, 2048). Returns when the
+/// second frame was sent.
+fn send_stream_with_gap(sender: &std::net::UdpSocket, port: u16, session_id: i32, stream_id: i32) -> Instant {
+    use aeronrs::protocol::data::DataHeader;
+    use aeronrs::protocol::setup::Setup;
+    let setup = Setup {
+        flags: 0,
+        term_offset: 0,
+        session_id,
+        stream_id,
+        initial_term_id: 9,
+        active_term_id: 9,
+        term_length: 64 * 1024,
+        mtu: 1408,
+        ttl: 0,
+    };
+    let mut frame = vec![0u8; 1024];
+    setup.encode(&mut frame).unwrap();
+    sender.send_to(&frame[..40], ("127.0.0.1", port)).unwrap();
+    let mut buffer = [0u8; 1500];
+    // The first status message says the image is there.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        assert!(Instant::now() < deadline, "no status message for session {session_id}");
+        let Ok(length) = sender.recv(&mut buffer) else {
+            sender.send_to(&frame[..40], ("127.0.0.1", port)).unwrap();
+            continue;
+        };
+        if aeronrs::protocol::status_message::StatusMessageFlyweight::parse(&buffer[..length])
+            .is_ok_and(|sm| sm.session_id() == session_id)
+        {
+            break;
+        }
+    }
+    for offset in [0, 2048] {
+        DataHeader::data(session_id, stream_id, 9, offset, 1024 - 32)
+            .encode_frame(&[5u8; 992], &mut frame)
+            .unwrap();
+        sender.send_to(&frame, ("127.0.0.1", port)).unwrap();
+    }
+    Instant::now()
+}
+
+/// The NAKs for `session_id` reaching `sender` until `count` came: (when, offset, length).
+fn receive_naks(sender: &std::net::UdpSocket, session_id: i32, count: usize) -> Vec<(Instant, i32, i32)> {
+    use aeronrs::protocol::nak::NakFlyweight;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut naks = Vec::new();
+    let mut buffer = [0u8; 1500];
+    while naks.len() < count {
+        assert!(Instant::now() < deadline, "NAKs so far: {naks:?}");
+        let Ok(length) = sender.recv(&mut buffer) else { continue };
+        if let Ok(nak) = NakFlyweight::parse(&buffer[..length]) {
+            if nak.session_id() == session_id {
+                naks.push((Instant::now(), nak.term_offset(), nak.length()));
+            }
+        }
+    }
+    naks
+}
+
+/// A receiver NAKs a gap `AERON_NAK_UNICAST_DELAY` (300 ms) after it saw it, never sooner
+/// (the default is 100 µs), and NAKs it again `AERON_NAK_UNICAST_RETRY_DELAY_RATIO` (2)
+/// times that later (the default 100 would make it 30 s); with `AERON_RELIABLE_STREAM=false`
+/// a receiver never NAKs and pads the gap instead.
+#[test]
+fn naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (reliable_dir, unreliable_dir) = (tmp.path().join("reliable"), tmp.path().join("unreliable"));
+    let mut ctx = test_context(&reliable_dir);
+    ctx.nak_unicast_delay_ns = 300_000_000;
+    ctx.nak_unicast_retry_delay_ratio = 2;
+    let _reliable = MediaDriver::launch(ctx).unwrap();
+    let _unreliable =
+        MediaDriver::launch(DriverContext { reliable_stream: false, ..test_context(&unreliable_dir) })
+            .unwrap();
+
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let mut client = RawClient::connect(&reliable_dir);
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 12);
+    let gap_sent = send_stream_with_gap(&sender, port, 777, 12);
+    let naks = receive_naks(&sender, 777, 2);
+    assert_eq!((naks[0].1, naks[0].2), (1024, 1024), "the gap");
+    assert_eq!((naks[1].1, naks[1].2), (1024, 1024), "the gap again");
+    assert!(naks[0].0 - gap_sent >= Duration::from_millis(300), "first NAK after {:?}", naks[0].0 - gap_sent);
+    let retry = naks[1].0 - naks[0].0;
+    assert!(retry >= Duration::from_millis(600), "NAK again after {retry:?}");
+
+    let mut client = RawClient::connect(&unreliable_dir);
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 13);
+    send_stream_with_gap(&sender, port, 778, 13);
+    let record =
+        client.expect("the image", |r| matches!(r, Response::AvailableImage(i) if i.session_id == 778));
+    let Response::AvailableImage(image) = record.response() else { unreachable!() };
+    let log = LogBuffers::map_existing(Path::new(image.log_file_name_str().unwrap())).unwrap();
+    wait_until("the gap padded", || log.term(0).get_i32_acquire(1024) == 1024);
+    assert_eq!(log.term(0).get_u16(1024 + 6), 0, "a PAD frame over the gap");
+    let mut buffer = [0u8; 1500];
+    while let Ok(length) = sender.recv(&mut buffer) {
+        assert!(
+            aeronrs::protocol::nak::NakFlyweight::parse(&buffer[..length]).is_err(),
+            "an unreliable stream NAKed"
+        );
+    }
+}
+
+/// A sender retransmits a NAKed range `AERON_RETRANSMIT_UNICAST_DELAY` (300 ms) after the
+/// NAK, never sooner (the default is at once), and ignores NAKs of it for
+/// `AERON_RETRANSMIT_UNICAST_LINGER` (10 s) after; a test socket plays the receiver.
+#[test]
+fn retransmits_follow_the_delay_and_linger() {
+    use aeronrs::protocol::data::DataFlyweight;
+    use aeronrs::protocol::nak::Nak;
+    use aeronrs::protocol::status_message::StatusMessage;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.retransmit_unicast_delay_ns = 300_000_000;
+    ctx.retransmit_unicast_linger_ns = 10_000_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    receiver.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let endpoint = receiver.local_addr().unwrap();
+    let ready = add_publication(&mut client, &format!("aeron:udp?endpoint={endpoint}"), 14, false);
+    let (setup, sender) = receive_setup(&receiver);
+    let sm = StatusMessage {
+        flags: 0,
+        session_id: setup.session_id,
+        stream_id: setup.stream_id,
+        consumption_term_id: setup.active_term_id,
+        consumption_term_offset: 0,
+        receiver_window: 64 * 1024,
+        receiver_id: 1,
+        group_tag: None,
+    };
+    let mut frame = [0u8; 64];
+    let length = sm.encode(&mut frame).unwrap();
+    let publication = log_client::TestPublication::map(
+        &ready.log_file,
+        &client.cnc.counters_values,
+        ready.limit_counter_id,
+    );
+    wait_until("connected", || {
+        receiver.send_to(&frame[..length], sender).unwrap();
+        std::thread::sleep(Duration::from_millis(5));
+        publication.is_connected()
+    });
+    assert!(publication.offer(&[3u8; 100]) > 0);
+    let mut buffer = [0u8; 1500];
+    // When data at `offset` came (heartbeats have frame length 0), and the data offsets
+    // that came before it.
+    let mut data_at = |offset: i32| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let mut before = Vec::new();
+        loop {
+            assert!(Instant::now() < deadline, "no data frame at term offset {offset}");
+            let Ok(length) = receiver.recv(&mut buffer) else { continue };
+            match DataFlyweight::parse(&buffer[..length]) {
+                Ok(d) if d.frame_length() > 0 && d.term_offset() == offset => {
+                    return (Instant::now(), before);
+                }
+                Ok(d) if d.frame_length() > 0 => before.push(d.term_offset()),
+                _ => {}
+            }
+        }
+    };
+    data_at(0);
+    let mut nak_frame = [0u8; 32];
+    let mut send_nak = |term_offset: i32| {
+        // Each frame: 32 + 100 bytes, aligned to 32.
+        let nak = Nak::new(setup.session_id, setup.stream_id, setup.active_term_id, term_offset, 160);
+        let nak_length = nak.encode(&mut nak_frame).unwrap();
+        receiver.send_to(&nak_frame[..nak_length], sender).unwrap();
+        Instant::now()
+    };
+    let naked = send_nak(0);
+    let (retransmitted, _) = data_at(0);
+    assert!(
+        retransmitted - naked >= Duration::from_millis(300),
+        "retransmitted after {:?}",
+        retransmitted - naked
+    );
+
+    // Past the default 10 ms linger, but within the 10 s one, the range NAKed again is not
+    // resent: data offered once its resend would have been due comes with none before it.
+    std::thread::sleep(Duration::from_millis(50));
+    send_nak(0);
+    let past_the_retransmit_delay = Duration::from_millis(400);
+    std::thread::sleep(past_the_retransmit_delay);
+    assert!(publication.offer(&[3u8; 100]) > 0);
+    let (_, before) = data_at(160);
+    assert!(before.is_empty(), "AERON_RETRANSMIT_UNICAST_LINGER: resent again ({before:?})");
+    assert_eq!(client.cnc.system_counter(RETRANSMITS_SENT), 1);
 }

@@ -489,6 +489,23 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects.rs",
         "unconnected_send_sockets_and_the_connection_timeout_follow_the_settings",
     ),
+    (
+        "AERON_NAK_UNICAST_DELAY",
+        "settings_effects.rs",
+        "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
+    ),
+    (
+        "AERON_NAK_UNICAST_RETRY_DELAY_RATIO",
+        "settings_effects.rs",
+        "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
+    ),
+    (
+        "AERON_RELIABLE_STREAM",
+        "settings_effects.rs",
+        "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
+    ),
+    ("AERON_RETRANSMIT_UNICAST_DELAY", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
+    ("AERON_RETRANSMIT_UNICAST_LINGER", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -497,16 +514,11 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
     "AERON_SOCKET_MULTICAST_TTL",
     "AERON_SEND_TO_STATUS_POLL_RATIO",
-    "AERON_RELIABLE_STREAM",
     "AERON_REJOIN_STREAM",
     "AERON_UNICAST_FLOWCONTROL_SUPPLIER",
     "AERON_MULTICAST_FLOWCONTROL_SUPPLIER",
-    "AERON_NAK_UNICAST_DELAY",
-    "AERON_NAK_UNICAST_RETRY_DELAY_RATIO",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
-    "AERON_RETRANSMIT_UNICAST_DELAY",
-    "AERON_RETRANSMIT_UNICAST_LINGER",
     "AERON_MAX_RESEND",
     "AERON_DRIVER_RESOURCE_FREE_LIMIT",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
