@@ -932,3 +932,186 @@ fn retransmits_follow_the_delay_and_linger() {
     assert!(before.is_empty(), "AERON_RETRANSMIT_UNICAST_LINGER: resent again ({before:?})");
     assert_eq!(client.cnc.system_counter(RETRANSMITS_SENT), 1);
 }
+
+/// Type ids of the sender limit and flow control receivers counters.
+const SENDER_LIMIT_TYPE_ID: i32 = 9;
+const FC_RECEIVERS_TYPE_ID: i32 = 17;
+const STATUS_MESSAGES_RECEIVED: i32 = 8;
+
+/// The value of the first allocated counter of `type_id` (one publication per driver here).
+fn counter_of_type(client: &RawClient, type_id: i32) -> Option<i64> {
+    (0..1024)
+        .find(|&id| client.cnc.counter_state(id) == 1 && client.cnc.counter_type_id(id) == type_id)
+        .map(|id| client.cnc.counter_value(id))
+}
+
+/// Two receivers (receiver ids 1 and 2) of one publication played by one test socket,
+/// sending status messages for consumption position 0 with their own windows to `sender`.
+struct TwoReceivers {
+    sockets: [std::net::UdpSocket; 2],
+    frames: [Vec<u8>; 2],
+    sender: std::net::SocketAddr,
+}
+
+impl TwoReceivers {
+    /// Receiver 1 has window 48 KiB and `first_tag`, receiver 2 32 KiB and no group tag.
+    fn new(
+        first: std::net::UdpSocket,
+        sender: std::net::SocketAddr,
+        (session_id, stream_id, term_id): (i32, i32, i32),
+        first_tag: Option<i64>,
+    ) -> Self {
+        use aeronrs::protocol::status_message::StatusMessage;
+        let frame = |receiver_id: i64, window: i32, group_tag: Option<i64>| {
+            let sm = StatusMessage {
+                flags: 0,
+                session_id,
+                stream_id,
+                consumption_term_id: term_id,
+                consumption_term_offset: 0,
+                receiver_window: window,
+                receiver_id,
+                group_tag,
+            };
+            let mut frame = vec![0u8; 64];
+            let length = sm.encode(&mut frame).unwrap();
+            frame.truncate(length);
+            frame
+        };
+        // A connected send socket hears only its endpoint: both receivers use its address,
+        // told apart by their receiver ids.
+        let second = first.try_clone().unwrap();
+        Self {
+            sockets: [first, second],
+            frames: [frame(1, 48 * 1024, first_tag), frame(2, 32 * 1024, None)],
+            sender,
+        }
+    }
+
+    /// Receiver `which` sends status messages until `done`.
+    fn send_until(&self, which: usize, what: &str, mut done: impl FnMut() -> bool) {
+        wait_until(what, || {
+            self.sockets[which].send_to(&self.frames[which], self.sender).unwrap();
+            std::thread::sleep(Duration::from_millis(2));
+            done()
+        });
+    }
+
+    /// Receiver `which` sends until the sender has handled two more status messages: the
+    /// first of them wholly before the counter moves past it.
+    fn send_two_handled(&self, which: usize, client: &RawClient) {
+        let before = client.cnc.system_counter(STATUS_MESSAGES_RECEIVED);
+        self.send_until(which, "two status messages handled", || {
+            client.cnc.system_counter(STATUS_MESSAGES_RECEIVED) >= before + 2
+        });
+    }
+}
+
+/// `AERON_UNICAST_FLOWCONTROL_SUPPLIER=min` gives a unicast publication min flow control
+/// (an `fc-receivers` counter, the sender limit of the slowest receiver) with
+/// `AERON_FLOW_CONTROL_GROUP_MIN_SIZE` (2: no progress with one receiver) and
+/// `AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT` (300 ms: a quiet receiver dropped
+/// within 4 s, the default being 5 s); `AERON_MULTICAST_FLOWCONTROL_SUPPLIER=min` or
+/// `tagged` gives a dynamic MDC publication that instead of the default max, tagged
+/// counting only the receivers of `AERON_FLOW_CONTROL_GROUP_TAG`.
+#[test]
+fn flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("unicast");
+    let mut ctx = test_context(&dir);
+    ctx.unicast_flow_control_supplier = "min".to_string();
+    ctx.network.flow_control_group_min_size = 2;
+    ctx.network.flow_control_receiver_timeout_ns = 300_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let first = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    first.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    let endpoint = first.local_addr().unwrap();
+    add_publication(&mut client, &format!("aeron:udp?endpoint={endpoint}"), 15, false);
+    let (setup, sender) = receive_setup(&first);
+    let receivers =
+        TwoReceivers::new(first, sender, (setup.session_id, setup.stream_id, setup.active_term_id), None);
+    receivers
+        .send_until(0, "one receiver counted", || counter_of_type(&client, FC_RECEIVERS_TYPE_ID) == Some(1));
+    receivers.send_two_handled(0, &client);
+    assert_eq!(counter_of_type(&client, SENDER_LIMIT_TYPE_ID), Some(0), "one receiver of a group of 2");
+    receivers
+        .send_until(1, "two receivers counted", || counter_of_type(&client, FC_RECEIVERS_TYPE_ID) == Some(2));
+    receivers.send_two_handled(0, &client);
+    assert_eq!(counter_of_type(&client, SENDER_LIMIT_TYPE_ID), Some(32 * 1024), "the slower window");
+    let deadline = Instant::now() + Duration::from_secs(4);
+    receivers.send_until(0, "the quiet receiver dropped", || {
+        assert!(Instant::now() < deadline, "the quiet receiver still counted after 4 s");
+        counter_of_type(&client, FC_RECEIVERS_TYPE_ID) == Some(1)
+    });
+
+    // Dynamic MDC: min (both receivers counted, the slower window) or tagged with
+    // `AERON_FLOW_CONTROL_GROUP_TAG` 99 (only receiver 1, tagged 99, counted).
+    for (supplier, tagged) in [("min", false), ("tagged", true)] {
+        let dir = tmp.path().join(supplier);
+        let mut ctx = test_context(&dir);
+        ctx.multicast_flow_control_supplier = supplier.to_string();
+        ctx.network.flow_control_group_tag = 99;
+        let _driver = MediaDriver::launch(ctx).unwrap();
+        let mut client = RawClient::connect(&dir);
+        let control = format!("127.0.0.1:{}", free_port());
+        let ready = add_publication(
+            &mut client,
+            &format!("aeron:udp?control={control}|control-mode=dynamic"),
+            16,
+            false,
+        );
+        let log = LogBuffers::map_existing(Path::new(&ready.log_file)).unwrap();
+        let receivers = TwoReceivers::new(
+            std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+            control.parse().unwrap(),
+            (ready.session_id, 16, d::initial_term_id(log.metadata())),
+            Some(99),
+        );
+        receivers
+            .send_until(0, "one MDC receiver", || counter_of_type(&client, FC_RECEIVERS_TYPE_ID) == Some(1));
+        receivers.send_two_handled(1, &client);
+        receivers.send_two_handled(0, &client);
+        let (count, limit) = if tagged { (1, 48 * 1024) } else { (2, 32 * 1024) };
+        assert_eq!(
+            counter_of_type(&client, FC_RECEIVERS_TYPE_ID),
+            Some(count),
+            "{supplier}: receivers counted"
+        );
+        assert_eq!(counter_of_type(&client, SENDER_LIMIT_TYPE_ID), Some(limit), "{supplier}: sender limit");
+    }
+}
+
+/// CPUs in a `Cpus_allowed_list` such as `0-1,4`.
+fn cpu_list(status: &str) -> Vec<usize> {
+    let list =
+        status.lines().find_map(|l| l.strip_prefix("Cpus_allowed_list:")).expect("Cpus_allowed_list").trim();
+    let mut cpus = Vec::new();
+    for part in list.split(',') {
+        match part.split_once('-') {
+            Some((a, b)) => cpus.extend(a.parse::<usize>().unwrap()..=b.parse().unwrap()),
+            None => cpus.push(part.parse().unwrap()),
+        }
+    }
+    cpus
+}
+
+/// `AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY` pins the name resolution executor thread.
+#[test]
+fn the_async_executor_thread_is_pinned_as_set() {
+    let cpus = cpu_list(&std::fs::read_to_string("/proc/self/status").unwrap());
+    assert!(cpus.len() > 1, "pinning shows only with two CPUs to choose from: {cpus:?}");
+    let cpu = *cpus.last().unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ctx = test_context(&tmp.path().join("aeron"));
+    ctx.agents.async_executor_cpu_affinity = cpu as i32;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    // Other tests' executors here are not pinned: only this driver's can match.
+    wait_until("the executor pinned", || {
+        std::fs::read_dir("/proc/self/task").unwrap().flatten().any(|task| {
+            let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+            let status = std::fs::read_to_string(task.path().join("status")).unwrap_or_default();
+            name.trim() == "aeron-executor" && !status.is_empty() && cpu_list(&status) == [cpu]
+        })
+    });
+}

@@ -506,6 +506,36 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ),
     ("AERON_RETRANSMIT_UNICAST_DELAY", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
     ("AERON_RETRANSMIT_UNICAST_LINGER", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
+    (
+        "AERON_UNICAST_FLOWCONTROL_SUPPLIER",
+        "settings_effects.rs",
+        "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_MULTICAST_FLOWCONTROL_SUPPLIER",
+        "settings_effects.rs",
+        "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_FLOW_CONTROL_GROUP_MIN_SIZE",
+        "settings_effects.rs",
+        "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT",
+        "settings_effects.rs",
+        "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_FLOW_CONTROL_GROUP_TAG",
+        "settings_effects.rs",
+        "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
+    ),
+    (
+        "AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY",
+        "settings_effects.rs",
+        "the_async_executor_thread_is_pinned_as_set",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -515,8 +545,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_SOCKET_MULTICAST_TTL",
     "AERON_SEND_TO_STATUS_POLL_RATIO",
     "AERON_REJOIN_STREAM",
-    "AERON_UNICAST_FLOWCONTROL_SUPPLIER",
-    "AERON_MULTICAST_FLOWCONTROL_SUPPLIER",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
     "AERON_MAX_RESEND",
@@ -524,14 +552,10 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
     "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS",
     "AERON_CUBICCONGESTIONCONTROL_TCPMODE",
-    "AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT",
-    "AERON_FLOW_CONTROL_GROUP_TAG",
-    "AERON_FLOW_CONTROL_GROUP_MIN_SIZE",
     "AERON_RECEIVER_GROUP_CONSIDERATION",
     "AERON_RECEIVER_IO_VECTOR_CAPACITY",
     "AERON_SENDER_IO_VECTOR_CAPACITY",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
-    "AERON_DRIVER_ASYNC_EXECUTOR_CPU_AFFINITY",
     "AERONRS_DRIVER_AGENT_TIME_SLICE",
     // Set in code only (C callbacks and suppliers).
 ];
