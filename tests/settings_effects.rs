@@ -736,6 +736,17 @@ fn unconnected_send_sockets_and_the_connection_timeout_follow_the_settings() {
 /// frames at term offsets 0 and 2048, leaving the gap [1024, 2048). Returns when the
 /// second frame was sent.
 fn send_stream_with_gap(sender: &std::net::UdpSocket, port: u16, session_id: i32, stream_id: i32) -> Instant {
+    send_stream(sender, port, session_id, stream_id, &[0, 2048])
+}
+
+/// As [`send_stream_with_gap`], with 1024-byte frames at `offsets`.
+fn send_stream(
+    sender: &std::net::UdpSocket,
+    port: u16,
+    session_id: i32,
+    stream_id: i32,
+    offsets: &[i32],
+) -> Instant {
     use aeronrs::protocol::data::DataHeader;
     use aeronrs::protocol::setup::Setup;
     let setup = Setup {
@@ -767,7 +778,7 @@ fn send_stream_with_gap(sender: &std::net::UdpSocket, port: u16, session_id: i32
             break;
         }
     }
-    for offset in [0, 2048] {
+    for &offset in offsets {
         DataHeader::data(session_id, stream_id, 9, offset, 1024 - 32)
             .encode_frame(&[5u8; 992], &mut frame)
             .unwrap();
@@ -1114,4 +1125,89 @@ fn the_async_executor_thread_is_pinned_as_set() {
             name.trim() == "aeron-executor" && !status.is_empty() && cpu_list(&status) == [cpu]
         })
     });
+}
+
+/// `AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS` and `..._MULTI_GAP_LOSS_ARGS` say
+/// which frames the `fixed-loss` and `multi-gap-loss` interceptors drop (none without
+/// them): the receiver NAKs the frame dropped, of a stream a test socket sent whole.
+#[test]
+fn loss_interceptors_drop_the_frames_their_args_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    for (interceptor, stream_id, dropped) in [("fixed-loss", 20, 0), ("multi-gap-loss", 21, 1024)] {
+        let dir = tmp.path().join(interceptor);
+        let mut ctx = test_context(&dir);
+        ctx.udp_channel_incoming_interceptors = Some(interceptor.to_string());
+        ctx.udp_channel_fixed_loss_args = Some("term-id=9|term-offset=0|length=1024".to_string());
+        ctx.udp_channel_multi_gap_loss_args =
+            Some("term-id=9|gap-radix=1024|gap-length=1024|total-gaps=1".to_string());
+        let _driver = MediaDriver::launch(ctx).unwrap();
+        let mut client = RawClient::connect(&dir);
+        let port = free_port();
+        add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), stream_id);
+        send_stream(&sender, port, 900 + stream_id, stream_id, &[0, 1024, 2048, 3072, 4096]);
+        let naks = receive_naks(&sender, 900 + stream_id, 1);
+        assert_eq!(naks[0].1, dropped, "{interceptor}: the NAKed offset");
+        if interceptor == "fixed-loss" {
+            assert_eq!(naks[0].2, 1024, "fixed-loss: the NAKed length");
+        }
+    }
+}
+
+/// `AERON_RECEIVER_GROUP_CONSIDERATION=true` treats a unicast image as multicast: its NAK
+/// delay is the multicast back-off (under the 1 ms `AERON_NAK_MULTICAST_MAX_BACKOFF`), not
+/// the 60 s unicast delay also set, so a NAK comes within the 20 s wait.
+#[test]
+fn group_consideration_gives_unicast_images_the_multicast_nak_delay() {
+    use aeronrs::driver::network_config::InferableBoolean;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.network.receiver_group_consideration = InferableBoolean::ForceTrue;
+    ctx.nak_unicast_delay_ns = 60_000_000_000;
+    ctx.nak_multicast_max_backoff_ns = 1_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 22);
+    send_stream_with_gap(&sender, port, 922, 22);
+    let naks = receive_naks(&sender, 922, 1);
+    assert_eq!((naks[0].1, naks[0].2), (1024, 1024), "the gap");
+}
+
+/// `AERON_MAX_RESEND` (1) bounds the resends a publication with group semantics keeps in
+/// hand (unicast keeps one, as upstream): with a 1 s retransmit delay holding the first, a
+/// NAK for another range overflows.
+#[test]
+fn max_resend_bounds_the_resends_of_a_multi_destination_publication() {
+    use aeronrs::protocol::nak::Nak;
+    const RETRANSMIT_OVERFLOW: i32 = 37;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.max_resend = 1;
+    ctx.retransmit_unicast_delay_ns = 1_000_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let control = format!("127.0.0.1:{}", free_port());
+    let ready =
+        add_publication(&mut client, &format!("aeron:udp?control={control}|control-mode=dynamic"), 23, false);
+    let log = LogBuffers::map_existing(Path::new(&ready.log_file)).unwrap();
+    let term_id = d::initial_term_id(log.metadata());
+    let receivers = TwoReceivers::new(
+        std::net::UdpSocket::bind("127.0.0.1:0").unwrap(),
+        control.parse().unwrap(),
+        (ready.session_id, 23, term_id),
+        None,
+    );
+    receivers.send_two_handled(0, &client);
+    let mut frame = [0u8; 32];
+    for term_offset in [0, 160] {
+        let length = Nak::new(ready.session_id, 23, term_id, term_offset, 160).encode(&mut frame).unwrap();
+        receivers.sockets[0].send_to(&frame[..length], receivers.sender).unwrap();
+    }
+    wait_until("the second resend overflows", || client.cnc.system_counter(RETRANSMIT_OVERFLOW) == 1);
 }

@@ -536,6 +536,26 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects.rs",
         "the_async_executor_thread_is_pinned_as_set",
     ),
+    (
+        "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
+        "settings_effects.rs",
+        "loss_interceptors_drop_the_frames_their_args_name",
+    ),
+    (
+        "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS",
+        "settings_effects.rs",
+        "loss_interceptors_drop_the_frames_their_args_name",
+    ),
+    (
+        "AERON_RECEIVER_GROUP_CONSIDERATION",
+        "settings_effects.rs",
+        "group_consideration_gives_unicast_images_the_multicast_nak_delay",
+    ),
+    (
+        "AERON_MAX_RESEND",
+        "settings_effects.rs",
+        "max_resend_bounds_the_resends_of_a_multi_destination_publication",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -547,12 +567,8 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_REJOIN_STREAM",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
-    "AERON_MAX_RESEND",
     "AERON_DRIVER_RESOURCE_FREE_LIMIT",
-    "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
-    "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS",
     "AERON_CUBICCONGESTIONCONTROL_TCPMODE",
-    "AERON_RECEIVER_GROUP_CONSIDERATION",
     "AERON_RECEIVER_IO_VECTOR_CAPACITY",
     "AERON_SENDER_IO_VECTOR_CAPACITY",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
