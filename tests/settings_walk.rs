@@ -414,27 +414,27 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ),
     (
         "AERON_RCV_INITIAL_WINDOW_LENGTH",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_RECEIVER_GROUP_TAG",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_RCV_STATUS_MESSAGE_TIMEOUT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_SOCKET_SO_RCVBUF",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERON_SOCKET_SO_SNDBUF",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     ("conductor_duty_cycle_tracker", "test_driver_plugins.c", "trackers_see_every_duty_cycle"),
@@ -451,12 +451,12 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ),
     (
         "AERON_DRIVER_STREAM_SESSION_LIMIT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
         "AERONRS_MAX_IMAGES_PER_ENDPOINT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "status_messages_socket_buffers_and_image_limits_follow_the_receiver_settings",
     ),
     (
@@ -481,54 +481,54 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ),
     (
         "AERON_DRIVER_CONNECT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "unconnected_send_sockets_and_the_connection_timeout_follow_the_settings",
     ),
     (
         "AERON_PUBLICATION_CONNECTION_TIMEOUT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "unconnected_send_sockets_and_the_connection_timeout_follow_the_settings",
     ),
     (
         "AERON_NAK_UNICAST_DELAY",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
     ),
     (
         "AERON_NAK_UNICAST_RETRY_DELAY_RATIO",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
     ),
     (
         "AERON_RELIABLE_STREAM",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "naks_follow_the_delay_and_ratio_and_unreliable_streams_pad_gaps",
     ),
-    ("AERON_RETRANSMIT_UNICAST_DELAY", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
-    ("AERON_RETRANSMIT_UNICAST_LINGER", "settings_effects.rs", "retransmits_follow_the_delay_and_linger"),
+    ("AERON_RETRANSMIT_UNICAST_DELAY", "settings_effects_udp.rs", "retransmits_follow_the_delay_and_linger"),
+    ("AERON_RETRANSMIT_UNICAST_LINGER", "settings_effects_udp.rs", "retransmits_follow_the_delay_and_linger"),
     (
         "AERON_UNICAST_FLOWCONTROL_SUPPLIER",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
     ),
     (
         "AERON_MULTICAST_FLOWCONTROL_SUPPLIER",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
     ),
     (
         "AERON_FLOW_CONTROL_GROUP_MIN_SIZE",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
     ),
     (
         "AERON_MIN_MULTICAST_FLOW_CONTROL_RECEIVER_TIMEOUT",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
     ),
     (
         "AERON_FLOW_CONTROL_GROUP_TAG",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "flow_control_suppliers_group_size_and_receiver_timeout_follow_the_settings",
     ),
     (
@@ -538,22 +538,22 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
     ),
     (
         "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_FIXED_LOSS_ARGS",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "loss_interceptors_drop_the_frames_their_args_name",
     ),
     (
         "AERON_UDP_CHANNEL_TRANSPORT_BINDINGS_MULTI_GAP_LOSS_ARGS",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "loss_interceptors_drop_the_frames_their_args_name",
     ),
     (
         "AERON_RECEIVER_GROUP_CONSIDERATION",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "group_consideration_gives_unicast_images_the_multicast_nak_delay",
     ),
     (
         "AERON_MAX_RESEND",
-        "settings_effects.rs",
+        "settings_effects_udp.rs",
         "max_resend_bounds_the_resends_of_a_multi_destination_publication",
     ),
 ];
