@@ -514,3 +514,70 @@ fn the_async_executor_thread_is_pinned_as_set() {
         })
     });
 }
+
+/// `AERONRS_DRIVER_AGENT_TIME_SLICE` (3.1 ms, the default 100 us) is each agent thread's
+/// scheduler slice, as `/proc/self/task/<tid>/sched` shows it (`se.slice`, Linux 6.12+).
+#[test]
+fn agent_threads_ask_for_the_configured_time_slice() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut ctx = test_context(&tmp.path().join("aeron"));
+    ctx.threading_mode = aeronrs::driver::ThreadingMode::Dedicated;
+    ctx.agents.agent_time_slice_ns = 3_100_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    // No other test here asks for 3.1 ms.
+    let slices = || -> Vec<(String, u64)> {
+        let tasks = std::fs::read_dir("/proc/self/task").unwrap();
+        tasks
+            .flatten()
+            .filter_map(|task| {
+                let name = std::fs::read_to_string(task.path().join("comm")).ok()?.trim().to_string();
+                let sched = std::fs::read_to_string(task.path().join("sched")).ok()?;
+                let slice = sched.lines().find_map(|l| l.strip_prefix("se.slice"))?;
+                Some((name, slice.trim_start_matches([' ', ':']).trim().parse().ok()?))
+            })
+            .collect()
+    };
+    wait_until("each agent thread's slice", || {
+        ["conductor", "sender", "receiver"]
+            .iter()
+            .all(|agent| slices().iter().any(|(n, s)| n == agent && *s == 3_100_000))
+    });
+}
+
+/// A publisher that claimed space and died blocks the log until
+/// `AERON_PUBLICATION_UNBLOCK_TIMEOUT` (2.5 s, above the 2 s client liveness as it must be)
+/// passes: the driver pads over the claim within 10 s (the default being 15 s).
+#[test]
+fn a_dead_claim_is_unblocked_after_the_configured_timeout() {
+    const UNBLOCKED_PUBLICATIONS: i32 = 19;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.client_liveness_timeout_ns = 2_000_000_000;
+    ctx.publication_unblock_timeout_ns = 2_500_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let publication = client.add_publication("aeron:ipc", 24, false);
+    // The driver makes the client's heartbeat counter on its first command.
+    let client_id = client.client_id;
+    let record = client.expect(
+        "heartbeat counter",
+        |r| matches!(r, Response::CounterReady(c) if c.correlation_id == client_id),
+    );
+    let Response::CounterReady(heartbeat) = record.response() else { unreachable!() };
+    let heartbeat = heartbeat.counter_id;
+    let record = client.expect_correlated(publication);
+    let Response::PublicationReady(ready) = record.response() else { panic!("{record:?}") };
+    let log = LogBuffers::map_existing(Path::new(ready.log_file_name_str().unwrap())).unwrap();
+    add_subscription(&mut client, "aeron:ipc", 24);
+    // Publisher A claimed [0, 64) and died (negative length); publisher B wrote [64, 128).
+    let (m, term) = (log.metadata(), log.term(0));
+    m.put_i64_release(0, (i64::from(d::initial_term_id(m)) << 32) | 128);
+    term.put_i32_release(0, -64);
+    term.put_i32_release(64, 64);
+    wait_within(Duration::from_secs(10), "the dead claim unblocked", || {
+        client.heartbeat(heartbeat);
+        client.cnc.system_counter(UNBLOCKED_PUBLICATIONS) == 1
+    });
+    assert_eq!(term.get_i32_acquire(0), 64, "padding over the dead claim");
+}

@@ -678,3 +678,51 @@ fn max_resend_bounds_the_resends_of_a_multi_destination_publication() {
     }
     wait_until("the second resend overflows", || client.cnc.system_counter(RETRANSMIT_OVERFLOW) == 1);
 }
+
+/// `AERON_REJOIN_STREAM=false`: a session whose image went (here after the 500 ms image
+/// liveness timeout) gets no new one from a later SETUP, while a new session does. The
+/// receiver handles datagrams from one socket in order and the conductor builds images in
+/// order, so an image of the old session would come before that of the new one.
+#[test]
+fn a_session_does_not_rejoin_a_stream_that_forbids_it() {
+    use aeronrs::protocol::setup::Setup;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.rejoin_stream = false;
+    ctx.image_liveness_timeout_ns = 500_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 25);
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let send_setup = |session_id: i32| {
+        let setup = Setup {
+            flags: 0,
+            term_offset: 0,
+            session_id,
+            stream_id: 25,
+            initial_term_id: 9,
+            active_term_id: 9,
+            term_length: 64 * 1024,
+            mtu: 1408,
+            ttl: 0,
+        };
+        let mut frame = [0u8; 40];
+        setup.encode(&mut frame).unwrap();
+        sender.send_to(&frame, ("127.0.0.1", port)).unwrap();
+    };
+    let image_of = |session_id: i32| move |r: &Response<'_>| matches!(r, Response::AvailableImage(i) if i.session_id == session_id);
+    send_setup(31);
+    client.expect("the first image", image_of(31));
+    client.expect("the first image gone", |r| matches!(r, Response::UnavailableImage(_)));
+    // A second session's image: the receiver has handled every command the conductor sent
+    // it when the first image went, the rejoin decision among them.
+    send_setup(32);
+    client.expect("the second session's image", image_of(32));
+    send_setup(31);
+    send_setup(33);
+    let record = client.expect("an image", |r| image_of(31)(r) || image_of(33)(r));
+    let Response::AvailableImage(image) = record.response() else { unreachable!() };
+    assert_eq!(image.session_id, 33, "session 31 rejoined");
+}

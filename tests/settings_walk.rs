@@ -556,15 +556,24 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects_udp.rs",
         "max_resend_bounds_the_resends_of_a_multi_destination_publication",
     ),
+    (
+        "AERONRS_DRIVER_AGENT_TIME_SLICE",
+        "settings_effects.rs",
+        "agent_threads_ask_for_the_configured_time_slice",
+    ),
+    (
+        "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
+        "settings_effects.rs",
+        "a_dead_claim_is_unblocked_after_the_configured_timeout",
+    ),
+    ("AERON_REJOIN_STREAM", "settings_effects_udp.rs", "a_session_does_not_rejoin_a_stream_that_forbids_it"),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
 /// Shrink it: each entry is a setting we accept without proof that it does what Aeron's does.
 const EFFECT_NOT_YET_SHOWN: &[&str] = &[
-    "AERON_PUBLICATION_UNBLOCK_TIMEOUT",
     "AERON_SOCKET_MULTICAST_TTL",
     "AERON_SEND_TO_STATUS_POLL_RATIO",
-    "AERON_REJOIN_STREAM",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
     "AERON_DRIVER_RESOURCE_FREE_LIMIT",
@@ -572,7 +581,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_RECEIVER_IO_VECTOR_CAPACITY",
     "AERON_SENDER_IO_VECTOR_CAPACITY",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
-    "AERONRS_DRIVER_AGENT_TIME_SLICE",
     // Set in code only (C callbacks and suppliers).
 ];
 
