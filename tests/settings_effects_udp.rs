@@ -726,3 +726,205 @@ fn a_session_does_not_rejoin_a_stream_that_forbids_it() {
     let Response::AvailableImage(image) = record.response() else { unreachable!() };
     assert_eq!(image.session_id, 33, "session 31 rejoined");
 }
+
+/// A media plug-in over plain UDP sockets that records what the driver asks of it: the
+/// multicast TTL of each transport it opens and the `vlen` of each `receive` by agent.
+mod recording_media {
+    use std::net::{SocketAddr, UdpSocket};
+    use std::os::fd::{AsRawFd, RawFd};
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    use aeronrs::driver::media::media_plugin::{
+        Deliver, MediaPlugin, PluginTransport, ReceiveOutcome, TransportAffinity, TransportSpec,
+    };
+    use aeronrs::driver::media::udp_channel::UdpChannel;
+    use aeronrs::util::error::{Error, Result};
+
+    #[derive(Default)]
+    pub struct Record {
+        /// (affinity, TTL) of each transport opened.
+        pub opened: Vec<(TransportAffinity, u8)>,
+        /// (affinity, vlen) of each distinct receive.
+        pub receives: Vec<(TransportAffinity, usize)>,
+    }
+
+    #[derive(Default)]
+    pub struct RecordingMedia {
+        pub record: Arc<Mutex<Record>>,
+        next_key: AtomicU64,
+    }
+
+    #[derive(Debug)]
+    struct Transport {
+        socket: UdpSocket,
+        key: u64,
+        ttl: u8,
+        affinity: TransportAffinity,
+        record: Arc<Mutex<Record>>,
+    }
+
+    impl std::fmt::Debug for Record {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            write!(f, "opened {:?}, receives {:?}", self.opened, self.receives)
+        }
+    }
+
+    fn io(e: std::io::Error) -> Error {
+        Error::io(&e, "recording media")
+    }
+
+    impl MediaPlugin for RecordingMedia {
+        fn open(&self, spec: &TransportSpec, _channel: &UdpChannel) -> Result<Arc<dyn PluginTransport>> {
+            let socket = UdpSocket::bind(spec.bind).map_err(io)?;
+            socket.set_nonblocking(true).map_err(io)?;
+            if let Some(remote) = spec.connect {
+                socket.connect(remote).map_err(io)?;
+            }
+            self.record.lock().unwrap().opened.push((spec.affinity, spec.ttl));
+            Ok(Arc::new(Transport {
+                socket,
+                key: self.next_key.fetch_add(1, Ordering::Relaxed),
+                ttl: spec.ttl,
+                affinity: spec.affinity,
+                record: self.record.clone(),
+            }))
+        }
+
+        fn replaces_incoming_interceptors(&self) -> bool {
+            false
+        }
+    }
+
+    impl PluginTransport for Transport {
+        fn key(&self) -> u64 {
+            self.key
+        }
+
+        fn send_to(&self, datagram: &[u8], dest: SocketAddr) -> Result<usize> {
+            let sent = match self.socket.peer_addr() {
+                Ok(_) => self.socket.send(datagram),
+                Err(_) => self.socket.send_to(datagram, dest),
+            };
+            match sent {
+                Ok(n) => Ok(n),
+                Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => Ok(0),
+                Err(e) => Err(io(e)),
+            }
+        }
+
+        fn receive(
+            &self,
+            buffers: &mut [u8],
+            vlen: usize,
+            deliver: &mut Deliver<'_>,
+        ) -> Result<ReceiveOutcome> {
+            let entry = (self.affinity, vlen);
+            let mut record = self.record.lock().unwrap();
+            if !record.receives.contains(&entry) {
+                record.receives.push(entry);
+            }
+            drop(record);
+            let slot = buffers.len() / vlen.max(1);
+            let mut outcome = ReceiveOutcome::default();
+            for chunk in buffers.chunks_mut(slot).take(vlen) {
+                match self.socket.recv_from(chunk) {
+                    Ok((n, from)) => {
+                        deliver(self.key, &chunk[..n], from);
+                        outcome.messages += 1;
+                        outcome.bytes += n as u64;
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => break,
+                    Err(e) => return Err(io(e)),
+                }
+            }
+            Ok(outcome)
+        }
+
+        fn connect(&self, remote: SocketAddr) -> Result<()> {
+            self.socket.connect(remote).map_err(io)
+        }
+
+        fn local_addr(&self) -> Result<SocketAddr> {
+            self.socket.local_addr().map_err(io)
+        }
+
+        fn so_rcvbuf(&self) -> Result<usize> {
+            Ok(0)
+        }
+
+        fn so_sndbuf(&self) -> Result<usize> {
+            Ok(0)
+        }
+
+        fn multicast_ttl(&self, _ipv6: bool) -> Result<u32> {
+            Ok(u32::from(self.ttl))
+        }
+
+        fn receive_fd(&self) -> RawFd {
+            self.socket.as_raw_fd()
+        }
+
+        fn on_poller_change(&self, _added: bool) -> Result<()> {
+            Ok(())
+        }
+    }
+}
+
+/// `AERON_RECEIVER_IO_VECTOR_CAPACITY` (5) and `AERON_SENDER_IO_VECTOR_CAPACITY` (3) are
+/// how many datagrams the receiver and the sender ask their transports for at a time, and
+/// `AERON_SOCKET_MULTICAST_TTL` (7) the TTL a multicast publication's transport is opened
+/// with: what a media plug-in is asked (the driver's own sockets apply the same spec).
+#[test]
+fn io_vector_capacities_and_the_multicast_ttl_reach_the_transports() {
+    use aeronrs::driver::media::media_plugin::{MediaPlugin, MediaPluginSupplier, TransportAffinity};
+    use aeronrs::protocol::status_message::StatusMessage;
+    use std::sync::Arc;
+
+    let media = Arc::new(recording_media::RecordingMedia::default());
+    let record = media.record.clone();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.network.receiver_io_vector_capacity = 5;
+    ctx.network.sender_io_vector_capacity = 3;
+    ctx.socket_multicast_ttl = 7;
+    let supplied = media.clone();
+    ctx.media_plugin_supplier =
+        Some(MediaPluginSupplier(Arc::new(move || Ok(supplied.clone() as Arc<dyn MediaPlugin>))));
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+
+    // The receiver reads a SETUP; the sender a status message.
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 26);
+    let test_socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    test_socket.set_read_timeout(Some(Duration::from_millis(100))).unwrap();
+    send_stream(&test_socket, port, 926, 26, &[]);
+    let endpoint = test_socket.local_addr().unwrap();
+    add_publication(&mut client, &format!("aeron:udp?endpoint={endpoint}"), 27, false);
+    let (setup, sender) = receive_setup(&test_socket);
+    let sm = StatusMessage {
+        flags: 0,
+        session_id: setup.session_id,
+        stream_id: 27,
+        consumption_term_id: setup.active_term_id,
+        consumption_term_offset: 0,
+        receiver_window: 64 * 1024,
+        receiver_id: 1,
+        group_tag: None,
+    };
+    let mut frame = [0u8; 64];
+    let length = sm.encode(&mut frame).unwrap();
+    wait_until("the sender reads with its capacity", || {
+        test_socket.send_to(&frame[..length], sender).unwrap();
+        std::thread::sleep(Duration::from_millis(2));
+        record.lock().unwrap().receives.contains(&(TransportAffinity::Sender, 3))
+    });
+    let group = format!("239.255.{}.{}:{}", port >> 8, (port as u8) | 1, port);
+    add_publication(&mut client, &format!("aeron:udp?endpoint={group}|interface=127.0.0.1"), 28, false);
+    let record = record.lock().unwrap();
+    assert!(record.receives.contains(&(TransportAffinity::Receiver, 5)), "{record:?}");
+    assert!(!record.receives.iter().any(|&(a, v)| a != TransportAffinity::Conductor && v == 2), "{record:?}");
+    assert_eq!(record.opened.last().map(|o| o.1), Some(7), "{record:?}");
+}
