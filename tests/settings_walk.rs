@@ -582,6 +582,11 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects_udp.rs",
         "io_vector_capacities_and_the_multicast_ttl_reach_the_transports",
     ),
+    (
+        "AERON_CUBICCONGESTIONCONTROL_TCPMODE",
+        "settings_effects_udp.rs",
+        "cubic_tcp_mode_restores_the_window_at_once",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -591,7 +596,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
     "AERON_DRIVER_RESOURCE_FREE_LIMIT",
-    "AERON_CUBICCONGESTIONCONTROL_TCPMODE",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
     // Set in code only (C callbacks and suppliers).
 ];
