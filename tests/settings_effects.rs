@@ -581,3 +581,67 @@ fn a_dead_claim_is_unblocked_after_the_configured_timeout() {
     });
     assert_eq!(term.get_i32_acquire(0), 64, "padding over the dead claim");
 }
+
+/// `AERON_DRIVER_RESOURCE_FREE_LIMIT` (1): three publications removed in one duty cycle end
+/// their lives in the same timer check, and an invoker-mode driver then deletes one log
+/// per duty cycle (the default 10 would delete all three in one).
+#[test]
+fn ended_logs_are_freed_up_to_the_limit_per_duty_cycle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.threading_mode = aeronrs::driver::ThreadingMode::Invoker;
+    ctx.resource_free_limit = 1;
+    ctx.timer_interval_ns = 10_000_000;
+    let mut driver = MediaDriver::init(ctx).unwrap();
+    driver.start(true).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let mut drive_until = |client: &mut RawClient, what: &str, done: &dyn Fn(&RawClient) -> bool| {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done(client) {
+            assert!(Instant::now() < deadline, "{what}");
+            driver.do_work().unwrap();
+            client.poll();
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    };
+    let ids: Vec<i64> = (0..3).map(|i| client.add_publication("aeron:ipc", 30 + i, true)).collect();
+    drive_until(&mut client, "three publications", &|c| {
+        ids.iter().all(|&id| {
+            c.received.iter().any(
+                |r| matches!(r.response(), Response::ExclusivePublicationReady(p) if p.correlation_id == id),
+            )
+        })
+    });
+    let logs: Vec<std::path::PathBuf> = ids
+        .iter()
+        .map(|&id| {
+            let record = client.expect_correlated(id);
+            let Response::ExclusivePublicationReady(p) = record.response() else { unreachable!() };
+            p.log_file_name_str().unwrap().into()
+        })
+        .collect();
+    let removals: Vec<i64> = ids.iter().map(|&id| client.remove_publication(id)).collect();
+    // All three draining before any timer check moves them on: they end together.
+    drive_until(&mut client, "three removals", &|c| {
+        removals.iter().all(|&id| {
+            c.received
+                .iter()
+                .any(|r| matches!(r.response(), Response::OperationSuccess(o) if o.correlation_id == id))
+        })
+    });
+    let existing = || logs.iter().filter(|l| l.exists()).count();
+    let mut counts = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while existing() == 3 {
+        assert!(Instant::now() < deadline, "no log freed");
+        driver.do_work().unwrap();
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    counts.push(existing());
+    while existing() > 0 {
+        driver.do_work().unwrap();
+        counts.push(existing());
+    }
+    assert_eq!(counts, [2, 1, 0], "logs left after each duty cycle");
+}

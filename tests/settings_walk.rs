@@ -587,6 +587,11 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects_udp.rs",
         "cubic_tcp_mode_restores_the_window_at_once",
     ),
+    (
+        "AERON_DRIVER_RESOURCE_FREE_LIMIT",
+        "settings_effects.rs",
+        "ended_logs_are_freed_up_to_the_limit_per_duty_cycle",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -595,7 +600,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_SEND_TO_STATUS_POLL_RATIO",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
-    "AERON_DRIVER_RESOURCE_FREE_LIMIT",
     "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
     // Set in code only (C callbacks and suppliers).
 ];
