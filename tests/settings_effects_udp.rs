@@ -836,3 +836,89 @@ fn cubic_tcp_mode_restores_the_window_at_once() {
     });
     assert!(setup_sent.elapsed() < Duration::from_secs(3), "window {window}");
 }
+
+/// `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND` (5, the default 2): the most DATA
+/// datagrams a publication sends in one duty cycle, counted by the recording media
+/// plug-in under an invoker-mode driver with 20 frames waiting.
+#[test]
+fn a_duty_cycle_sends_at_most_the_configured_datagrams() {
+    use aeronrs::driver::media::media_plugin::{MediaPlugin, MediaPluginSupplier};
+    use aeronrs::protocol::status_message::StatusMessage;
+    use std::sync::Arc;
+
+    let media = Arc::new(recording_media::RecordingMedia::default());
+    let record = media.record.clone();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.threading_mode = aeronrs::driver::ThreadingMode::Invoker;
+    ctx.network.network_publication_max_messages_per_send = 5;
+    let supplied = media.clone();
+    ctx.media_plugin_supplier =
+        Some(MediaPluginSupplier(Arc::new(move || Ok(supplied.clone() as Arc<dyn MediaPlugin>))));
+    let mut driver = MediaDriver::init(ctx).unwrap();
+    driver.start(true).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let receiver = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    receiver.set_nonblocking(true).unwrap();
+    let endpoint = receiver.local_addr().unwrap();
+    let id = client.add_publication(&format!("aeron:udp?endpoint={endpoint}"), 31, false);
+    let mut drive = |client: &mut RawClient| {
+        driver.do_work().unwrap();
+        client.poll();
+        std::thread::sleep(Duration::from_millis(1));
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let ready = loop {
+        assert!(Instant::now() < deadline, "no publication");
+        drive(&mut client);
+        let found = client.received.iter().find_map(|r| match r.response() {
+            Response::PublicationReady(p) if p.correlation_id == id => {
+                Some((p.log_file_name_str().unwrap().to_string(), p.position_limit_counter_id))
+            }
+            _ => None,
+        });
+        if let Some(found) = found {
+            break found;
+        }
+    };
+    // Connected by status messages answering the SETUP.
+    let publication = log_client::TestPublication::map(&ready.0, &client.cnc.counters_values, ready.1);
+    let mut buffer = [0u8; 1500];
+    let mut sm = None;
+    while !publication.is_connected() {
+        assert!(Instant::now() < deadline, "not connected");
+        drive(&mut client);
+        while let Ok((length, from)) = receiver.recv_from(&mut buffer) {
+            if let Ok(setup) = aeronrs::protocol::setup::SetupFlyweight::parse(&buffer[..length]) {
+                let message = StatusMessage {
+                    flags: 0,
+                    session_id: setup.session_id(),
+                    stream_id: 31,
+                    consumption_term_id: setup.active_term_id(),
+                    consumption_term_offset: 0,
+                    receiver_window: 64 * 1024,
+                    receiver_id: 1,
+                    group_tag: None,
+                };
+                let mut frame = [0u8; 64];
+                let n = message.encode(&mut frame).unwrap();
+                sm = Some((frame, n, from));
+            }
+        }
+        if let Some((frame, n, from)) = sm {
+            receiver.send_to(&frame[..n], from).unwrap();
+        }
+    }
+    for _ in 0..20 {
+        assert!(publication.offer(&[1u8; 1300]) > 0);
+    }
+    let mut per_cycle = Vec::new();
+    while record.lock().unwrap().data_sent < 20 {
+        assert!(Instant::now() < deadline, "sent {per_cycle:?}");
+        let before = record.lock().unwrap().data_sent;
+        driver.do_work().unwrap();
+        per_cycle.push(record.lock().unwrap().data_sent - before);
+    }
+    assert_eq!(per_cycle.iter().max(), Some(&5), "DATA datagrams per duty cycle: {per_cycle:?}");
+}

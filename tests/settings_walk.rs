@@ -592,6 +592,11 @@ const EFFECT_SHOWN_BY: &[(&str, &str, &str)] = &[
         "settings_effects.rs",
         "ended_logs_are_freed_up_to_the_limit_per_duty_cycle",
     ),
+    (
+        "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
+        "settings_effects_udp.rs",
+        "a_duty_cycle_sends_at_most_the_configured_datagrams",
+    ),
 ];
 
 /// Rows whose effect no test shows yet (read back and range-checked above all the same).
@@ -600,7 +605,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     "AERON_SEND_TO_STATUS_POLL_RATIO",
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
-    "AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND",
     // Set in code only (C callbacks and suppliers).
 ];
 

@@ -1,5 +1,6 @@
 //! A media plug-in over plain UDP sockets that records what the driver asks of it: the
-//! multicast TTL of each transport it opens and the `vlen` of each `receive` by agent.
+//! multicast TTL of each transport it opens, the `vlen` of each `receive` by agent, and how
+//! many DATA datagrams went out.
 use std::net::{SocketAddr, UdpSocket};
 use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -17,6 +18,8 @@ pub struct Record {
     pub opened: Vec<(TransportAffinity, u8)>,
     /// (affinity, vlen) of each distinct receive.
     pub receives: Vec<(TransportAffinity, usize)>,
+    /// DATA datagrams with a payload sent, over all transports.
+    pub data_sent: usize,
 }
 
 #[derive(Default)]
@@ -72,6 +75,11 @@ impl PluginTransport for Transport {
     }
 
     fn send_to(&self, datagram: &[u8], dest: SocketAddr) -> Result<usize> {
+        // Aeron: frame length (4 bytes), flags, then type 0x01 for DATA; heartbeats have length 0.
+        let is_data = datagram.len() > 32 && datagram[6..8] == [1, 0] && datagram[..4] != [0; 4];
+        if is_data {
+            self.record.lock().unwrap().data_sent += 1;
+        }
         let sent = match self.socket.peer_addr() {
             Ok(_) => self.socket.send(datagram),
             Err(_) => self.socket.send_to(datagram, dest),
