@@ -838,10 +838,11 @@ fn cubic_tcp_mode_restores_the_window_at_once() {
 }
 
 /// `AERON_NETWORK_PUBLICATION_MAX_MESSAGES_PER_SEND` (5, the default 2): the most DATA
-/// datagrams a publication sends in one duty cycle, counted by the recording media
-/// plug-in under an invoker-mode driver with 20 frames waiting.
+/// datagrams a publication sends in one duty cycle; `AERON_SEND_TO_STATUS_POLL_RATIO` (2,
+/// the default 6): how many sending cycles per poll for status messages. Counted by the
+/// recording media plug-in under an invoker-mode driver with 40 frames waiting.
 #[test]
-fn a_duty_cycle_sends_at_most_the_configured_datagrams() {
+fn duty_cycles_send_and_poll_as_configured() {
     use aeronrs::driver::media::media_plugin::{MediaPlugin, MediaPluginSupplier};
     use aeronrs::protocol::status_message::StatusMessage;
     use std::sync::Arc;
@@ -853,6 +854,10 @@ fn a_duty_cycle_sends_at_most_the_configured_datagrams() {
     let mut ctx = test_context(&dir);
     ctx.threading_mode = aeronrs::driver::ThreadingMode::Invoker;
     ctx.network.network_publication_max_messages_per_send = 5;
+    ctx.send_to_status_poll_ratio = 2;
+    // No control poll for lack of one in 5 s (half of it): only the ratio's.
+    ctx.status_message_timeout_ns = 10_000_000_000;
+    ctx.term_buffer_length = 1024 * 1024;
     let supplied = media.clone();
     ctx.media_plugin_supplier =
         Some(MediaPluginSupplier(Arc::new(move || Ok(supplied.clone() as Arc<dyn MediaPlugin>))));
@@ -910,15 +915,34 @@ fn a_duty_cycle_sends_at_most_the_configured_datagrams() {
             receiver.send_to(&frame[..n], from).unwrap();
         }
     }
-    for _ in 0..20 {
+    let sent_before = record.lock().unwrap().data_sent;
+    for _ in 0..40 {
         assert!(publication.offer(&[1u8; 1300]) > 0);
     }
+    // (DATA datagrams, control polls) of each duty cycle until all 40 went (within the
+    // 64 KiB window the status message gives).
     let mut per_cycle = Vec::new();
-    while record.lock().unwrap().data_sent < 20 {
-        assert!(Instant::now() < deadline, "sent {per_cycle:?}");
-        let before = record.lock().unwrap().data_sent;
+    while record.lock().unwrap().data_sent < sent_before + 40 {
+        assert!(Instant::now() < deadline, "sent {:?}", &per_cycle[..per_cycle.len().min(40)]);
+        let before = {
+            let record = record.lock().unwrap();
+            (record.data_sent, record.sender_receives)
+        };
+        if let Some((frame, n, from)) = sm {
+            receiver.send_to(&frame[..n], from).unwrap();
+        }
         driver.do_work().unwrap();
-        per_cycle.push(record.lock().unwrap().data_sent - before);
+        let record = record.lock().unwrap();
+        per_cycle.push((record.data_sent - before.0, record.sender_receives - before.1));
     }
-    assert_eq!(per_cycle.iter().max(), Some(&5), "DATA datagrams per duty cycle: {per_cycle:?}");
+    assert_eq!(per_cycle.iter().map(|c| c.0).max(), Some(5), "DATA datagrams per duty cycle: {per_cycle:?}");
+    // A cycle that sent polls for status messages every second cycle (the default every
+    // sixth): 8 sending cycles, about 4 polls.
+    let sending: Vec<usize> = per_cycle.iter().filter(|c| c.0 > 0).map(|c| c.1).collect();
+    let polls: usize = sending.iter().sum();
+    assert!(
+        polls * 2 + 1 >= sending.len(),
+        "{polls} control polls in {} sending cycles: {per_cycle:?}",
+        sending.len()
+    );
 }

@@ -20,6 +20,8 @@ pub struct Record {
     pub receives: Vec<(TransportAffinity, usize)>,
     /// DATA datagrams with a payload sent, over all transports.
     pub data_sent: usize,
+    /// `receive` calls on the sender's transports.
+    pub sender_receives: usize,
 }
 
 #[derive(Default)]
@@ -94,6 +96,9 @@ impl PluginTransport for Transport {
     fn receive(&self, buffers: &mut [u8], vlen: usize, deliver: &mut Deliver<'_>) -> Result<ReceiveOutcome> {
         let entry = (self.affinity, vlen);
         let mut record = self.record.lock().unwrap();
+        if self.affinity == TransportAffinity::Sender {
+            record.sender_receives += 1;
+        }
         if !record.receives.contains(&entry) {
             record.receives.push(entry);
         }
