@@ -608,7 +608,6 @@ const EFFECT_NOT_YET_SHOWN: &[&str] = &[
     // consideration's test shows the multicast generator is used, not these parameters.
     "AERON_NAK_MULTICAST_MAX_BACKOFF",
     "AERON_NAK_MULTICAST_GROUP_SIZE",
-    // Set in code only (C callbacks and suppliers).
 ];
 
 /// The row's key in the effect lists: its variable, else its field.
