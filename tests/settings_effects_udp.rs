@@ -647,6 +647,41 @@ fn group_consideration_gives_unicast_images_the_multicast_nak_delay() {
     assert_eq!((naks[0].1, naks[0].2), (1024, 1024), "the gap");
 }
 
+/// `AERON_NAK_MULTICAST_MAX_BACKOFF` (200 ms): an image treated as multicast waits a fresh
+/// random back-off below it before each NAK of a gap, for the default group of 10 mostly
+/// near it (below a fifth of it once in 70 draws); of five waits at least one is then over
+/// 50 ms, which the 10 ms default could never give. Only a lower bound: a slow machine
+/// lengthens waits, it cannot shorten the longest.
+#[test]
+fn multicast_nak_back_off_follows_its_maximum() {
+    use aeronrs::driver::network_config::InferableBoolean;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.network.receiver_group_consideration = InferableBoolean::ForceTrue;
+    ctx.nak_multicast_max_backoff_ns = 200_000_000;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let port = free_port();
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), 23);
+    let gap_sent = send_stream_with_gap(&sender, port, 923, 23);
+    let naks = receive_naks(&sender, 923, 5);
+    let mut previous = gap_sent;
+    let waits: Vec<Duration> = naks
+        .iter()
+        .map(|(at, offset, length)| {
+            assert_eq!((*offset, *length), (1024, 1024), "the gap");
+            let wait = *at - previous;
+            previous = *at;
+            wait
+        })
+        .collect();
+    let longest = waits.iter().max().copied().unwrap_or_default();
+    assert!(longest > Duration::from_millis(50), "NAK waits {waits:?}");
+}
+
 /// `AERON_MAX_RESEND` (1) bounds the resends a publication with group semantics keeps in
 /// hand (unicast keeps one, as upstream): with a 1 s retransmit delay holding the first, a
 /// NAK for another range overflows.

@@ -130,6 +130,27 @@ mod tests {
         assert_eq!(generator.delay_for(0.999999), 9_999_997);
     }
 
+    /// The context's group size and maximum back-off reach a multicast image's generator:
+    /// the same draws (seed 7) give the delays of the formula for those parameters.
+    #[test]
+    fn multicast_images_draw_with_the_context_group_size_and_back_off() {
+        let ctx = DriverContext {
+            nak_multicast_group_size: 1000,
+            nak_multicast_max_backoff_ns: 50_000_000,
+            ..Default::default()
+        };
+        let mut delay = FeedbackDelay::for_image(&ctx, true, None, 7);
+        let draws: Vec<i64> = (0..4).map(|_| delay.delay_ns(false)).collect();
+        let mut expected = OptimalMulticastDelay::new(50_000_000, 1000, 7);
+        assert_eq!(draws, (0..4).map(|_| expected.generate()).collect::<Vec<_>>());
+        let mut defaults = FeedbackDelay::for_image(&DriverContext::default(), true, None, 7);
+        let default_draws: Vec<i64> = (0..4).map(|_| defaults.delay_ns(false)).collect();
+        assert_eq!(default_draws, vec![6_287_406, 8_892_779, 6_277_913, 4_472_737]);
+        // A larger group waits longer for the same draw (fewer receivers NAK early).
+        let group_of_10 = OptimalMulticastDelay::new(50_000_000, 10, 0).delay_for(0.26644);
+        assert!(draws[0] > group_of_10, "{} vs {group_of_10}", draws[0]);
+    }
+
     #[test]
     fn optimal_multicast_draws_follow_drand48() {
         // srand48(7) then drand48(): 0.26644, 0.68204, 0.26549, 0.12911 → these delays.
