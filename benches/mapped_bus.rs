@@ -6,7 +6,12 @@
 //!   reports at about 14 million messages per second), and 64-byte byte messages in
 //!   variable-length and fixed-size mode.
 //! - One-way latency: the writer sends at a steady rate with a monotonic timestamp in the
-//!   message; the reader records `now - timestamp` (both threads share one clock).
+//!   message; the reader records `now - timestamp` (both threads share one clock). To
+//!   tell where the tail comes from it also reports the time inside each `write`, each
+//!   thread's context switches, and every sample above 10/100/1000 us attributed to the
+//!   writer (its `write` took at least half of it), the reader (it was away from `poll`
+//!   at least half of it: descheduled), a backlog (the reader had not caught up since an
+//!   earlier stall) or neither.
 //!
 //! `cargo bench --bench mapped_bus`; `AERONRS_BENCH_ONLY=throughput|latency` runs one
 //! half; `AERONRS_BENCH_MESSAGES` sets the throughput run's
@@ -149,9 +154,52 @@ fn throughput(shape: Shape, messages: u64, segment_length: usize) -> f64 {
     messages as f64 / (end - start).as_secs_f64()
 }
 
-/// One-way latency histogram (ns) at a steady send rate, with segments of
-/// `segment_length` (small ones make the run roll over every few hundred milliseconds).
-fn latency(shape: Shape, segment_length: usize) -> Histogram<u64> {
+/// One-way latencies above this are attributed to the writer, the reader or neither.
+const TAIL_NS: i64 = 10_000;
+
+/// What a latency run measured: the one-way histogram and where its tail came from.
+struct LatencyRun {
+    one_way: Histogram<u64>,
+    /// Time inside `write` (stamp to commit) of every message, ns.
+    write_cost: Histogram<u64>,
+    /// Samples above [`TAIL_NS`].
+    tail: Vec<TailSample>,
+    /// Context switches (voluntary, involuntary) of the writer and reader threads.
+    writer_switches: (u64, u64),
+    reader_switches: (u64, u64),
+}
+
+#[derive(Clone, Copy)]
+struct TailSample {
+    one_way: i64,
+    /// Time inside the record's `write`.
+    write_cost: i64,
+    /// The longest the reader was away from `poll` since the record before.
+    reader_gap: i64,
+    /// Whether the reader polled in vain since the record before; if not, it was still
+    /// working through a backlog, and the record waited behind an earlier stall.
+    caught_up: bool,
+}
+
+/// This thread's (voluntary, involuntary) context switches so far.
+fn context_switches() -> (u64, u64) {
+    let status = std::fs::read_to_string("/proc/thread-self/status").unwrap_or_default();
+    let field = |name: &str| {
+        status.lines().find_map(|l| l.strip_prefix(name)).and_then(|v| v.trim().parse().ok()).unwrap_or(0)
+    };
+    (field("voluntary_ctxt_switches:"), field("nonvoluntary_ctxt_switches:"))
+}
+
+fn since(start: (u64, u64)) -> (u64, u64) {
+    let now = context_switches();
+    (now.0 - start.0, now.1 - start.1)
+}
+
+/// One-way latency at a steady send rate, with segments of `segment_length` (small ones
+/// make the run roll over every few hundred milliseconds), and where the tail came from:
+/// the writer (a slow `write`: page fault, roll-over, preemption between stamp and commit),
+/// the reader (away from `poll` for long: preempted), or neither.
+fn latency(shape: Shape, segment_length: usize) -> LatencyRun {
     let dir = bench_dir();
     let path = dir.path().join("bus");
     let config = shape.config(segment_length);
@@ -160,31 +208,87 @@ fn latency(shape: Shape, segment_length: usize) -> Histogram<u64> {
     let total = WARMUP_MESSAGES + LATENCY_MESSAGES;
     let spins = idle_spins();
     let consumer = std::thread::spawn(move || {
+        let switches = context_switches();
         let mut histogram = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).unwrap();
+        // (seq, one-way, reader gap) of tail samples; preallocated, so no allocation while
+        // measuring unless the tail is enormous.
+        let mut tail = Vec::with_capacity(100_000);
         let mut received = 0u64;
+        let mut last_poll = nano_time();
+        let mut longest_gap = 0i64;
+        let mut caught_up = true;
         while received < total {
+            let polled_at = nano_time();
+            longest_gap = longest_gap.max(polled_at - last_poll);
+            last_poll = polled_at;
             if let Some(record) = reader.poll().unwrap() {
-                let (_, stamp) = shape.decode(record.metadata, record.body);
+                let (seq, stamp) = shape.decode(record.metadata, record.body);
                 let now = nano_time();
+                let one_way = now - stamp;
                 if received >= WARMUP_MESSAGES {
-                    histogram.saturating_record((now - stamp).max(1) as u64);
+                    histogram.saturating_record(one_way.max(1) as u64);
+                    if one_way > TAIL_NS {
+                        tail.push((seq, one_way, longest_gap, caught_up));
+                    }
                 }
+                longest_gap = 0;
+                caught_up = false;
                 received += 1;
             } else {
+                caught_up = true;
                 idle(spins);
             }
         }
-        histogram
+        (histogram, tail, since(switches))
     });
+    let switches = context_switches();
+    let mut costs = vec![0i64; total as usize];
     let mut next_send = nano_time();
     for seq in 0..total {
         while nano_time() < next_send {
             std::hint::spin_loop();
         }
-        shape.write(&mut writer, seq, nano_time());
+        let stamp = nano_time();
+        shape.write(&mut writer, seq, stamp);
+        costs[seq as usize] = nano_time() - stamp;
         next_send += LATENCY_INTERVAL_NS;
     }
-    consumer.join().unwrap()
+    let writer_switches = since(switches);
+    let (one_way, tail, reader_switches) = consumer.join().unwrap();
+    let mut write_cost = Histogram::<u64>::new_with_bounds(1, 10_000_000_000, 3).unwrap();
+    for &cost in &costs[WARMUP_MESSAGES as usize..] {
+        write_cost.saturating_record(cost.max(1) as u64);
+    }
+    let tail = tail
+        .into_iter()
+        .map(|(seq, one_way, reader_gap, caught_up)| TailSample {
+            one_way,
+            write_cost: costs[seq as usize],
+            reader_gap,
+            caught_up,
+        })
+        .collect();
+    LatencyRun { one_way, write_cost, tail, writer_switches, reader_switches }
+}
+
+/// Counts tail samples by cause: the write took at least half the latency (writer), else
+/// the reader was away from `poll` at least half of it (reader away), else the reader was
+/// still catching up on earlier records (queued behind an earlier stall), else neither.
+fn tail_causes(tail: &[TailSample], above: i64) -> [usize; 4] {
+    let mut causes = [0; 4];
+    for sample in tail.iter().filter(|s| s.one_way > above) {
+        let cause = if 2 * sample.write_cost >= sample.one_way {
+            0
+        } else if 2 * sample.reader_gap >= sample.one_way {
+            1
+        } else if !sample.caught_up {
+            2
+        } else {
+            3
+        };
+        causes[cause] += 1;
+    }
+    causes
 }
 
 fn main() {
@@ -224,7 +328,8 @@ fn main() {
         for (segment_length, what) in
             [(SEGMENT_LENGTH, "one segment"), (ROLLOVER_SEGMENT_LENGTH, "1 MiB segments, rolling over")]
         {
-            let h = latency(shape, segment_length);
+            let run = latency(shape, segment_length);
+            let h = &run.one_way;
             println!(
                 "{:<38} one-way latency at {}k msgs/s, {what} (ns): p50 {} p90 {} p99 {} p99.9 {} p99.99 {} max {}",
                 "",
@@ -236,6 +341,27 @@ fn main() {
                 h.value_at_quantile(0.9999),
                 h.max()
             );
+            let w = &run.write_cost;
+            println!(
+                "{:<38}   write cost (ns): p50 {} p99 {} p99.9 {} p99.99 {} max {}; context switches (voluntary, involuntary) writer {:?} reader {:?}",
+                "",
+                w.value_at_quantile(0.5),
+                w.value_at_quantile(0.99),
+                w.value_at_quantile(0.999),
+                w.value_at_quantile(0.9999),
+                w.max(),
+                run.writer_switches,
+                run.reader_switches,
+            );
+            for above in [TAIL_NS, 100_000, 1_000_000] {
+                let [writer, reader, queued, neither] = tail_causes(&run.tail, above);
+                println!(
+                    "{:<38}   samples above {} us: {} (writer {writer}, reader away {reader}, queued behind a stall {queued}, neither {neither})",
+                    "",
+                    above / 1000,
+                    writer + reader + queued + neither,
+                );
+            }
         }
     }
 }

@@ -60,8 +60,9 @@ impl AtomicBuffer {
         Self { ptr, len, owner: Some(Arc::new(Owner::Heap(storage))) }
     }
 
-    /// Takes ownership of a writable mapping.
-    pub fn from_mmap(mut map: memmap2::MmapMut) -> Self {
+    /// Takes ownership of a writable mapping of a file (`MAP_SHARED`: what `mapped_file`
+    /// makes; page-level calls such as `mapped_file::release_pages` rely on it).
+    pub(crate) fn from_mmap(mut map: memmap2::MmapMut) -> Self {
         let len = map.len();
         let ptr = NonNull::new(map.as_mut_ptr()).unwrap_or(NonNull::dangling());
         Self { ptr, len, owner: Some(Arc::new(Owner::Mapped(map))) }
@@ -85,6 +86,12 @@ impl AtomicBuffer {
         // the same allocation.
         let ptr = unsafe { self.ptr.add(offset) };
         Ok(Self { ptr, len, owner: self.owner.clone() })
+    }
+
+    /// Whether the memory is a shared file mapping made by `mapped_file` (its start is
+    /// then page-aligned), rather than heap or caller memory.
+    pub fn is_file_mapping(&self) -> bool {
+        matches!(self.owner.as_deref(), Some(Owner::Mapped(_)))
     }
 
     /// Length in bytes.

@@ -75,7 +75,8 @@
 //! Records are written to shared pages of the files. Without [`MappedBusWriter::flush`] they
 //! survive the crash of any process (the kernel holds the pages) but not a power loss or
 //! kernel crash: the kernel writes them back to disk at its own pace. `flush` writes the
-//! pages of the segments this writer used since its last flush (`msync`), and `fsync`s the
+//! pages of the segments this writer used since its last flush (`fdatasync` by path of the
+//! ones it left, `msync` of the current one), and `fsync`s the
 //! folder after the writer moved to another segment file; once it returns, everything
 //! committed in those segments before the call is on disk (to the extent the device honours
 //! flushes). A record committed during the flush may or may not be included. Rollback marks
@@ -125,11 +126,13 @@ pub struct MappedBusConfig {
     pub record_mode: RecordMode,
     /// How long a reader waits for an allocated record's commit before rolling it back.
     pub rollback_timeout: Duration,
-    /// Map all of a segment's pages when opening it (`MAP_POPULATE`), so reads and writes
-    /// do not take a page fault each time they reach a new page; opening then takes longer
-    /// and the segment's memory is used at once. Each writer and reader also has a thread
-    /// that creates and maps the next segment before it gets there, so rolling over costs
-    /// a hand-over, not a file creation and mapping. Default true.
+    /// Give each writer and reader a thread that maps its segment's pages ahead of it
+    /// (`MADV_POPULATE_WRITE` / `_READ`), so reads and writes do not take a page fault each
+    /// time they reach a new page, creates, sizes, maps and prefaults the next segment as
+    /// soon as it enters one, so rolling over costs a hand-over, not a file creation and
+    /// mapping, and unmaps the segments it left in steps. The memory of the next segment is
+    /// then used early. Default true. Either way a writer or reader maps at most its
+    /// current segment and, with this, the next one and the last few it left.
     pub prefault: bool,
 }
 

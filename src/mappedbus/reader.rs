@@ -13,6 +13,7 @@ use super::layout::{
 use super::preparer::SegmentPreparer;
 use super::segment::{self, Segment};
 use super::{MappedBusConfig, Position};
+use crate::concurrent::mapped_file::PageAccess;
 use crate::util::clock::nano_time;
 use crate::util::error::{Error, Result};
 
@@ -74,7 +75,6 @@ enum Step {
 pub struct MappedBusReader {
     base: PathBuf,
     layout: SegmentLayout,
-    prefault: bool,
     segment: Segment,
     offset: usize,
     recovered_at: Position,
@@ -102,7 +102,7 @@ impl MappedBusReader {
         let segments = segment::list_segments(&base)?;
         // The segment being appended to: not one prepared ahead of the writers.
         let newest_index = segment::current_index(&base, layout)?;
-        let newest = Segment::open_or_create(&base, newest_index, layout, config.prefault)?;
+        let newest = Segment::open_or_create(&base, newest_index, layout)?;
         let end = newest.limit()?.min(layout.capacity());
         let recovered_at = Position { segment: newest_index, offset: end as u64 };
         let (segment, offset) = match start {
@@ -127,16 +127,16 @@ impl MappedBusReader {
             }
         };
         let preparer = match config.prefault {
-            true => Some(SegmentPreparer::start(base.clone(), layout)?),
+            true => Some(SegmentPreparer::start(base.clone(), layout, PageAccess::Read)?),
             false => None,
         };
         if let Some(preparer) = &preparer {
+            preparer.prefault_current(&segment, offset);
             preparer.prepare(segment.index() + 1);
         }
         Ok(Self {
             base,
             layout,
-            prefault: config.prefault,
             segment,
             offset,
             recovered_at,
@@ -317,12 +317,17 @@ impl MappedBusReader {
     /// segment, creating it if no writer has yet (harmless: writers use it as it is).
     fn next_segment(&mut self) -> Result<Step> {
         let index = self.segment.index() + 1;
-        self.segment = match self.preparer.as_ref().and_then(|p| p.take(index)) {
+        let next = match self.preparer.as_ref().and_then(|p| p.take(index)) {
             Some(prepared) => prepared,
-            None => Segment::open_or_create(&self.base, index, self.layout, self.prefault)?,
+            None => Segment::open_or_create(&self.base, index, self.layout)?,
         };
-        if let Some(preparer) = &self.preparer {
-            preparer.prepare(index + 1);
+        let left = std::mem::replace(&mut self.segment, next);
+        match &self.preparer {
+            Some(preparer) => {
+                preparer.prepare(index + 1);
+                preparer.retire(left);
+            }
+            None => drop(left),
         }
         self.filling = false;
         self.advance(DATA_OFFSET);

@@ -31,12 +31,11 @@ impl Segment {
 
     /// Maps segment `index`, creating it when missing, and initialises its `limit` to the
     /// start of data by compare-and-swap from 0, so processes racing to create it agree.
-    /// With `prefault` every page is mapped now rather than at its first access.
-    pub fn open_or_create(base: &Path, index: u64, layout: SegmentLayout, prefault: bool) -> Result<Self> {
+    /// Pages are mapped at first access ([`Segment::prefault_from`] maps them ahead).
+    pub fn open_or_create(base: &Path, index: u64, layout: SegmentLayout) -> Result<Self> {
         let path = Self::path_of(base, index);
-        let (buffer, _created) =
-            mapped_file::open_or_create_mapped_prefaulted(&path, layout.file_length(), prefault)
-                .map_err(|e| e.context(format_args!("open bus segment {index}")))?;
+        let (buffer, _created) = mapped_file::open_or_create_mapped(&path, layout.file_length())
+            .map_err(|e| e.context(format_args!("open bus segment {index}")))?;
         let segment = Self { index, path, buffer, layout };
         // A fresh file is all zeros; if the CAS loses, another process initialised it (or it
         // held records already), and either way the value is validated next.
@@ -176,10 +175,10 @@ mod tests {
     fn create_initialises_limit_once() {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("bus");
-        let a = Segment::open_or_create(&base, 0, layout(), false).unwrap();
+        let a = Segment::open_or_create(&base, 0, layout()).unwrap();
         assert_eq!(a.limit().unwrap(), 8);
         a.buffer().put_i64(0, 48);
-        let b = Segment::open_or_create(&base, 0, layout(), true).unwrap();
+        let b = Segment::open_or_create(&base, 0, layout()).unwrap();
         assert_eq!(b.limit().unwrap(), 48, "a second opener keeps the existing limit");
         assert_eq!(std::fs::metadata(&base).unwrap().len(), 4096);
         b.flush().unwrap();
@@ -190,14 +189,14 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("bus");
         std::fs::write(&base, vec![0u8; 100]).unwrap();
-        let err = Segment::open_or_create(&base, 0, layout(), false).err().unwrap();
+        let err = Segment::open_or_create(&base, 0, layout()).err().unwrap();
         assert!(err.message().contains("length 100"), "{err}");
         let err = Segment::open_existing(&base, 0, layout()).err().unwrap();
         assert!(err.message().contains("is not a mapped bus segment"), "{err}");
         let mut bytes = vec![0u8; 4096];
         bytes[..8].copy_from_slice(&(-5i64).to_le_bytes());
         std::fs::write(&base, &bytes).unwrap();
-        let err = Segment::open_or_create(&base, 0, layout(), false).err().unwrap();
+        let err = Segment::open_or_create(&base, 0, layout()).err().unwrap();
         assert!(err.message().contains("limit -5 is outside the file"), "{err}");
         assert_eq!(std::fs::read(&base).unwrap(), bytes, "a refused file is left untouched");
     }
@@ -207,12 +206,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().join("bus");
         assert_eq!(current_index(&base, layout()).unwrap(), 0, "no segment yet");
-        let first = Segment::open_or_create(&base, 0, layout(), false).unwrap();
-        Segment::open_or_create(&base, 1, layout(), false).unwrap(); // prepared ahead
+        let first = Segment::open_or_create(&base, 0, layout()).unwrap();
+        Segment::open_or_create(&base, 1, layout()).unwrap(); // prepared ahead
         assert_eq!(current_index(&base, layout()).unwrap(), 0, "segment 0 has room");
         first.buffer().put_i64(0, 1000);
         assert_eq!(current_index(&base, layout()).unwrap(), 1, "segment 0 is full");
-        Segment::open_or_create(&base, 2, layout(), false).unwrap();
+        Segment::open_or_create(&base, 2, layout()).unwrap();
         assert_eq!(current_index(&base, layout()).unwrap(), 1);
         first.buffer().put_i64(0, 48);
         assert_eq!(current_index(&base, layout()).unwrap(), 0, "steps back over empty ones");

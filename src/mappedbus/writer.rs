@@ -12,6 +12,7 @@ use super::preparer::SegmentPreparer;
 use super::segment::{self, Segment};
 use super::{MappedBusConfig, Position};
 use crate::concurrent::AtomicBuffer;
+use crate::concurrent::mapped_file::{self, PageAccess};
 use crate::util::error::{Error, Result};
 
 /// A claim's header could be rolled back by a reader between allocation and the header
@@ -34,10 +35,11 @@ pub enum WriteOutcome {
 pub struct MappedBusWriter {
     base: PathBuf,
     layout: SegmentLayout,
-    prefault: bool,
+    /// The one segment mapping this writer holds (the preparer holds the next one).
     segment: Segment,
-    /// Segments left behind by roll-over whose pages `flush` has not written yet.
-    retired_unflushed: Vec<Segment>,
+    /// The oldest segment that may hold records of this writer `flush` has not written
+    /// yet; the ones from here to the current segment are flushed by path, unmapped.
+    unflushed_from: u64,
     /// Whether this writer moved to a segment file since the last `flush` (which then syncs
     /// the folder so the new file's name is durable too).
     moved_since_flush: bool,
@@ -52,29 +54,29 @@ impl MappedBusWriter {
         let base = path.as_ref().to_path_buf();
         let layout = config.layout()?;
         let current = segment::current_index(&base, layout)?;
-        let segment = Self::first_segment_with_room(&base, current, layout, config.prefault)?;
+        let segment = Self::first_segment_with_room(&base, current, layout)?;
         let preparer = match config.prefault {
-            true => Some(SegmentPreparer::start(base.clone(), layout)?),
+            true => Some(SegmentPreparer::start(base.clone(), layout, PageAccess::Write)?),
             false => None,
         };
         if let Some(preparer) = &preparer {
+            preparer.prefault_current(&segment, segment.limit()?);
             preparer.prepare(segment.index() + 1);
         }
-        Ok(Self {
-            base,
-            layout,
-            prefault: config.prefault,
-            segment,
-            retired_unflushed: Vec::new(),
-            moved_since_flush: true,
-            preparer,
-        })
+        Ok(Self { base, layout, unflushed_from: segment.index(), segment, moved_since_flush: true, preparer })
     }
 
     /// Writes a byte message: the metadata is its length. In fixed-size mode the payload may
     /// be shorter than the record size; the rest of the record stays as it was (zeros).
     #[inline]
     pub fn write(&mut self, payload: &[u8]) -> Result<WriteOutcome> {
+        if let RecordMode::FixedSize { record_size } = self.layout.mode() {
+            if payload.len() > record_size {
+                return Err(self.too_long_error(payload.len()));
+            }
+            // In range: record_size <= max_payload_length <= i32::MAX.
+            return self.write_fixed(payload.len() as i32, payload, record_size);
+        }
         let mut claim = self.try_claim(payload.len())?;
         claim.body_mut().copy_from_slice(payload);
         claim.commit()
@@ -84,12 +86,33 @@ impl MappedBusWriter {
     /// body, at most the record size, is copied to the start of the record.
     #[inline]
     pub fn write_typed(&mut self, message_type: i32, body: &[u8]) -> Result<WriteOutcome> {
-        if body.len() > self.layout.max_payload_length() {
+        let RecordMode::FixedSize { record_size } = self.layout.mode() else {
+            return Err(typed_needs_fixed_size());
+        };
+        if body.len() > record_size {
             return Err(self.too_long_error(body.len()));
         }
-        let mut claim = self.try_claim_typed(message_type)?;
-        claim.body_mut()[..body.len()].copy_from_slice(body);
-        claim.commit()
+        self.write_fixed(message_type, body, record_size)
+    }
+
+    /// A whole fixed-size record from a copy: allocate, metadata, body, commit, with none of
+    /// a claim's bookkeeping (nothing can fail between allocation and commit, so there is
+    /// no rollback to arrange).
+    #[inline]
+    fn write_fixed(&mut self, metadata: i32, body: &[u8], record_size: usize) -> Result<WriteOutcome> {
+        let offset = self.allocate(HEADER_LENGTH + record_size)?;
+        let buffer = self.segment.buffer();
+        // Plain stores: published by the commit CAS, read only after it. Body bytes past
+        // `body` stay as they are (zeros), as Mappedbus leaves them.
+        buffer.put_i32(offset + METADATA_OFFSET, metadata);
+        buffer.put_bytes(offset + HEADER_LENGTH, body);
+        // SeqCst CAS: releases the stores above; fails only when a reader rolled it back.
+        let position = Position { segment: self.segment.index(), offset: offset as u64 };
+        Ok(if buffer.compare_and_set_i32(offset, STATUS_NOT_SET, STATUS_COMMIT) {
+            WriteOutcome::Committed(position)
+        } else {
+            WriteOutcome::RolledBack(position)
+        })
     }
 
     /// Allocates a byte-message record of `length` payload bytes for the caller to fill in
@@ -108,9 +131,7 @@ impl MappedBusWriter {
     pub fn try_claim_typed(&mut self, message_type: i32) -> Result<Claim<'_>> {
         match self.layout.mode() {
             RecordMode::FixedSize { record_size } => self.claim(message_type, record_size),
-            RecordMode::VariableLength => Err(Error::invalid_argument(
-                "typed messages need fixed-size records: in variable-length mode the metadata is the length",
-            )),
+            RecordMode::VariableLength => Err(typed_needs_fixed_size()),
         }
     }
 
@@ -214,27 +235,25 @@ impl MappedBusWriter {
             let prepared = self.preparer.as_ref().and_then(|p| p.take(index));
             let next = match prepared {
                 Some(segment) if self.layout.has_room_at(segment.limit()?) => segment,
-                _ => Self::first_segment_with_room(&self.base, index, self.layout, self.prefault)?,
+                _ => Self::first_segment_with_room(&self.base, index, self.layout)?,
             };
-            if let Some(preparer) = &self.preparer {
-                preparer.prepare(next.index() + 1);
-            }
             let full = std::mem::replace(&mut self.segment, next);
-            self.retired_unflushed.push(full);
+            match &self.preparer {
+                Some(preparer) => {
+                    preparer.prepare(self.segment.index() + 1);
+                    preparer.retire(full);
+                }
+                None => drop(full),
+            }
             self.moved_since_flush = true;
             raw = self.segment.buffer().get_and_add_i64(LIMIT_OFFSET, stride as i64);
         }
     }
 
     /// Segment `index` or the first after it that a record can still start in.
-    fn first_segment_with_room(
-        base: &Path,
-        mut index: u64,
-        layout: SegmentLayout,
-        prefault: bool,
-    ) -> Result<Segment> {
+    fn first_segment_with_room(base: &Path, mut index: u64, layout: SegmentLayout) -> Result<Segment> {
         loop {
-            let segment = Segment::open_or_create(base, index, layout, prefault)?;
+            let segment = Segment::open_or_create(base, index, layout)?;
             if layout.has_room_at(segment.limit()?) {
                 return Ok(segment);
             }
@@ -242,15 +261,21 @@ impl MappedBusWriter {
         }
     }
 
-    /// Makes every record this writer wrote so far durable across power loss: `msync` of
-    /// the current segment and of the segments it rolled over from, and an `fsync` of the
-    /// folder when it moved to a new segment file. Records of other writers in the same
-    /// pages are flushed too.
+    /// Makes every record this writer wrote so far durable across power loss: `fdatasync`
+    /// by path of the segments it rolled over from since the last flush (no longer mapped
+    /// here: their dirty pages wait in the page cache), `msync` of the current segment,
+    /// and an `fsync` of the folder when it moved to a new segment file. Records of other
+    /// writers in the same files are flushed too. A left-behind segment file removed
+    /// meanwhile is skipped: nothing of it is left to make durable.
     pub fn flush(&mut self) -> Result<()> {
-        for segment in &self.retired_unflushed {
-            segment.flush()?;
+        let current = self.segment.index();
+        for index in self.unflushed_from..current {
+            match mapped_file::sync_file_data(&Segment::path_of(&self.base, index)) {
+                Err(e) if e.code() != libc::ENOENT => return Err(e),
+                _ => {}
+            }
         }
-        self.retired_unflushed.clear();
+        self.unflushed_from = current;
         self.segment.flush()?;
         if self.moved_since_flush {
             segment::sync_directory(&self.base)?;
@@ -263,6 +288,13 @@ impl MappedBusWriter {
     pub fn segment_index(&self) -> u64 {
         self.segment.index()
     }
+}
+
+#[cold]
+fn typed_needs_fixed_size() -> Error {
+    Error::invalid_argument(
+        "typed messages need fixed-size records: in variable-length mode the metadata is the length",
+    )
 }
 
 /// Marks the words after the first of a lost variable-length allocation `[offset, offset +
