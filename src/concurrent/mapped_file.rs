@@ -140,7 +140,7 @@ pub enum PageAccess {
 /// the first access to each does not take a page fault later on a hot path. No byte
 /// changes, whoever else maps the file meanwhile: `madvise(MADV_POPULATE_READ/WRITE)`
 /// (Linux 5.14) only faults pages in, and where the kernel refuses it each page is touched
-/// instead (see [`prefault_pages_by_touch`]).
+/// instead (`prefault_pages_by_touch`).
 pub fn prefault_pages(buffer: &AtomicBuffer, offset: usize, length: usize, access: PageAccess) -> Result<()> {
     let Some((start, span)) = page_span(buffer, offset, length)? else { return Ok(()) };
     let advice = match access {
