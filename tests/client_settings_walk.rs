@@ -24,6 +24,8 @@ use aeronrs::ffi::context::{
     aeron_context_get_pre_touch_mapped_memory, aeron_context_get_resource_linger_duration_ns,
     aeron_context_init, aeron_context_t,
 };
+use aeronrs::util::config::set_override;
+use aeronrs::util::properties;
 use client_support::RustDriver;
 use settings_effects_support::sleeping_threads;
 
@@ -83,8 +85,11 @@ const ROWS: &[(&str, Shown)] = &[
     ),
 ];
 
-/// Sets (or with `None` removes) an environment variable for the rest of the walk.
+/// Sets (or with `None` removes) an environment variable for the rest of the walk, and the
+/// settings override of the same name (which the properties files set, and which an empty
+/// value makes hide the environment).
 fn set_env(name: &str, value: Option<&str>) {
+    set_override(name, value.unwrap_or(""));
     // SAFETY: the walk is this binary's only test, so no other thread reads the
     // environment meanwhile (the drivers are separate processes).
     unsafe {
@@ -200,6 +205,47 @@ fn every_client_setting_has_an_effect_shown() {
             );
             assert!(source.contains(name), "{name}: {file} never calls it");
         }
+    }
+
+    // Each variable also comes from a properties file (`aeron_properties_load`), read by
+    // the C context as the variable would be.
+    let files = tempfile::tempdir().unwrap();
+    type Getter = fn(*mut aeron_context_t) -> String;
+    let from_files: [(&str, &str, &str, Getter); 6] = [
+        ("aeron.dir", "/tmp/aeronrs-client-walk", "/tmp/aeronrs-client-walk", |c| {
+            // SAFETY: a live context.
+            unsafe { text(aeron_context_get_dir(c)) }
+        }),
+        ("aeron.client.name", "file-client", "file-client", |c| {
+            // SAFETY: a live context.
+            unsafe { text(aeron_context_get_client_name(c)) }
+        }),
+        ("aeron.driver.timeout", "4321", "4321", |c| {
+            // SAFETY: a live context.
+            unsafe { aeron_context_get_driver_timeout_ms(c) }.to_string()
+        }),
+        ("aeron.client.resource.linger.duration", "7s", "7000000000", |c| {
+            // SAFETY: a live context.
+            unsafe { aeron_context_get_resource_linger_duration_ns(c) }.to_string()
+        }),
+        ("aeron.client.idle.sleep.duration", "9ms", "9000000", |c| {
+            // SAFETY: a live context.
+            unsafe { aeron_context_get_idle_sleep_duration_ns(c) }.to_string()
+        }),
+        ("aeron.client.pre.touch.mapped.memory", "true", "true", |c| {
+            // SAFETY: a live context.
+            unsafe { aeron_context_get_pre_touch_mapped_memory(c) }.to_string()
+        }),
+    ];
+    for (property, value, expected, get) in from_files {
+        let file = files.path().join(format!("{property}.properties"));
+        std::fs::write(&file, format!("# client walk\n{property}={value}\n")).unwrap();
+        properties::apply(&properties::load(file.to_str().unwrap()).unwrap());
+        let context = c_context().unwrap_or_else(|e| panic!("{property}={value}: {e}"));
+        assert_eq!(get(context), expected, "{property} from a properties file");
+        // SAFETY: from aeron_context_init, closed once.
+        assert_eq!(unsafe { aeron_context_close(context) }, 0);
+        set_override(&properties::env_name(property), "");
     }
 
     let driver = RustDriver::start(&[]);
