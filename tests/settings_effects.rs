@@ -11,7 +11,7 @@ mod raw_client;
 #[path = "support/settings_effects_support.rs"]
 mod settings_effects_support;
 
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -21,7 +21,7 @@ use aeronrs::logbuffer::LogBuffers;
 use aeronrs::logbuffer::descriptor as d;
 use aeronrs::util::config::set_override;
 use raw_client::{RawClient, test_context, wait_until};
-use settings_effects_support::{add_publication, add_subscription, free_port, wait_within};
+use settings_effects_support::{add_publication, add_subscription, free_port, sleeping_threads, wait_within};
 
 /// System counter ids of the work-cycle-exceeded counts (`spec/counters.md`).
 const CONDUCTOR_CYCLE_EXCEEDED: i32 = 27;
@@ -126,52 +126,6 @@ fn session_ids_stay_out_of_the_reserved_range() {
         }
         assert_ne!(first.session_id, second.session_id);
     }
-}
-
-/// x86-64 system call numbers of the sleeps `std::thread::sleep` makes through glibc.
-const SYS_NANOSLEEP: u64 = 35;
-const SYS_CLOCK_NANOSLEEP: u64 = 230;
-
-/// Names of this process's threads with, for each one blocked in a relative sleep, the
-/// period it asked for: `/proc/self/task/<tid>/syscall` gives the call and the address of
-/// its `struct timespec`, `/proc/self/mem` the timespec (on the sleeping thread's stack).
-fn sleeping_threads() -> Vec<(String, Option<Duration>)> {
-    let mem = std::fs::File::open("/proc/self/mem").unwrap();
-    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else { return Vec::new() };
-    let mut threads = Vec::new();
-    for task in tasks.flatten() {
-        let path = task.path();
-        let (Ok(name), Ok(call)) =
-            (std::fs::read_to_string(path.join("comm")), std::fs::read_to_string(path.join("syscall")))
-        else {
-            continue;
-        };
-        let words: Vec<u64> = call
-            .split_whitespace()
-            .map(|w| {
-                u64::from_str_radix(w.trim_start_matches("0x"), if w.starts_with("0x") { 16 } else { 10 })
-            })
-            .map_while(Result::ok)
-            .collect();
-        // clock_nanosleep(clock, flags, request, remain) with flags 0 is relative.
-        let request = match words.as_slice() {
-            [SYS_NANOSLEEP, request, ..] => Some(*request),
-            [SYS_CLOCK_NANOSLEEP, _, 0, request, ..] => Some(*request),
-            _ => None,
-        };
-        let period = request.and_then(|address| {
-            let mut timespec = [0u8; 16];
-            mem.read_exact_at(&mut timespec, address).ok()?;
-            // Still the same call: the timespec was read while the thread slept on it.
-            (std::fs::read_to_string(path.join("syscall")).ok()? == call).then(|| {
-                let seconds = u64::from_le_bytes(timespec[..8].try_into().unwrap());
-                let nanos = u64::from_le_bytes(timespec[8..].try_into().unwrap());
-                Duration::from_secs(seconds) + Duration::from_nanos(nanos)
-            })
-        });
-        threads.push((name.trim().to_string(), period));
-    }
-    threads
 }
 
 /// Waits until each `(thread name, period)` is seen: a thread of that name asleep for

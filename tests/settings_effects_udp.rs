@@ -682,6 +682,67 @@ fn multicast_nak_back_off_follows_its_maximum() {
     assert!(longest > Duration::from_millis(50), "NAK waits {waits:?}");
 }
 
+/// `AERON_NAK_MULTICAST_GROUP_SIZE` (2^31 − 1): the larger the group, the nearer to the
+/// maximum back-off (100 ms here) an image treated as multicast draws its wait before the
+/// first NAK of a gap. With this group a draw under 50 ms happens about once in 77,000;
+/// with the default group of 10 about one draw in 6 is, so of 40 fresh gaps one at least
+/// would be NAKed sooner (99.9 %). Each wait is timed from before the frame that makes the
+/// gap is sent, so a slow machine can only lengthen it. The 64-byte frames keep every gap
+/// well within the receiver window of the image nobody reads.
+#[test]
+fn multicast_nak_back_off_follows_the_group_size() {
+    use aeronrs::driver::network_config::InferableBoolean;
+    use aeronrs::protocol::data::DataHeader;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("aeron");
+    let mut ctx = test_context(&dir);
+    ctx.network.receiver_group_consideration = InferableBoolean::ForceTrue;
+    ctx.nak_multicast_max_backoff_ns = 100_000_000;
+    ctx.nak_multicast_group_size = i32::MAX as u32;
+    let _driver = MediaDriver::launch(ctx).unwrap();
+    let mut client = RawClient::connect(&dir);
+    let sender = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    sender.set_read_timeout(Some(Duration::from_millis(20))).unwrap();
+    let port = free_port();
+    let (session_id, stream_id) = (924, 24);
+    add_subscription(&mut client, &format!("aeron:udp?endpoint=127.0.0.1:{port}"), stream_id);
+    send_stream(&sender, port, session_id, stream_id, &[0]);
+    let mut frame = [0u8; 64];
+    let mut send_frame = |offset: i32| {
+        DataHeader::data(session_id, stream_id, 9, offset, 32).encode_frame(&[5u8; 32], &mut frame).unwrap();
+        sender.send_to(&frame, ("127.0.0.1", port)).unwrap();
+    };
+    let mut waits = Vec::new();
+    for k in 0..40 {
+        // One gap at a time: [gap, gap + 64) opened by the frame after it, then filled.
+        let gap = 1024 + 128 * k;
+        let opened = Instant::now();
+        send_frame(gap + 64);
+        let nak = wait_for_nak_of(&sender, session_id, gap);
+        waits.push(nak - opened);
+        send_frame(gap);
+    }
+    let shortest = waits.iter().min().copied().unwrap_or_default();
+    assert!(shortest >= Duration::from_millis(50), "first-NAK waits {waits:?}");
+}
+
+/// When the first NAK of the gap at `offset` of `session_id` reached `sender` (NAKs of
+/// earlier gaps, still in flight, are passed over).
+fn wait_for_nak_of(sender: &std::net::UdpSocket, session_id: i32, offset: i32) -> Instant {
+    use aeronrs::protocol::nak::NakFlyweight;
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut buffer = [0u8; 1500];
+    loop {
+        assert!(Instant::now() < deadline, "no NAK of the gap at {offset}");
+        let Ok(length) = sender.recv(&mut buffer) else { continue };
+        if NakFlyweight::parse(&buffer[..length])
+            .is_ok_and(|n| n.session_id() == session_id && n.term_offset() == offset)
+        {
+            return Instant::now();
+        }
+    }
+}
+
 /// `AERON_MAX_RESEND` (1) bounds the resends a publication with group semantics keeps in
 /// hand (unicast keeps one, as upstream): with a 1 s retransmit delay holding the first, a
 /// NAK for another range overflows.

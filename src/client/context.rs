@@ -143,7 +143,7 @@ impl Context {
             ctx.aeron_dir = PathBuf::from(dir);
         }
         if let Some(name) = lookup(AERON_CLIENT_NAME_ENV_VAR) {
-            ctx.set_client_name(&name)?;
+            ctx.set_client_name(&name).map_err(|e| e.context(AERON_CLIENT_NAME_ENV_VAR))?;
         }
         if let Some(v) = lookup(AERON_DRIVER_TIMEOUT_ENV_VAR) {
             ctx.driver_timeout = Duration::from_millis(parse_c_integer(AERON_DRIVER_TIMEOUT_ENV_VAR, &v)?);
