@@ -28,11 +28,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use aeronrs::client::{Aeron, ExclusivePublication, FragmentAssembler, Header, Image, Publication};
+use aeronrs::client::{Aeron, FragmentAssembler, Header, Image};
 use aeronrs::driver::context::ThreadingMode;
 use aeronrs::util::clock::nano_time;
 use aeronrs::util::idle_strategy::{Backoff, IdleStrategy};
-use bench_support::{Args, BenchDriver, print_percentile_distribution};
+use bench_support::{Args, BenchDriver, Sender, print_percentile_distribution};
 use client_support::wait_until;
 use hdrhistogram::Histogram;
 
@@ -42,45 +42,6 @@ const PING_STREAM_ID: i32 = 1002;
 const PONG_STREAM_ID: i32 = 1003;
 const MESSAGE_LENGTH: usize = 32;
 const FRAGMENT_LIMIT: usize = 10;
-
-/// Either kind of publication, offering until accepted.
-enum Sender {
-    Concurrent(Publication),
-    Exclusive(ExclusivePublication),
-}
-
-impl Sender {
-    fn add(aeron: &Aeron, channel: &str, stream_id: i32, exclusive: bool) -> Self {
-        if exclusive {
-            Self::Exclusive(aeron.add_exclusive_publication(channel, stream_id).expect("publication"))
-        } else {
-            Self::Concurrent(aeron.add_publication(channel, stream_id).expect("publication"))
-        }
-    }
-
-    fn is_connected(&self) -> bool {
-        match self {
-            Self::Concurrent(p) => p.is_connected(),
-            Self::Exclusive(p) => p.is_connected(),
-        }
-    }
-
-    /// Offers until accepted; returns the new position.
-    #[inline]
-    fn send(&mut self, message: &[u8]) -> i64 {
-        loop {
-            let position = match self {
-                Self::Concurrent(p) => p.offer(message),
-                Self::Exclusive(p) => p.offer(message),
-            }
-            .expect("offer");
-            if position > 0 {
-                return position;
-            }
-            std::hint::spin_loop();
-        }
-    }
-}
 
 /// Echoes every ping until told to stop.
 fn pong(aeron: Arc<Aeron>, exclusive: bool, running: Arc<AtomicBool>) {

@@ -10,7 +10,9 @@ use std::str::FromStr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use aeronrs::client::{Aeron, Context};
+use aeronrs::client::{
+    ADMIN_ACTION, Aeron, BACK_PRESSURED, Context, ExclusivePublication, NOT_CONNECTED, Publication,
+};
 use aeronrs::driver::MediaDriver;
 use aeronrs::driver::context::DriverContext;
 use aeronrs::util::format::format_number_grouped;
@@ -161,4 +163,48 @@ pub fn write_percentile_distribution(
         // HdrHistogram's sub-bucket count: the power of two holding 2 × 10^digits values.
         (2 * 10u64.pow(u32::from(histogram.sigfig()))).next_power_of_two()
     )
+}
+
+/// Either kind of publication, offering until accepted (the ping-pong benchmarks' senders).
+pub enum Sender {
+    Concurrent(Publication),
+    Exclusive(ExclusivePublication),
+}
+
+impl Sender {
+    pub fn add(aeron: &Aeron, channel: &str, stream_id: i32, exclusive: bool) -> Self {
+        if exclusive {
+            Self::Exclusive(aeron.add_exclusive_publication(channel, stream_id).expect("publication"))
+        } else {
+            Self::Concurrent(aeron.add_publication(channel, stream_id).expect("publication"))
+        }
+    }
+
+    pub fn is_connected(&self) -> bool {
+        match self {
+            Self::Concurrent(p) => p.is_connected(),
+            Self::Exclusive(p) => p.is_connected(),
+        }
+    }
+
+    /// Offers until accepted (the peer keeps up, so back pressure is brief); returns the
+    /// new position. Any result but a retry one is a failure of the benchmark.
+    #[inline]
+    pub fn send(&mut self, message: &[u8]) -> i64 {
+        loop {
+            let result = match self {
+                Self::Concurrent(p) => p.offer(message),
+                Self::Exclusive(p) => p.offer(message),
+            }
+            .expect("offer");
+            if result > 0 {
+                return result;
+            }
+            assert!(
+                result == BACK_PRESSURED || result == ADMIN_ACTION || result == NOT_CONNECTED,
+                "offer: {result}"
+            );
+            std::hint::spin_loop();
+        }
+    }
 }

@@ -8,13 +8,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use aeronrs::client::{
-    ADMIN_ACTION, Aeron, BACK_PRESSURED, ExclusivePublication, FragmentAssembler, Header, Publication,
-    Subscription,
-};
+use aeronrs::client::{Aeron, FragmentAssembler, Header, Subscription};
 use aeronrs::util::clock::nano_time;
 use hdrhistogram::Histogram;
 
+use crate::bench_support::Sender;
 use crate::cell::{Cell, Endpoints};
 use crate::client_support::wait_until;
 
@@ -22,48 +20,11 @@ const PING_STREAM_ID: i32 = 3001;
 const PONG_STREAM_ID: i32 = 3002;
 const FRAGMENT_LIMIT: usize = 10;
 
-enum Sender {
-    Concurrent(Publication),
-    Exclusive(ExclusivePublication),
-}
-
-impl Sender {
-    fn add(aeron: &Aeron, channel: &str, stream_id: i32, exclusive: bool) -> Self {
-        if exclusive {
-            Self::Exclusive(aeron.add_exclusive_publication(channel, stream_id).expect("publication"))
-        } else {
-            Self::Concurrent(aeron.add_publication(channel, stream_id).expect("publication"))
-        }
-    }
-
-    fn is_connected(&self) -> bool {
-        match self {
-            Self::Concurrent(p) => p.is_connected(),
-            Self::Exclusive(p) => p.is_connected(),
-        }
-    }
-
-    /// Offers until accepted (the peer keeps up, so back pressure is brief).
-    #[inline]
-    fn send(&mut self, message: &[u8]) {
-        loop {
-            let result = match self {
-                Self::Concurrent(p) => p.offer(message),
-                Self::Exclusive(p) => p.offer(message),
-            }
-            .expect("offer");
-            if result > 0 {
-                return;
-            }
-            assert!(result == BACK_PRESSURED || result == ADMIN_ACTION, "offer: {result}");
-            std::hint::spin_loop();
-        }
-    }
-}
-
 fn pong(aeron: Arc<Aeron>, ping_channel: String, mut pongs: Sender, running: Arc<AtomicBool>) {
     let mut pings = aeron.add_subscription(&ping_channel, PING_STREAM_ID).expect("ping subscription");
-    let mut assembler = FragmentAssembler::new(|message: &[u8], _: &Header| pongs.send(message));
+    let mut assembler = FragmentAssembler::new(|message: &[u8], _: &Header| {
+        pongs.send(message);
+    });
     while running.load(Ordering::Relaxed) {
         if pings.poll(|p, h| assembler.on_fragment(p, h), FRAGMENT_LIMIT) == 0 {
             std::hint::spin_loop();

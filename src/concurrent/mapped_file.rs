@@ -204,11 +204,11 @@ pub(crate) fn prefault_pages_by_touch(
 /// whole teardown and stalls every page fault meanwhile.
 pub fn release_pages(buffer: &AtomicBuffer, offset: usize, length: usize) -> Result<()> {
     let Some((start, span)) = page_span(buffer, offset, length)? else { return Ok(()) };
-    // SAFETY: [start, start + span) lies within the mapping `buffer` keeps alive. For a
-    // shared file mapping MADV_DONTNEED drops page table entries only: the contents stay
-    // in the page cache (dirty ones still written back) and are read back on next access,
-    // so no byte any party sees changes. Bus segments and the other files here are shared
-    // file mappings, never private or anonymous ones.
+    // On a shared file mapping (bus segments and the other files here are never private
+    // or anonymous ones) MADV_DONTNEED drops page table entries only: the contents stay in
+    // the page cache (dirty ones still written back) and are read back on next access.
+    // SAFETY: [start, start + span) lies within the mapping `buffer` keeps alive, and no
+    // byte any party sees changes (above).
     let rc = unsafe { libc::madvise(start as *mut libc::c_void, span, libc::MADV_DONTNEED) };
     if rc != 0 {
         return Err(Error::io(

@@ -17,6 +17,7 @@ pub mod network_config;
 pub mod network_publication;
 pub(crate) mod position_counters;
 pub mod publication_image;
+pub(crate) mod re_resolution_check;
 pub mod receiver;
 pub mod sender;
 pub mod system_counters;

@@ -15,6 +15,7 @@ use crate::driver::media::data_packet_dispatcher::SessionState;
 use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::receive_channel_endpoint::{ReceiveChannelEndpoint, ReceiveContext};
 use crate::driver::media::transport_poller::{TransportPoller, TransportSet, notify_plugins};
+use crate::driver::re_resolution_check::ReResolutionCheck;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
@@ -26,9 +27,7 @@ pub struct Receiver {
     poller: TransportPoller<ReceiveChannelEndpoint>,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
-    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL` (0: never).
-    re_resolution_check_interval_ns: i64,
-    re_resolution_deadline_ns: i64,
+    re_resolution_check: ReResolutionCheck,
 }
 
 impl Receiver {
@@ -52,8 +51,7 @@ impl Receiver {
             poller: TransportPoller::new(ctx.network.receiver_io_vector_capacity as usize, interceptors),
             counters,
             tracker,
-            re_resolution_check_interval_ns: ctx.network.re_resolution_check_interval_ns as i64,
-            re_resolution_deadline_ns: nano_time() + ctx.network.re_resolution_check_interval_ns as i64,
+            re_resolution_check: ReResolutionCheck::new(ctx.network.re_resolution_check_interval_ns),
         }
     }
 
@@ -227,8 +225,7 @@ impl Agent for Receiver {
         for endpoint in poller.entries_mut() {
             sent += endpoint.send_pending(&ctx);
         }
-        if self.re_resolution_check_interval_ns > 0 && now_ns > self.re_resolution_deadline_ns {
-            self.re_resolution_deadline_ns = now_ns + self.re_resolution_check_interval_ns;
+        if self.re_resolution_check.is_due(now_ns) {
             self.check_for_re_resolutions(now_ns);
         }
         Ok((work + sent) as i32 + i32::try_from(bytes_received).unwrap_or(i32::MAX))

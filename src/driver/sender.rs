@@ -18,6 +18,7 @@ use crate::driver::media::loss_injection::IncomingInterceptorChain;
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, dispatch_control_frame};
 use crate::driver::media::transport_poller::{TransportPoller, notify_plugins};
 use crate::driver::network_publication::NetworkPublication;
+use crate::driver::re_resolution_check::ReResolutionCheck;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::util::agent::Agent;
 use crate::util::clock::nano_time;
@@ -35,9 +36,7 @@ pub struct Sender {
     status_message_read_timeout_ns: i64,
     counters: SystemCounters,
     tracker: DutyCycleTracker,
-    /// `AERON_DRIVER_RERESOLUTION_CHECK_INTERVAL` (0: never).
-    re_resolution_check_interval_ns: i64,
-    re_resolution_deadline_ns: i64,
+    re_resolution_check: ReResolutionCheck,
 }
 
 impl Sender {
@@ -67,8 +66,7 @@ impl Sender {
             status_message_read_timeout_ns: (ctx.status_message_timeout_ns / 2) as i64,
             counters,
             tracker,
-            re_resolution_check_interval_ns: ctx.network.re_resolution_check_interval_ns as i64,
-            re_resolution_deadline_ns: nano_time() + ctx.network.re_resolution_check_interval_ns as i64,
+            re_resolution_check: ReResolutionCheck::new(ctx.network.re_resolution_check_interval_ns),
         }
     }
 
@@ -225,8 +223,7 @@ impl Agent for Sender {
             bytes_received = self.poll_control(now_ns);
             self.duty_cycle_counter = 0;
             self.control_poll_deadline_ns = now_ns + self.status_message_read_timeout_ns;
-            if self.re_resolution_check_interval_ns > 0 && now_ns > self.re_resolution_deadline_ns {
-                self.re_resolution_deadline_ns = now_ns + self.re_resolution_check_interval_ns;
+            if self.re_resolution_check.is_due(now_ns) {
                 self.check_for_re_resolutions(now_ns);
             }
         }
