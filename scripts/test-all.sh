@@ -5,7 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TERM_COLOR="${CARGO_TERM_COLOR:-never}"
 
-step() { printf '\n==> %s\n' "$*"; }
+# Each step prints the seconds since the run began, so a slow CI run shows where time went.
+started=$SECONDS
+step() { printf '\n==> [%4ds] %s\n' "$((SECONDS - started))" "$*"; }
 
 step "cargo fmt --check"
 cargo fmt --all -- --check
@@ -63,4 +65,4 @@ else
   step "miri: skipped (cargo +nightly miri is not installed on this machine)"
 fi
 
-printf '\nall test steps passed\n'
+printf '\nall test steps passed in %d s\n' "$((SECONDS - started))"
