@@ -226,8 +226,12 @@ fn manual_mdc_destinations_added_and_removed_while_streaming() {
     });
     let b_first = image_b.received.borrow().len();
     stream_to(&[&sender, &a, &b], &publication, &mut [&mut image_a], 10_000, 5_000, 100);
-    image_b.poll(10_000);
-    assert!(image_b.received.borrow().len() >= b_first + 5_000, "b receives while a destination");
+    // b's frames may still be in flight when a has all of them: wait for b's share too, and
+    // for b to hold everything published, so nothing sent before the removal arrives after it.
+    wait_until("b receives while a destination", || {
+        image_b.poll(256);
+        image_b.received.borrow().len() >= b_first + 5_000 && image_b.position() >= publication.position()
+    });
     // Removed by channel: a keeps receiving, b stops.
     let remove_b =
         sender.client.remove_destination(pub_id, &format!("aeron:udp?endpoint=127.0.0.1:{port_b}"));
