@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Builds examples-c/ against the staged package (find_package(aeronrs)) and smoke-runs every
-# sample over IPC against our standalone driver (target/release/aeronmd) in its own
+# sample over IPC against our standalone driver (target/release/aeronmd; AERONRS_PROFILE picks another profile) in its own
 # AERON_DIR: basic publisher -> basic subscriber, ping <-> pong, streaming publisher ->
 # rate subscriber, and aeron_stat. Every step is time bounded; the driver and any sample
 # still running are stopped at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+profile="${AERONRS_PROFILE:-release}"
 bash scripts/build-c-package.sh
-cargo build --release --bin aeronmd --example ping --example pong --example streaming_publisher \
+cargo build --profile "$profile" --bin aeronmd --example ping --example pong --example streaming_publisher \
   --example rate_subscriber --example offer_poll_cost
 cmake -S examples-c -B target/examples-c -DCMAKE_PREFIX_PATH="$PWD/target/dist" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build target/examples-c -j2
@@ -48,7 +49,7 @@ stop() {
   wait "$pid" || fail "$name exited with an error"
 }
 
-AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true target/release/aeronmd >"$work/aeronmd.log" 2>&1 &
+AERON_DIR="$dir" AERON_DIR_DELETE_ON_SHUTDOWN=true "target/$profile/aeronmd" >"$work/aeronmd.log" 2>&1 &
 pids+=($!)
 wait_for "$work/aeronmd.log" 20 "driver started"
 
@@ -68,7 +69,7 @@ stop "$sub" basic_subscriber
 
 cost_stream=1020
 # The C samples, then their Rust twins (examples/*.rs, what scripts/perf-c.sh compares).
-for samples in "$bin" target/release/examples; do
+for samples in "$bin" "target/$profile/examples"; do
   kind=C
   [ "$samples" = "$bin" ] || kind=Rust
   echo "examples-c: ping <-> pong ($kind)"

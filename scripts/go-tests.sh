@@ -7,12 +7,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+profile="${AERONRS_PROFILE:-release}"
 bash scripts/build-c-package.sh
-cargo build --release --bin aeronmd
+cargo build --profile "$profile" --bin aeronmd
 export PKG_CONFIG_PATH="$PWD/target/dist/lib/pkgconfig"
 # The tests load libaeronrs.so from the staged package (pkg-config gives no rpath).
 export CGO_LDFLAGS="-Wl,-rpath,$PWD/target/dist/lib"
-export AERONMD="$PWD/target/release/aeronmd"
+export AERONMD="$PWD/target/$profile/aeronmd"
 
 cd bindings/go
 go version

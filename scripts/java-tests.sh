@@ -17,9 +17,10 @@ fi
 export JAVA_HOME
 echo "java-tests: JDK $JAVA_HOME"
 
-cargo build --release --lib --bin aeronmd
+profile="${AERONRS_PROFILE:-release}"
+cargo build --profile "$profile" --lib --bin aeronmd
 
 offline=()
 [ "${MAVEN_OFFLINE:-}" = "1" ] && offline=(-o)
 (cd bindings/java && mvn -B "${offline[@]}" test \
-  "-Daeronrs.library=$root/target/release/libaeronrs.so" "-Daeronrs.aeronmd=$root/target/release/aeronmd")
+  "-Daeronrs.library=$root/target/$profile/libaeronrs.so" "-Daeronrs.aeronmd=$root/target/$profile/aeronmd")

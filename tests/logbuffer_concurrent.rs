@@ -186,7 +186,7 @@ impl Drop for Children {
 fn spawn_publisher(log_path: &Path, limit_path: &Path, publisher: u32, count: u32) -> Child {
     let spec = format!("{}|{}|{publisher}|{count}", log_path.display(), limit_path.display());
     Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", MP_TEST, "--nocapture", "--test-threads", "1"])
+        .args(["--exact", &exact_test_name(MP_TEST), "--nocapture", "--test-threads", "1"])
         .env(CHILD_ENV, spec)
         // The child's own libtest summary would read like a second test run; keep stderr.
         .stdout(Stdio::null())
@@ -249,4 +249,13 @@ fn processes_append_concurrently_over_one_mapped_log() {
     let rotations = d::active_term_count(log.metadata());
     eprintln!("processes: position {position}, {rotations} rotations");
     assert!(rotations > 100, "the run crossed many terms");
+}
+
+/// `name` as the test harness knows it in this binary: prefixed with this file's module when
+/// the file is one module of a combined test binary (tests/suite.rs).
+fn exact_test_name(name: &str) -> String {
+    let path: Vec<&str> = module_path!().split("::").collect();
+    let mut segments = path[1..].to_vec();
+    segments.push(name);
+    segments.join("::")
 }

@@ -159,7 +159,7 @@ impl Drop for ChildGuard {
 
 fn spawn_child(role: &str, path: &Path, producer: u32, count: u64, stdout: Stdio) -> ChildGuard {
     let child = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "child_role", "--nocapture", "--test-threads=1"])
+        .args(["--exact", &exact_test_name("child_role"), "--nocapture", "--test-threads=1"])
         .env(CHILD_ENV, format!("{role}:{producer}:{count}:{}", path.display()))
         .stdout(stdout)
         .spawn()
@@ -258,4 +258,13 @@ fn killed_producer_process_is_unblocked() {
     assert_eq!(validator.next[1], before_death, "everything the dead producer committed arrived");
     assert_eq!(validator.next[2], after_death, "the stream went on after the unblock");
     assert_eq!(rb.size(), 0);
+}
+
+/// `name` as the test harness knows it in this binary: prefixed with this file's module when
+/// the file is one module of a combined test binary (tests/suite.rs).
+fn exact_test_name(name: &str) -> String {
+    let path: Vec<&str> = module_path!().split("::").collect();
+    let mut segments = path[1..].to_vec();
+    segments.push(name);
+    segments.join("::")
 }

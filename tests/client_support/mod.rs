@@ -380,7 +380,7 @@ pub fn run_with(kind: DriverKind, options: DriverOptions, scenario: fn(&mut Test
 macro_rules! driver_tests {
     ($($scenario:ident $(with $options:expr)?),* $(,)?) => {$(
         mod $scenario {
-            use crate::client_support::{DriverKind, DriverOptions, run_with};
+            use super::client_support::{DriverKind, DriverOptions, run_with};
 
             #[allow(unused_variables)]
             fn options() -> DriverOptions {
@@ -429,7 +429,7 @@ pub fn run_processes(
 macro_rules! process_tests {
     ($roles:ident; $($scenario:ident $(with $options:expr)?),* $(,)?) => {$(
         mod $scenario {
-            use crate::client_support::{DriverKind, DriverOptions, run_processes};
+            use super::client_support::{DriverKind, DriverOptions, run_processes};
 
             #[allow(unused_variables)]
             fn options() -> DriverOptions {
@@ -649,7 +649,9 @@ fn role_command(test_name: &str, role: &str, envs: &[(&str, String)]) -> Command
     let exe = std::env::current_exe().expect("current exe");
     let mut command = Command::new(exe);
     // Quiet: the harness prints no "test … " prefix, so the role's lines start its output lines.
-    command.args(["--exact", test_name, "--nocapture", "--test-threads", "1", "-q"]).env(ROLE_ENV, role);
+    command
+        .args(["--exact", &exact_test_name(test_name), "--nocapture", "--test-threads", "1", "-q"])
+        .env(ROLE_ENV, role);
     for (key, value) in envs {
         command.env(key, value);
     }
@@ -695,4 +697,15 @@ pub fn wait_child(child: &mut Child, what: &str, timeout: Duration) {
 /// Reads environment variable `name` (set by the parent for a child role) as a number.
 pub fn env_u64(name: &str) -> u64 {
     std::env::var(name).unwrap_or_else(|_| panic!("{name} not set")).parse().expect("a number")
+}
+
+/// `name` as the test harness knows it in this binary: when the test file that includes this
+/// module is itself one module of a combined test binary (tests/suite.rs), its tests' names
+/// start with that file's module, which `module_path!()` (`<crate>[::<file>]::<this module>`)
+/// tells.
+fn exact_test_name(name: &str) -> String {
+    let path: Vec<&str> = module_path!().split("::").collect();
+    let mut segments = path[1..path.len() - 1].to_vec();
+    segments.push(name);
+    segments.join("::")
 }

@@ -30,7 +30,7 @@ pub fn spawn_child(test: &str, role: &str, vars: &[(&str, String)]) -> Child {
     let exe = std::env::current_exe().expect("test binary path");
     let mut command = Command::new(exe);
     command
-        .args(["--exact", test, "--nocapture", "--test-threads=1"])
+        .args(["--exact", &exact_test_name(test), "--nocapture", "--test-threads=1"])
         .env(ROLE_VAR, role)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit());
@@ -194,4 +194,15 @@ impl Fnv {
             self.0 = self.0.wrapping_mul(0x0100_0000_01b3);
         }
     }
+}
+
+/// `name` as the test harness knows it in this binary: when the test file that includes this
+/// module is itself one module of a combined test binary (tests/suite.rs), its tests' names
+/// start with that file's module, which `module_path!()` (`<crate>[::<file>]::<this module>`)
+/// tells.
+fn exact_test_name(name: &str) -> String {
+    let path: Vec<&str> = module_path!().split("::").collect();
+    let mut segments = path[1..path.len() - 1].to_vec();
+    segments.push(name);
+    segments.join("::")
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use aeronrs::client::{ADMIN_ACTION, Aeron, BACK_PRESSURED, NOT_CONNECTED, Publication, Subscription};
 
-use crate::client_support::{fill, verify};
+use super::client_support::{fill, verify};
 
 pub const LENGTH: usize = 64;
 pub const WAIT: Duration = Duration::from_secs(30);

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use aeronrs::command::Response;
 
-use crate::raw_client::RawClient;
+use super::raw_client::RawClient;
 
 /// What ON_PUBLICATION_READY / ON_EXCLUSIVE_PUBLICATION_READY says of a publication.
 pub struct Ready {

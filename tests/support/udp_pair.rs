@@ -12,8 +12,8 @@ use aeronrs::driver::media::udp_transport::UdpIo;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::idle_strategy::IdleStrategy;
 
-use crate::log_client::{BACK_PRESSURED, TestImage, TestPublication};
-use crate::raw_client::{RawClient, wait_until};
+use super::log_client::{BACK_PRESSURED, TestImage, TestPublication};
+use super::raw_client::{RawClient, wait_until};
 
 pub fn free_port() -> u16 {
     std::net::UdpSocket::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()

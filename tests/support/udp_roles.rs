@@ -16,8 +16,8 @@ use aeronrs::command::Response;
 use aeronrs::driver::{DriverContext, MediaDriver, ThreadingMode};
 use aeronrs::util::idle_strategy::IdleStrategy;
 
-use crate::log_client::{BACK_PRESSURED, NOT_CONNECTED, TestImage, TestPublication};
-use crate::raw_client::RawClient;
+use super::log_client::{BACK_PRESSURED, NOT_CONNECTED, TestImage, TestPublication};
+use super::raw_client::RawClient;
 
 pub const ROLE_VAR: &str = "AERONRS_UDP_ROLE";
 
@@ -362,7 +362,7 @@ fn run_receiver(config: &RoleConfig) {
     let deadline = Instant::now() + Duration::from_secs(240);
     let mut next_expected: Option<u64> = None;
     let mut total = 0u64;
-    let receiver_counters = |c: &crate::raw_client::Cnc| {
+    let receiver_counters = |c: &super::raw_client::Cnc| {
         format!(
             "COUNTERS naks_sent={} invalid={} sm_sent={} overruns={} underruns={}",
             c.system_counter(5),
@@ -465,7 +465,7 @@ impl Proc {
             }
             None => Command::new(exe),
         };
-        cmd.args(["--exact", entry, "--nocapture", "--test-threads=1"]);
+        cmd.args(["--exact", &exact_test_name(entry), "--nocapture", "--test-threads=1"]);
         config.apply(&mut cmd);
         let mut name = format!("{} {}", config.role, config.mode.name());
         if let Some(ns) = &config.netns {
@@ -577,4 +577,15 @@ pub fn field(line: &str, key: &str) -> u64 {
         .find_map(|w| w.strip_prefix(&format!("{key}=")))
         .and_then(|v| v.parse().ok())
         .unwrap_or_else(|| panic!("no {key}= in {line:?}"))
+}
+
+/// `name` as the test harness knows it in this binary: when the test file that includes this
+/// module is itself one module of a combined test binary (tests/suite.rs), its tests' names
+/// start with that file's module, which `module_path!()` (`<crate>[::<file>]::<this module>`)
+/// tells.
+fn exact_test_name(name: &str) -> String {
+    let path: Vec<&str> = module_path!().split("::").collect();
+    let mut segments = path[1..path.len() - 1].to_vec();
+    segments.push(name);
+    segments.join("::")
 }
