@@ -14,6 +14,7 @@ pub mod clients;
 pub mod commands;
 pub mod counters;
 pub mod destinations;
+pub mod endpoint_registry;
 pub mod images;
 pub mod ipc_publication;
 pub mod log_cleaner;
@@ -58,6 +59,7 @@ use async_resolution::ConductorNameResolver;
 
 use client_proxy::ClientProxy;
 use clients::AeronClient;
+use endpoint_registry::EndpointRegistry;
 use ipc_publication::IpcPublication;
 use log_file::OsBufferLengths;
 use network_publication::NetworkPublicationEntry;
@@ -95,8 +97,8 @@ pub struct Conductor {
     pub(crate) network_subscriptions: Vec<NetworkSubscriptionLink>,
     pub(crate) spy_subscriptions: Vec<SpySubscriptionLink>,
     pub(crate) images: Vec<ImageEntry>,
-    pub(crate) send_endpoints: Vec<SendEndpointEntry>,
-    pub(crate) receive_endpoints: Vec<ReceiveEndpointEntry>,
+    pub(crate) send_endpoints: EndpointRegistry<SendEndpointEntry>,
+    pub(crate) receive_endpoints: EndpointRegistry<ReceiveEndpointEntry>,
     pub(crate) sender_proxy: Proxy<SenderCommand>,
     pub(crate) receiver_proxy: Proxy<ReceiverCommand>,
     /// Handed to the sender's publications so they can report to the conductor.
@@ -245,8 +247,8 @@ impl DriverConductor {
             network_subscriptions: Vec::new(),
             spy_subscriptions: Vec::new(),
             images: Vec::new(),
-            send_endpoints: Vec::new(),
-            receive_endpoints: Vec::new(),
+            send_endpoints: EndpointRegistry::default(),
+            receive_endpoints: EndpointRegistry::default(),
             sender_proxy: parts.sender_proxy,
             receiver_proxy: parts.receiver_proxy,
             conductor_proxy: parts.conductor_proxy,

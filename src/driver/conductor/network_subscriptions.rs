@@ -176,8 +176,7 @@ impl Conductor {
     pub(crate) fn spy_matches(&self, link_index: usize, publication_index: usize) -> bool {
         let link = &self.spy_subscriptions[link_index];
         let publication = &self.network_publications[publication_index];
-        let Some(endpoint) = self.send_endpoints.iter().find(|e| e.id == publication.identity.endpoint_id)
-        else {
+        let Some(endpoint) = self.send_endpoints.find(publication.identity.endpoint_id) else {
             return false;
         };
         let same_tag = link.channel_tag.is_some() && link.channel_tag == endpoint.channel.channel_tag;

@@ -16,6 +16,7 @@ use crate::concurrent::counters::type_ids::{
 };
 use crate::driver::agent_proxy::ReceiverCommand;
 use crate::driver::conductor::Conductor;
+use crate::driver::conductor::endpoint_registry::RegisteredEndpoint;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
 use crate::driver::conductor::params::invalid_param;
 use crate::driver::conductor::session_ids::random_i32;
@@ -72,6 +73,36 @@ pub struct ReceiveEndpointEntry {
     pub unused_since_ns: Option<i64>,
 }
 
+impl RegisteredEndpoint for ReceiveEndpointEntry {
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn channel(&self) -> &UdpChannel {
+        &self.channel
+    }
+
+    fn status(&self) -> &Position {
+        &self.status
+    }
+
+    fn in_use(&self) -> bool {
+        !self.is_unused()
+    }
+
+    fn closing(&self) -> bool {
+        self.closing
+    }
+
+    fn set_closing(&mut self) {
+        self.closing = true;
+    }
+
+    fn unused_since_ns(&mut self) -> &mut Option<i64> {
+        &mut self.unused_since_ns
+    }
+}
+
 impl ReceiveEndpointEntry {
     /// No subscription, waiting response subscription or image needs it.
     pub fn is_unused(&self) -> bool {
@@ -90,20 +121,10 @@ impl Conductor {
     /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
     /// `aeron_driver_conductor_find_existing_receive_channel_endpoint`).
     pub(crate) fn find_existing_receive_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
-        if channel.channel_tag.is_some() {
-            for (index, endpoint) in self.receive_endpoints.iter().enumerate().filter(|(_, e)| !e.closing) {
-                if channel.matches_tag(&endpoint.channel, None, None)? {
-                    return Ok(Some(index));
-                }
-            }
+        if let Some(index) = self.receive_endpoints.find_by_tag(channel)? {
+            return Ok(Some(index));
         }
-        Ok(self.receive_endpoints.iter().position(|e| {
-            !e.closing
-                && e.channel.canonical_form == channel.canonical_form
-                && !(e.channel.channel_tag.is_some()
-                    && channel.channel_tag.is_some()
-                    && e.channel.channel_tag != channel.channel_tag)
-        }))
+        Ok(self.receive_endpoints.find_by_canonical_form(channel))
     }
 
     /// The open endpoint for `channel`'s canonical form, or a new one named
@@ -227,7 +248,7 @@ impl Conductor {
         // Release: a client seeing ACTIVE may rely on the endpoint being bound.
         status.set_release(CHANNEL_STATUS_ACTIVE);
         self.receiver_proxy.send(ReceiverCommand::AddEndpoint(Box::new(endpoint)));
-        self.receive_endpoints.push(ReceiveEndpointEntry {
+        Ok(self.receive_endpoints.push(ReceiveEndpointEntry {
             id: registration_id,
             channel: channel.clone(),
             status,
@@ -238,12 +259,11 @@ impl Conductor {
             image_ref_count: 0,
             closing: false,
             unused_since_ns: None,
-        });
-        Ok(self.receive_endpoints.len() - 1)
+        }))
     }
 
     pub(crate) fn receive_endpoint_index(&self, id: i64) -> Option<usize> {
-        self.receive_endpoints.iter().position(|e| e.id == id)
+        self.receive_endpoints.index_of(id)
     }
 
     /// One more subscription to (`stream_id`, `session_id`): the first tells the receiver.
@@ -320,30 +340,19 @@ impl Conductor {
         }
     }
 
-    /// Timer: closes receive endpoints unused for a whole timer interval (and still unused).
-    /// An unused endpoint counts from the first timer that sees it so, too: a reuse that a
-    /// later check refused (e.g. a mismatched `so-rcvbuf`) must not keep it open.
+    /// Timer: closes receive endpoints no subscription or image used for a whole timer
+    /// interval.
     pub(crate) fn close_unused_receive_endpoints(&mut self) {
         let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
-        for endpoint in &mut self.receive_endpoints {
-            let unused = endpoint.is_unused();
-            if !unused {
-                endpoint.unused_since_ns = None;
-            } else if !endpoint.closing {
-                endpoint.unused_since_ns.get_or_insert(now_ns);
-            }
-            if !endpoint.closing && unused && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
-                endpoint.closing = true;
-                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
-                self.receiver_proxy.send(ReceiverCommand::RemoveEndpoint { endpoint_id: endpoint.id });
-            }
-        }
+        let receiver = &self.receiver_proxy;
+        self.receive_endpoints.close_unused(now_ns, expiry, |endpoint_id| {
+            receiver.send(ReceiverCommand::RemoveEndpoint { endpoint_id });
+        });
     }
 
     /// The receiver dropped the endpoint: free its counters and forget it.
     pub(crate) fn on_receive_endpoint_released(&mut self, endpoint_id: i64) {
-        if let Some(index) = self.receive_endpoint_index(endpoint_id) {
-            let endpoint = self.receive_endpoints.swap_remove(index);
+        if let Some(endpoint) = self.receive_endpoints.remove(endpoint_id) {
             endpoint.free_counters(&mut self.counters, self.now_ms);
             for destination in &endpoint.destinations {
                 self.receiver_port_manager.free_managed_port(destination.bind_address);

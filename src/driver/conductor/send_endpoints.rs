@@ -14,6 +14,7 @@ use crate::concurrent::counters::type_ids::{
 };
 use crate::driver::agent_proxy::SenderCommand;
 use crate::driver::conductor::Conductor;
+use crate::driver::conductor::endpoint_registry::RegisteredEndpoint;
 use crate::driver::conductor::params::{PublicationParams, invalid_param};
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, SendEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
@@ -21,8 +22,8 @@ use crate::driver::media::timestamps::ChannelTimestamps;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::driver::position_counters::{
-    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_counter,
-    allocate_channel_status, allocate_local_sockaddr, free_counter,
+    CHANNEL_STATUS_ACTIVE, Position, allocate_channel_counter, allocate_channel_status,
+    allocate_local_sockaddr, free_counter,
 };
 use crate::util::error::{Error, Result};
 use std::sync::Arc;
@@ -53,6 +54,36 @@ pub struct SendEndpointEntry {
     pub bind_address: std::net::SocketAddr,
 }
 
+impl RegisteredEndpoint for SendEndpointEntry {
+    fn id(&self) -> i64 {
+        self.id
+    }
+
+    fn channel(&self) -> &UdpChannel {
+        &self.channel
+    }
+
+    fn status(&self) -> &Position {
+        &self.status
+    }
+
+    fn in_use(&self) -> bool {
+        self.ref_count > 0
+    }
+
+    fn closing(&self) -> bool {
+        self.closing
+    }
+
+    fn set_closing(&mut self) {
+        self.closing = true;
+    }
+
+    fn unused_since_ns(&mut self) -> &mut Option<i64> {
+        &mut self.unused_since_ns
+    }
+}
+
 impl SendEndpointEntry {
     /// A manual multi-destination endpoint: destinations come by command.
     pub fn is_manual(&self) -> bool {
@@ -72,30 +103,22 @@ impl Conductor {
     /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
     /// `aeron_driver_conductor_find_existing_send_channel_endpoint`).
     fn find_existing_send_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
-        if channel.channel_tag.is_some() {
-            for (index, endpoint) in self.send_endpoints.iter().enumerate().filter(|(_, e)| !e.closing) {
-                // An endpoint's remote address is where it sends: its channel's.
-                if channel.matches_tag(&endpoint.channel, None, None)? {
-                    return Ok(Some(index));
-                }
-            }
-            if !channel.has_explicit_control
-                && channel.control_mode != UdpControlMode::Manual
-                && !channel.has_explicit_endpoint
-            {
-                return Err(Error::invalid_argument(format!(
-                    "URI must have explicit control, endpoint, or be manual control-mode when original: channel={}",
-                    channel.original_uri
-                )));
-            }
+        // An endpoint's remote address is where it sends: its channel's.
+        if let Some(index) = self.send_endpoints.find_by_tag(channel)? {
+            return Ok(Some(index));
         }
-        Ok(self.send_endpoints.iter().position(|e| {
-            !e.closing
-                && e.channel.canonical_form == channel.canonical_form
-                && !(e.channel.channel_tag.is_some()
-                    && channel.channel_tag.is_some()
-                    && e.channel.channel_tag != channel.channel_tag)
-        }))
+        // A tag no endpoint has yet makes this the original: it needs addresses of its own.
+        if channel.channel_tag.is_some()
+            && !channel.has_explicit_control
+            && channel.control_mode != UdpControlMode::Manual
+            && !channel.has_explicit_endpoint
+        {
+            return Err(Error::invalid_argument(format!(
+                "URI must have explicit control, endpoint, or be manual control-mode when original: channel={}",
+                channel.original_uri
+            )));
+        }
+        Ok(self.send_endpoints.find_by_canonical_form(channel))
     }
 
     /// The open endpoint for `channel`, or a new one. `registration_id` names a new
@@ -168,7 +191,7 @@ impl Conductor {
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
         let transport = Arc::clone(endpoint.transport());
         self.sender_proxy.send(SenderCommand::AddEndpoint(Box::new(endpoint)));
-        self.send_endpoints.push(SendEndpointEntry {
+        Ok(self.send_endpoints.push(SendEndpointEntry {
             id: registration_id,
             channel: channel.clone(),
             transport,
@@ -182,8 +205,7 @@ impl Conductor {
             closing: false,
             unused_since_ns: None,
             bind_address,
-        });
-        Ok(self.send_endpoints.len() - 1)
+        }))
     }
 
     /// `snd-channel`, `mdc-num-dest` (multi-destination only) and `snd-local-sockaddr`,
@@ -259,7 +281,7 @@ impl Conductor {
     }
 
     pub(crate) fn send_endpoint_index(&self, id: i64) -> Option<usize> {
-        self.send_endpoints.iter().position(|e| e.id == id)
+        self.send_endpoints.index_of(id)
     }
 
     /// One publication fewer on the endpoint; after the last one it becomes unused.
@@ -273,29 +295,18 @@ impl Conductor {
         }
     }
 
-    /// Timer: closes send endpoints unused for a whole timer interval. An endpoint without
-    /// publications counts as unused from the first timer that sees it so, too: a reuse
-    /// that a later check refused (e.g. a mismatched `so-sndbuf`) must not keep it open.
+    /// Timer: closes send endpoints without publications for a whole timer interval.
     pub(crate) fn close_unused_send_endpoints(&mut self) {
         let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
-        for endpoint in &mut self.send_endpoints {
-            if endpoint.ref_count > 0 {
-                endpoint.unused_since_ns = None;
-            } else if !endpoint.closing {
-                endpoint.unused_since_ns.get_or_insert(now_ns);
-            }
-            if !endpoint.closing && endpoint.unused_since_ns.is_some_and(|since| since <= expiry) {
-                endpoint.closing = true;
-                endpoint.status.set_release(CHANNEL_STATUS_CLOSING);
-                self.sender_proxy.send(SenderCommand::RemoveEndpoint { endpoint_id: endpoint.id });
-            }
-        }
+        let sender = &self.sender_proxy;
+        self.send_endpoints.close_unused(now_ns, expiry, |endpoint_id| {
+            sender.send(SenderCommand::RemoveEndpoint { endpoint_id });
+        });
     }
 
     /// The sender dropped the endpoint: free its counters and forget it.
     pub(crate) fn on_send_endpoint_released(&mut self, id: i64) {
-        if let Some(index) = self.send_endpoint_index(id) {
-            let endpoint = self.send_endpoints.swap_remove(index);
+        if let Some(endpoint) = self.send_endpoints.remove(id) {
             endpoint.free_counters(&mut self.counters, self.now_ms);
             let bind_address = endpoint.bind_address;
             // The socket closes with the conductor's share of the transport; then the

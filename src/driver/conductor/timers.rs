@@ -148,10 +148,10 @@ impl Conductor {
         }
         self.network_subscriptions.clear();
         self.spy_subscriptions.clear();
-        for endpoint in std::mem::take(&mut self.send_endpoints) {
+        for endpoint in self.send_endpoints.drain() {
             endpoint.free_counters(&mut self.counters, self.now_ms);
         }
-        for endpoint in std::mem::take(&mut self.receive_endpoints) {
+        for endpoint in self.receive_endpoints.drain() {
             endpoint.free_counters(&mut self.counters, self.now_ms);
         }
         for client in std::mem::take(&mut self.clients) {
