@@ -137,3 +137,23 @@ mod vectors_cnc;
 mod vectors_logbuffer;
 #[path = "vectors_present.rs"]
 mod vectors_present;
+
+/// With `autotests = false` a new file in tests/ would silently not run: every one must be a
+/// module here or a `[[test]]` of its own.
+#[test]
+fn every_test_file_is_a_module_here_or_a_test_target() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let suite = std::fs::read_to_string(root.join("tests/suite.rs")).unwrap();
+    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).unwrap();
+    let mut missing = Vec::new();
+    for entry in std::fs::read_dir(root.join("tests")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        let Some(stem) = name.strip_suffix(".rs") else { continue };
+        let module = format!("#[path = \"{name}\"]\nmod {stem};");
+        let target = format!("[[test]]\nname = \"{stem}\"");
+        if stem != "suite" && !suite.contains(&module) && !manifest.contains(&target) {
+            missing.push(name);
+        }
+    }
+    assert!(missing.is_empty(), "tests/ files that no test binary runs: {missing:?}");
+}
