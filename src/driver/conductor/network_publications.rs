@@ -24,7 +24,7 @@ use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, pu
 use crate::driver::conductor::network_publication::{
     NetworkPublicationCounters, NetworkPublicationEntry, NetworkPublicationIdentity,
 };
-use crate::driver::conductor::params::{PublicationParams, TaggedPublication, invalid_param};
+use crate::driver::conductor::params::{PublicationParams, SharedLogShape, TaggedPublication, invalid_param};
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::flow_control::{FlowControlDefaults, flow_control_for_channel};
 use crate::driver::loss::RetransmitHandler;
@@ -166,7 +166,14 @@ impl Conductor {
                     params.spies_simulate_connection
                 )));
             }
-            confirm_network_match(params, p)?;
+            params.confirm_shared(&SharedLogShape {
+                session_id: p.session_id(),
+                mtu_length: p.params.mtu_length as i32,
+                term_length: p.params.term_length as i32,
+                initial_term_id: p.identity.initial_term_id,
+                starting_term_id: p.starting_term_id(),
+                starting_term_offset: p.starting_term_offset(),
+            })?;
             self.network_publications[index].incref();
             return Ok(index);
         }
@@ -397,44 +404,4 @@ impl Conductor {
             None => false,
         }
     }
-}
-
-/// A second ADD on a shared publication must not contradict it (`spec/channel-uri.md` §2).
-fn confirm_network_match(params: &PublicationParams, existing: &NetworkPublicationEntry) -> Result<()> {
-    let clash = |name: &str, existing: i64, requested: i64| {
-        invalid_param(format!(
-            "existing publication has different '{name}': existing={existing} requested={requested}"
-        ))
-    };
-    if let Some(session_id) = params.session_id {
-        if session_id != existing.session_id() {
-            return Err(clash("session-id", existing.session_id().into(), session_id.into()));
-        }
-    }
-    if params.has_mtu_length && params.mtu_length != existing.params.mtu_length {
-        return Err(clash("mtu", existing.params.mtu_length as i64, params.mtu_length as i64));
-    }
-    if params.has_term_length && params.term_length != existing.params.term_length {
-        return Err(clash("term-length", existing.params.term_length as i64, params.term_length as i64));
-    }
-    if let Some(start) = params.position {
-        if start.initial_term_id != existing.identity.initial_term_id {
-            return Err(clash(
-                "init-term-id",
-                existing.identity.initial_term_id.into(),
-                start.initial_term_id.into(),
-            ));
-        }
-        if start.term_id != existing.starting_term_id() {
-            return Err(clash("term-id", existing.starting_term_id().into(), start.term_id.into()));
-        }
-        if start.term_offset != existing.starting_term_offset() {
-            return Err(clash(
-                "term-offset",
-                existing.starting_term_offset().into(),
-                start.term_offset.into(),
-            ));
-        }
-    }
-    Ok(())
 }

@@ -68,6 +68,52 @@ pub struct PublicationParams {
     pub max_resend: u32,
 }
 
+/// What a publication shared by a second ADD was made with: the ADD may not ask otherwise.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SharedLogShape {
+    pub session_id: i32,
+    pub mtu_length: i32,
+    pub term_length: i32,
+    pub initial_term_id: i32,
+    pub starting_term_id: i32,
+    pub starting_term_offset: i32,
+}
+
+impl PublicationParams {
+    /// A second ADD on a shared publication (IPC or network) must not contradict what it
+    /// was made with (`spec/channel-uri.md` §2): each parameter it names must be the same.
+    pub fn confirm_shared(&self, existing: &SharedLogShape) -> Result<()> {
+        let clash = |name: &str, existing: i64, requested: i64| {
+            invalid_param(format!(
+                "existing publication has different '{name}': existing={existing} requested={requested}"
+            ))
+        };
+        if let Some(session_id) = self.session_id {
+            if session_id != existing.session_id {
+                return Err(clash("session-id", existing.session_id.into(), session_id.into()));
+            }
+        }
+        if self.has_mtu_length && self.mtu_length as i64 != i64::from(existing.mtu_length) {
+            return Err(clash("mtu", existing.mtu_length.into(), self.mtu_length as i64));
+        }
+        if self.has_term_length && self.term_length as i64 != i64::from(existing.term_length) {
+            return Err(clash("term-length", existing.term_length.into(), self.term_length as i64));
+        }
+        if let Some(start) = self.position {
+            for (name, existing, requested) in [
+                ("init-term-id", existing.initial_term_id, start.initial_term_id),
+                ("term-id", existing.starting_term_id, start.term_id),
+                ("term-offset", existing.starting_term_offset, start.term_offset),
+            ] {
+                if requested != existing {
+                    return Err(clash(name, existing.into(), requested.into()));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Everything an IPC subscription takes from its URI.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SubscriptionParams {
@@ -347,6 +393,49 @@ mod tests {
 
     fn publication(pairs: &[(&str, &str)]) -> Result<PublicationParams> {
         PublicationParams::for_ipc(&ctx(), 10, lookup(pairs), |_| None)
+    }
+
+    #[test]
+    fn a_second_add_may_repeat_but_not_contradict_the_shared_publication() {
+        let shape = SharedLogShape {
+            session_id: 7,
+            mtu_length: 1408,
+            term_length: 65536,
+            initial_term_id: 3,
+            starting_term_id: 5,
+            starting_term_offset: 64,
+        };
+        let same = publication(&[
+            ("session-id", "7"),
+            ("mtu", "1408"),
+            ("term-length", "64k"),
+            ("init-term-id", "3"),
+            ("term-id", "5"),
+            ("term-offset", "64"),
+        ])
+        .unwrap();
+        assert!(same.confirm_shared(&shape).is_ok());
+        assert!(publication(&[]).unwrap().confirm_shared(&shape).is_ok());
+        for (pairs, expected) in [
+            (&[("session-id", "8")][..], "different 'session-id': existing=7 requested=8"),
+            (&[("mtu", "4096")][..], "different 'mtu': existing=1408 requested=4096"),
+            (&[("term-length", "128k")][..], "different 'term-length': existing=65536 requested=131072"),
+            (
+                &[("init-term-id", "4"), ("term-id", "5"), ("term-offset", "64")][..],
+                "different 'init-term-id': existing=3 requested=4",
+            ),
+            (
+                &[("init-term-id", "3"), ("term-id", "6"), ("term-offset", "64")][..],
+                "different 'term-id': existing=5 requested=6",
+            ),
+            (
+                &[("init-term-id", "3"), ("term-id", "5"), ("term-offset", "96")][..],
+                "different 'term-offset': existing=64 requested=96",
+            ),
+        ] {
+            let error = publication(pairs).unwrap().confirm_shared(&shape).unwrap_err();
+            assert!(error.to_string().contains(expected), "{pairs:?}: {error}");
+        }
     }
 
     #[test]

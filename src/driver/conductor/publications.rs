@@ -9,7 +9,7 @@ use crate::driver::conductor::clients::PublicationLink;
 use crate::driver::conductor::ipc_publication::{IpcPublication, IpcPublicationConfig, PublicationState};
 use crate::driver::conductor::log_file::{LogIdentity, create_publication_log, publication_log_path};
 use crate::driver::conductor::params::{
-    PublicationParams, TaggedPublication, invalid_channel, invalid_param,
+    PublicationParams, SharedLogShape, TaggedPublication, invalid_channel, invalid_param,
 };
 use crate::driver::conductor::session_ids::random_i32;
 use crate::driver::position_counters::{allocate_publisher_limit, allocate_publisher_position, free_counter};
@@ -91,7 +91,16 @@ impl Conductor {
             publication_registration_id,
         };
         if let Some(index) = existing {
-            confirm_match(params, &self.ipc_publications[index])?;
+            let existing = &self.ipc_publications[index];
+            let metadata = existing.log.metadata();
+            params.confirm_shared(&SharedLogShape {
+                session_id: existing.session_id(),
+                mtu_length: log::mtu_length(metadata),
+                term_length: log::term_length(metadata),
+                initial_term_id: existing.config.initial_term_id,
+                starting_term_id: existing.starting_term_id(),
+                starting_term_offset: existing.starting_term_offset(),
+            })?;
             let publication = &mut self.ipc_publications[index];
             publication.incref();
             self.clients[client_index].publication_links.push(link(publication.registration_id()));
@@ -270,47 +279,6 @@ fn check_usable_space(
             "WARNING: space is running low: threshold={warning_threshold} usable={usable} in {}",
             dir.display()
         );
-    }
-    Ok(())
-}
-
-/// A second ADD on a shared publication must not contradict it (`spec/channel-uri.md` §2).
-fn confirm_match(params: &PublicationParams, existing: &IpcPublication) -> Result<()> {
-    let clash = |name: &str, existing: i64, requested: i64| {
-        invalid_param(format!(
-            "existing publication has different '{name}': existing={existing} requested={requested}"
-        ))
-    };
-    if let Some(session_id) = params.session_id {
-        if session_id != existing.session_id() {
-            return Err(clash("session-id", existing.session_id().into(), session_id.into()));
-        }
-    }
-    let metadata = existing.log.metadata();
-    if params.has_mtu_length && params.mtu_length as i32 != log::mtu_length(metadata) {
-        return Err(clash("mtu", log::mtu_length(metadata).into(), params.mtu_length as i64));
-    }
-    if params.has_term_length && params.term_length as i32 != log::term_length(metadata) {
-        return Err(clash("term-length", log::term_length(metadata).into(), params.term_length as i64));
-    }
-    if let Some(start) = params.position {
-        if start.initial_term_id != existing.config.initial_term_id {
-            return Err(clash(
-                "init-term-id",
-                existing.config.initial_term_id.into(),
-                start.initial_term_id.into(),
-            ));
-        }
-        if start.term_id != existing.starting_term_id() {
-            return Err(clash("term-id", existing.starting_term_id().into(), start.term_id.into()));
-        }
-        if start.term_offset != existing.starting_term_offset() {
-            return Err(clash(
-                "term-offset",
-                existing.starting_term_offset().into(),
-                start.term_offset.into(),
-            ));
-        }
     }
     Ok(())
 }
