@@ -16,6 +16,7 @@ use std::os::fd::IntoRawFd;
 use std::sync::OnceLock;
 
 use super::types::*;
+use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::{TransportAffinity, TransportSpec};
 use crate::driver::media::socket_address::{format_source_identity, wildcard_for};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
@@ -378,18 +379,9 @@ pub(crate) fn has_default_pollers(bindings: &aeron_udp_channel_transport_binding
         && bindings.poller_poll_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_poll as Poll))
 }
 
-/// The table's address, made sendable for the one-time initialisation.
-struct TablePtr(*mut aeron_udp_channel_transport_bindings_t);
-
-// SAFETY: the table is leaked (lives for the process) and only read by the driver; C may
-// write it as it may write Aeron's default table, at its own risk, as with Aeron.
-unsafe impl Send for TablePtr {}
-// SAFETY: as above.
-unsafe impl Sync for TablePtr {}
-
 /// This library's default bindings table (one per process, writable as Aeron's is).
 pub(crate) fn default_bindings() -> *mut aeron_udp_channel_transport_bindings_t {
-    static TABLE: OnceLock<TablePtr> = OnceLock::new();
+    static TABLE: OnceLock<ForeignShared<*mut aeron_udp_channel_transport_bindings_t>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
             let table = Box::leak(Box::new(aeron_udp_channel_transport_bindings_t {
@@ -414,7 +406,9 @@ pub(crate) fn default_bindings() -> *mut aeron_udp_channel_transport_bindings_t 
             let ptr: *mut aeron_udp_channel_transport_bindings_t = table;
             // SAFETY: just leaked; Aeron's default table names itself as its source.
             unsafe { (*ptr).meta_info.source_symbol = ptr.cast_const().cast() };
-            TablePtr(ptr)
+            // SAFETY: the table is leaked (lives for the process) and only read by the
+            // driver; C may write it as it may write Aeron's default table, at its own risk.
+            unsafe { ForeignShared::new(ptr) }
         })
-        .0
+        .value()
 }
