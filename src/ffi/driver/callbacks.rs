@@ -10,12 +10,12 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Arc;
 
+use crate::concurrent::ForeignShared;
 use crate::driver::agent_config::AgentOnStart;
 use crate::driver::congestion::supplier::supplier_short_name;
 use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
-use crate::concurrent::ForeignShared;
 use crate::ffi::driver::context::{aeron_driver_context_t, get, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::driver::media::settings::MediaSettings;
@@ -161,8 +161,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_validator(
     ffi_boundary!("aeron_driver_context_set_driver_termination_validator", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        // SAFETY: the setter's contract: the function may be called with its state on
-        // the driver's threads.
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
         let state = unsafe { CState::new(state) };
         h.ctx.termination_validator_fn = None;
         h.callbacks.validator = None;
@@ -241,8 +240,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_hook(
     ffi_boundary!("aeron_driver_context_set_driver_termination_hook", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        // SAFETY: the setter's contract: the function may be called with its state on
-        // the driver's threads.
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
         let state = unsafe { CState::new(state) };
         h.callbacks.hook = value.map(|f| (f, state));
         h.ctx.termination_hook = value.map(|f| {
@@ -305,8 +303,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_agent_on_start_function(
     ffi_boundary!("aeron_driver_context_set_agent_on_start_function", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        // SAFETY: the setter's contract: the function may be called with its state on
-        // the driver's threads.
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
         let state = unsafe { CState::new(state) };
         h.callbacks.on_start = value.map(|f| (f, state));
         h.ctx.agents.on_start = value.map(|f| {

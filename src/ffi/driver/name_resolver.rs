@@ -18,8 +18,8 @@ use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
 use crate::concurrent::ForeignShared;
+use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
 use crate::ffi::driver::context::{aeron_driver_context_t, handle};
 use crate::ffi::driver::sockaddr::{from_storage, to_storage};
 use crate::ffi::{error_from_c, ffi_boundary};
@@ -133,8 +133,7 @@ impl NameResolver for CNameResolver {
         crate::ffi::clear_last_error();
         // SAFETY: the supplier's function with its own resolver struct; the strings live
         // for the call and `resolved` is a valid out pointer.
-        let rc =
-            unsafe { lookup(self.c(), name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
+        let rc = unsafe { lookup(self.c(), name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
         if rc < 0 {
             return Err(error_from_c("name resolver lookup"));
         }
@@ -160,9 +159,7 @@ impl NameResolver for CNameResolver {
         let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
         crate::ffi::clear_last_error();
         // SAFETY: as in `lookup`; `address` is a valid out pointer.
-        let rc = unsafe {
-            resolve(self.c(), name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address)
-        };
+        let rc = unsafe { resolve(self.c(), name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address) };
         if rc < 0 {
             return Err(error_from_c("name resolver resolve"));
         }
@@ -199,7 +196,8 @@ impl Drop for CNameResolver {
 fn supply(
     supplier: SupplierFn,
     context: ForeignShared<*mut aeron_driver_context_t>,
-    args: Option<&str>) -> Result<Box<dyn NameResolver>> {
+    args: Option<&str>,
+) -> Result<Box<dyn NameResolver>> {
     let args = args.map(|a| c_text("AERON_NAME_RESOLVER_INIT_ARGS", a)).transpose()?;
     let mut resolver = Box::new(aeron_name_resolver_t {
         name: std::ptr::null(),

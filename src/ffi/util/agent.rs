@@ -10,9 +10,10 @@ use std::os::unix::thread::JoinHandleExt;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::concurrent::ForeignShared;
+use crate::ffi::util::alloc::c_string_copy;
 use crate::ffi::util::idle_strategy::aeron_idle_strategy_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
-use crate::concurrent::ForeignShared;
 use crate::util::agent::{Agent, spawn_agent};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::IdleStrategy;
@@ -158,18 +159,6 @@ unsafe fn running_flag<'a>(runner: *mut aeron_agent_runner_t) -> &'a AtomicBool 
     unsafe { AtomicBool::from_ptr(std::ptr::addr_of_mut!((*runner).running)) }
 }
 
-/// A NUL-terminated copy of `name` in C-allocator memory.
-fn c_string_copy(name: &str) -> Result<*const c_char> {
-    // SAFETY: calloc has no preconditions; the extra byte stays 0 as the terminator.
-    let memory = unsafe { libc::calloc(1, name.len() + 1) }.cast::<u8>();
-    if memory.is_null() {
-        return Err(Error::with_code(libc::ENOMEM, "failed to allocate role name"));
-    }
-    // SAFETY: memory holds name.len() + 1 bytes; the regions are distinct.
-    unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), memory, name.len()) };
-    Ok(memory.cast::<c_char>().cast_const())
-}
-
 /// Prepares `runner` to run `do_work` with `state`, idling with `idle_strategy_func` and
 /// `idle_strategy_state`; `on_start` (may be NULL) runs first on the agent thread with
 /// `on_start_state`; `on_close` (may be NULL) runs in `aeron_agent_close`. Returns 0, or -1
@@ -201,7 +190,7 @@ pub unsafe extern "C" fn aeron_agent_init(
         }
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let name = unsafe { c_str_arg(role_name, "role_name") }?;
-        let role_name = c_string_copy(name)?;
+        let role_name = c_string_copy(name.as_bytes(), "failed to allocate role name")?;
         let initialised = aeron_agent_runner_t {
             role_name,
             agent_state: state,
