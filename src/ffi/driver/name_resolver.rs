@@ -21,9 +21,9 @@ use std::sync::Arc;
 use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
 use crate::ffi::driver::context::{aeron_driver_context_t, handle};
-use crate::ffi::driver::sockaddr::{from_storage, to_storage};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
 /// Resolves `name` (a host without port) into `*address` (family and address; the port
 /// is set by the caller). Returns 0 or more on success, -1 on failure (with the error set).
@@ -259,7 +259,7 @@ unsafe extern "C" fn default_resolve(
         };
         let ip = DefaultNameResolver.resolve(host, &key, is_re_resolution, false)?;
         // SAFETY: `address` is non-null and valid for a write (the resolve contract).
-        unsafe { address.write(to_storage(&std::net::SocketAddr::new(ip, 0))) };
+        unsafe { address.write(sockaddr_storage(&std::net::SocketAddr::new(ip, 0))) };
         Ok(0)
     })
 }

@@ -18,9 +18,9 @@ use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::{aeron_driver_context_t, handle};
-use crate::ffi::driver::sockaddr::{from_storage, to_storage};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
 /// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
 /// address `udp_channel` names). Returns 0, or -1 with the error set.
@@ -72,7 +72,7 @@ impl PortManager for CPortManager {
         // SAFETY: valid while the driver runs (setter's contract); read at each call.
         let (get, state) = unsafe { ((*self.0.value()).get_managed_port, (*self.0.value()).state) };
         let get = get.ok_or_else(|| Error::invalid_argument("port manager without get_managed_port"))?;
-        let mut bind_addr = to_storage(&bind);
+        let mut bind_addr = sockaddr_storage(&bind);
         let mut bind_addr_out = bind_addr;
         let channel: *const UdpChannel = channel;
         crate::ffi::clear_last_error();
@@ -91,7 +91,7 @@ impl PortManager for CPortManager {
         // SAFETY: as in `get_managed_port`.
         let (free, state) = unsafe { ((*self.0.value()).free_managed_port, (*self.0.value()).state) };
         if let Some(free) = free {
-            let mut bind_addr = to_storage(&bind);
+            let mut bind_addr = sockaddr_storage(&bind);
             // SAFETY: the caller's function with its state and an address valid for the call.
             unsafe { free(state, &mut bind_addr) };
         }

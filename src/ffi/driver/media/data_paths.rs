@@ -20,9 +20,9 @@ use super::types::*;
 use crate::driver::media::media_plugin::Deliver;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::from_storage;
 use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::from_storage;
 
 /// A chain longer than this is taken for a cycle of bindings.
 pub(crate) const MAX_CHAIN_LENGTH: usize = 64;

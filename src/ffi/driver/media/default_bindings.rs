@@ -21,9 +21,10 @@ use crate::driver::media::media_plugin::{TransportAffinity, TransportSpec};
 use crate::driver::media::socket_address::{format_source_identity, wildcard_for};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::{from_storage, storage_length};
+use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, int_option, local_address, storage_length};
 
 /// The last OS error as an `Error` naming `what`.
 fn os_error(what: &str) -> Error {
@@ -264,41 +265,21 @@ unsafe extern "C" fn default_bind_addr_and_port(
     ffi_boundary!("aeron_udp_channel_transport_bind_addr_and_port", {
         require_non_null!(transport, "transport");
         require_non_null!(buffer, "buffer");
-        // SAFETY: zeroes are a valid sockaddr_storage.
-        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-        let mut storage_len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: non-null (the contract); getsockname writes at most `storage_len` bytes.
-        let rc =
-            unsafe { libc::getsockname((*transport).recv_fd, (&raw mut storage).cast(), &mut storage_len) };
-        if rc < 0 {
-            return Err(os_error("getsockname"));
-        }
-        let bound =
-            from_storage(&storage).ok_or_else(|| Error::invalid_argument("socket is not IPv4 or IPv6"))?;
+        // SAFETY: non-null (the contract).
+        let fd = unsafe { (*transport).recv_fd };
+        let bound = local_address(fd)
+            .map_err(|e| Error::io(&e, "getsockname"))?
+            .ok_or_else(|| Error::invalid_argument("socket is not IPv4 or IPv6"))?;
         let text = format_source_identity(&bound);
-        if length == 0 {
-            return Ok(0);
-        }
-        let copied = text.len().min(length - 1);
-        // SAFETY: `buffer` holds `length` bytes (the contract); `copied` + NUL fit.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), buffer.cast::<u8>(), copied);
-            buffer.add(copied).write(0);
-        }
+        // SAFETY: `buffer` holds `length` bytes (the contract).
+        let copied = unsafe { write_c_string(text.as_bytes(), buffer, length) };
         Ok(c_int::try_from(copied).unwrap_or(c_int::MAX))
     })
 }
 
 /// An int socket option of `fd`.
 pub(crate) fn socket_option(fd: c_int, level: c_int, name: c_int) -> Result<c_int> {
-    let mut value: c_int = 0;
-    let mut length = std::mem::size_of::<c_int>() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `length` bytes into `value`.
-    let rc = unsafe { libc::getsockopt(fd, level, name, (&raw mut value).cast(), &mut length) };
-    if rc < 0 {
-        return Err(os_error("getsockopt"));
-    }
-    Ok(value)
+    int_option(fd, level, name).map_err(|e| Error::io(&e, "getsockopt"))
 }
 
 /// The error of calling one of the poller markers.

@@ -24,9 +24,9 @@ use crate::driver::media::media_plugin::{
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::to_storage;
 use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::sockaddr_storage;
 
 /// Aeron's limit on the datagrams one receive call may take.
 const MAX_VLEN: usize = 16;
@@ -154,9 +154,9 @@ impl MediaPlugin for CMediaPlugin {
             },
             // Relaxed: a unique number is all that is needed.
             key: media.next_key.fetch_add(1, Ordering::Relaxed),
-            bind: to_storage(&spec.bind),
-            multicast_if: to_storage(&spec.multicast_if),
-            connect: spec.connect.as_ref().map_or(unspecified, to_storage),
+            bind: sockaddr_storage(&spec.bind),
+            multicast_if: sockaddr_storage(&spec.multicast_if),
+            connect: spec.connect.as_ref().map_or(unspecified, sockaddr_storage),
             reconnect: unspecified,
             params: aeron_udp_channel_transport_params_t {
                 socket_rcvbuf: spec.buffers.so_rcvbuf,
@@ -274,7 +274,7 @@ impl PluginTransport for CTransport {
         let Some(send) = (unsafe { (*paths).send_func }) else {
             return Err(Error::illegal_state("data paths without send_func"));
         };
-        let mut address = to_storage(&dest);
+        let mut address = sockaddr_storage(&dest);
         let mut iov = libc::iovec { iov_base: datagram.as_ptr().cast_mut().cast(), iov_len: datagram.len() };
         let mut bytes_sent: i64 = 0;
         // SAFETY: the send function with the transport, an address and one iovec valid for
@@ -329,7 +329,7 @@ impl PluginTransport for CTransport {
         let reconnect = self.media.bindings().reconnect_func.expect("checked by check_bindings");
         let c = self.cell();
         // SAFETY: the cell is alive; the storage lives as long as the transport.
-        unsafe { (*c).reconnect = to_storage(&remote) };
+        unsafe { (*c).reconnect = sockaddr_storage(&remote) };
         // SAFETY: the bindings' reconnect with the transport and that storage.
         if unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) } < 0 {
             return Err(error_from_c("transport bindings reconnect_func"));
