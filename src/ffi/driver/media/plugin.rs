@@ -106,9 +106,11 @@ impl CMedia {
             paths(aeron_udp_channel_transport_affinity_t(AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER))?;
         // SAFETY: the pointers' contract (the setters'): valid while the driver runs and
         // usable from its threads as described on CMedia.
-        let (pointers, sender, receiver) = unsafe {
-            (ForeignShared::new(pointers), ForeignShared::new(sender), ForeignShared::new(receiver))
-        };
+        let pointers = unsafe { ForeignShared::new(pointers) };
+        // SAFETY: used as described on CMedia.
+        let sender = unsafe { ForeignShared::new(sender) };
+        // SAFETY: as above.
+        let receiver = unsafe { ForeignShared::new(receiver) };
         Ok(Self { pointers, sender, receiver, next_key: AtomicU64::new(1) })
     }
 
