@@ -78,7 +78,7 @@ typedef struct rate_reporter_stct
     aeron_agent_runner_t runner;
     uint64_t idle_duration_ns;
     subscriber_agent_t *subscriber;
-    int64_t reports;
+    volatile int64_t reports;
 }
 rate_reporter_t;
 
@@ -105,7 +105,7 @@ static void subscriber_on_close(void *state)
 static int reporter_do_work(void *state)
 {
     rate_reporter_t *reporter = (rate_reporter_t *)state;
-    reporter->reports++;
+    AERON_SET_RELEASE(reporter->reports, reporter->reports + 1);
     return 0;
 }
 
@@ -211,6 +211,14 @@ int main(void)
     }
     while (received < MESSAGES && aeron_epoch_clock() < deadline);
     SAMPLE_CHECK(received == MESSAGES);
+    /* On a loaded machine the reporter's thread may not have run a cycle yet. */
+    int64_t reports = 0;
+    do
+    {
+        AERON_GET_ACQUIRE(reports, reporter.reports);
+        aeron_nano_sleep(1000 * 1000);
+    }
+    while (reports == 0 && aeron_epoch_clock() < deadline);
 
     SAMPLE_CHECK(aeron_agent_stop(&subscriber.runner) == 0);
     SAMPLE_CHECK(aeron_agent_stop(&reporter.runner) == 0);

@@ -6,8 +6,10 @@ pub mod broadcast;
 pub(crate) mod caller_synchronized;
 pub mod counters;
 pub mod error_log;
+pub mod foreign_shared;
 pub mod mapped_file;
 pub mod ring_buffer;
 
 pub use atomic_buffer::AtomicBuffer;
 pub use atomic_word::{AtomicI32Word, AtomicI64Word};
+pub use foreign_shared::ForeignShared;

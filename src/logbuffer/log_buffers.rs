@@ -145,6 +145,13 @@ impl LogBuffers {
     pub fn page_size(&self) -> usize {
         self.page_size
     }
+
+    /// Reads a byte of each page, so the pages fault in now rather than on the hot path.
+    pub fn touch_pages(&self) {
+        for page in (0..self.whole.capacity()).step_by(crate::util::sys::page_size()) {
+            std::hint::black_box(self.whole.get_u8(page));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -107,34 +107,10 @@ pub struct AgentRunner {
 
 impl AgentRunner {
     /// Starts `agent` on a new thread named after it.
-    pub fn start(mut agent: Box<dyn Agent>, mut idle: IdleStrategy, on_error: ErrorHandler) -> Result<Self> {
+    pub fn start(agent: Box<dyn Agent>, idle: IdleStrategy, on_error: ErrorHandler) -> Result<Self> {
         let running = Arc::new(AtomicBool::new(true));
-        let flag = Arc::clone(&running);
         let name = agent.role_name().to_string();
-        let thread = std::thread::Builder::new()
-            .name(name.chars().take(15).collect())
-            .spawn(move || {
-                if let Err(e) = agent.on_start() {
-                    // Release: before the handler runs, so whoever it notifies sees the
-                    // runner as stopped (it will never run a duty cycle).
-                    flag.store(false, Ordering::Release);
-                    on_error(&e);
-                    agent.on_close();
-                    return;
-                }
-                // Acquire pairs with the Release in close(): seeing false means stop.
-                while flag.load(Ordering::Acquire) {
-                    match agent.do_work() {
-                        Ok(work) => idle.idle_with(work, |period| agent.park(period)),
-                        Err(e) => {
-                            on_error(&e);
-                            idle.idle_with(0, |period| agent.park(period));
-                        }
-                    }
-                }
-                agent.on_close();
-            })
-            .map_err(|e| Error::io(&e, format_args!("spawn agent thread {name}")))?;
+        let thread = spawn_agent(agent, idle, on_error, Arc::clone(&running))?;
         Ok(Self { running, thread: Some(thread), name })
     }
 
@@ -160,6 +136,44 @@ impl Drop for AgentRunner {
     fn drop(&mut self) {
         self.close();
     }
+}
+
+/// Starts `agent` on a new thread named after it, running its duty cycles until `running`
+/// reads false: the loop of every runner. [`AgentRunner`] owns its flag; the C API's
+/// runner keeps it in the caller's struct and joins the returned thread itself. An agent
+/// whose `on_start` fails clears the flag, reports the error and closes without a cycle.
+pub fn spawn_agent<F: AsRef<AtomicBool> + Send + 'static>(
+    mut agent: Box<dyn Agent>,
+    mut idle: IdleStrategy,
+    on_error: ErrorHandler,
+    running: F,
+) -> Result<JoinHandle<()>> {
+    let name = agent.role_name().to_string();
+    std::thread::Builder::new()
+        .name(name.chars().take(15).collect())
+        .spawn(move || {
+            let flag = running.as_ref();
+            if let Err(e) = agent.on_start() {
+                // Release: before the handler runs, so whoever it notifies sees the
+                // runner as stopped (it will never run a duty cycle).
+                flag.store(false, Ordering::Release);
+                on_error(&e);
+                agent.on_close();
+                return;
+            }
+            // Acquire pairs with the Release of whoever stops the runner: false means stop.
+            while flag.load(Ordering::Acquire) {
+                match agent.do_work() {
+                    Ok(work) => idle.idle_with(work, |period| agent.park(period)),
+                    Err(e) => {
+                        on_error(&e);
+                        idle.idle_with(0, |period| agent.park(period));
+                    }
+                }
+            }
+            agent.on_close();
+        })
+        .map_err(|e| Error::io(&e, format_args!("spawn agent thread {name}")))
 }
 
 /// Drives an agent from the caller's thread (`INVOKER` mode, `aeron_main_do_work`).

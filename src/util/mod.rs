@@ -6,6 +6,7 @@ pub(crate) mod bits;
 pub mod clock;
 pub mod config;
 pub mod error;
+pub mod fileutil;
 pub mod format;
 pub mod idle_strategy;
 pub(crate) mod parse_util;

@@ -246,6 +246,27 @@ pub fn config_parse_i32(text: Option<&[u8]>, default: i32, min: i32, max: i32, w
     clamp_like_aeron(value, min, max)
 }
 
+/// `aeron_config_parse_size64` / `_duration_ns`: `text` in `parse`'s syntax (a size or a
+/// duration) clamped to `[min, max]`; `default` when `text` is `None` or, after `warn`,
+/// malformed (the default is not clamped).
+pub fn config_parse_with(
+    text: Option<&[u8]>,
+    default: u64,
+    min: u64,
+    max: u64,
+    parse: fn(&str, &str) -> Result<u64>,
+    warn: impl FnOnce(),
+) -> u64 {
+    let Some(text) = text else { return default };
+    match std::str::from_utf8(text).ok().and_then(|t| parse("value", t).ok()) {
+        Some(value) => value.min(max).max(min),
+        None => {
+            warn();
+            default
+        }
+    }
+}
+
 /// The whole text as a C signed number (the end pointer must reach the NUL).
 fn whole_signed(text: &[u8]) -> Option<i64> {
     let number = scan_c_number(text);
@@ -372,6 +393,12 @@ mod tests {
         assert_eq!(config_parse_i32(Some(b"-5"), 9, 0, 10, || warned += 1), 0);
         assert_eq!(config_parse_i32(Some(b"5"), 9, 8, 4, || warned += 1), 8, "min wins over max");
         assert_eq!(warned, 3);
+        let size = crate::util::config::parse_size;
+        assert_eq!(config_parse_with(Some(b"64k"), 5, 0, 1 << 20, size, || warned += 1), 65_536);
+        assert_eq!(config_parse_with(Some(b"2m"), 5, 0, 1 << 20, size, || warned += 1), 1 << 20, "clamped");
+        assert_eq!(config_parse_with(Some(b"x"), 5, 10, 50, size, || warned += 1), 5, "default unclamped");
+        assert_eq!(config_parse_with(None, 5, 10, 50, size, || warned += 1), 5);
+        assert_eq!(warned, 4);
         assert_eq!(prop_warning("AERON_X", b"bad"), "WARNING: AERON_X=bad is invalid, using default\n");
     }
 }

@@ -10,12 +10,13 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::sync::Arc;
 
+use crate::concurrent::ForeignShared;
 use crate::driver::agent_config::AgentOnStart;
 use crate::driver::congestion::supplier::supplier_short_name;
 use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
-use crate::ffi::driver::context::{CState, aeron_driver_context_t, get, handle, set};
+use crate::ffi::driver::context::{aeron_driver_context_t, get, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::driver::media::settings::MediaSettings;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
@@ -95,6 +96,8 @@ pub type aeron_congestion_control_strategy_supplier_func_t = Option<
 type ValidatorFn = unsafe extern "C" fn(*mut c_void, *mut u8, i32) -> bool;
 type HookFn = unsafe extern "C" fn(*mut c_void);
 type OnStartFn = unsafe extern "C" fn(*mut c_void, *const c_char);
+/// A callback's state, handed back to the callback on the driver's threads.
+type CState = ForeignShared<*mut c_void>;
 
 /// The C functions and states behind a context's callbacks, for the getters.
 pub(crate) struct CCallbacks {
@@ -158,7 +161,8 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_validator(
     ffi_boundary!("aeron_driver_context_set_driver_termination_validator", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        let state = CState(state);
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
+        let state = unsafe { CState::new(state) };
         h.ctx.termination_validator_fn = None;
         h.callbacks.validator = None;
         match value {
@@ -174,7 +178,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_validator(
                     let length = i32::try_from(token.len()).unwrap_or(i32::MAX);
                     // SAFETY: the caller's validator with its state (contract); the token
                     // lives for the call and the validator only reads it.
-                    unsafe { f(state.ptr(), token.as_ptr().cast_mut(), length) }
+                    unsafe { f(state.value(), token.as_ptr().cast_mut(), length) }
                 }));
                 h.callbacks.validator = Some((f, state));
             }
@@ -218,7 +222,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator_s
             return Ok(std::ptr::null_mut());
         }
         // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.validator.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+        Ok(unsafe { handle(context) }?.callbacks.validator.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
     })
 }
 
@@ -236,12 +240,13 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_hook(
     ffi_boundary!("aeron_driver_context_set_driver_termination_hook", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        let state = CState(state);
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
+        let state = unsafe { CState::new(state) };
         h.callbacks.hook = value.map(|f| (f, state));
         h.ctx.termination_hook = value.map(|f| {
             TerminationHook::new(move || {
                 // SAFETY: the caller's hook with its state (contract).
-                unsafe { f(state.ptr()) }
+                unsafe { f(state.value()) }
             })
         });
         Ok(0)
@@ -278,7 +283,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook_state(
             return Ok(std::ptr::null_mut());
         }
         // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.hook.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+        Ok(unsafe { handle(context) }?.callbacks.hook.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
     })
 }
 
@@ -298,14 +303,15 @@ pub unsafe extern "C" fn aeron_driver_context_set_agent_on_start_function(
     ffi_boundary!("aeron_driver_context_set_agent_on_start_function", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        let state = CState(state);
+        // SAFETY: the function may be called with its state on the driver's threads (contract).
+        let state = unsafe { CState::new(state) };
         h.callbacks.on_start = value.map(|f| (f, state));
         h.ctx.agents.on_start = value.map(|f| {
             AgentOnStart(Arc::new(move |role_name: &str| {
                 let role = CString::new(role_name).unwrap_or_default();
                 // SAFETY: the caller's function with its state (contract); the role name
                 // lives for the call.
-                unsafe { f(state.ptr(), role.as_ptr()) }
+                unsafe { f(state.value(), role.as_ptr()) }
             }))
         });
         Ok(0)
@@ -342,7 +348,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_state(
             return Ok(std::ptr::null_mut());
         }
         // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.ptr()))
+        Ok(unsafe { handle(context) }?.callbacks.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
     })
 }
 

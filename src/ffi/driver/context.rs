@@ -6,7 +6,7 @@
 //! Threading: a context is not thread-safe; use it from one thread at a time.
 
 use std::collections::HashMap;
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CString, c_char, c_int};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
@@ -269,21 +269,3 @@ pub unsafe extern "C" fn aeron_driver_context_get_threading_mode(
         Ok(unsafe { get(context, |c| threading_mode_to_c(c.threading_mode)) })
     })
 }
-
-/// The C state pointer of a callback, made sendable: the caller promises (by setting it)
-/// that the callback may be called with it from the driver's threads.
-#[derive(Clone, Copy)]
-pub(crate) struct CState(pub(crate) *mut c_void);
-
-impl CState {
-    /// The pointer (a method, so closures capture the sendable wrapper, not the field).
-    pub(crate) fn ptr(self) -> *mut c_void {
-        self.0
-    }
-}
-
-// SAFETY: the state is only passed back to the caller's own callback, which the aeronmd.h
-// contract allows on the driver's threads.
-unsafe impl Send for CState {}
-// SAFETY: as above; the pointer itself is never dereferenced by Rust.
-unsafe impl Sync for CState {}

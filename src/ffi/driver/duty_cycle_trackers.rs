@@ -12,6 +12,7 @@
 use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
+use crate::concurrent::ForeignShared;
 use crate::driver::duty_cycle_tracker::{DutyCycleTrackerHooks, SuppliedDutyCycleTracker};
 use crate::ffi::driver::context::{aeron_driver_context_t, handle};
 use crate::ffi::ffi_boundary;
@@ -60,19 +61,15 @@ enum TrackerRole {
     NameResolver = 3,
 }
 
-/// The caller's tracker, called from the agent that uses it.
-struct CDutyCycleTracker(*mut aeron_duty_cycle_tracker_t);
-
-// SAFETY: the setter's contract: the tracker stays valid while the driver runs and may be
-// called on the driver's agent threads (Aeron's own contract for supplied trackers).
-unsafe impl Send for CDutyCycleTracker {}
-// SAFETY: as above; Rust never writes through the pointer, it only reads the functions.
-unsafe impl Sync for CDutyCycleTracker {}
+/// The caller's tracker, called from the agent that uses it (shared on the setter's
+/// contract: it stays valid while the driver runs and may be called on the driver's agent
+/// threads, Aeron's own contract for supplied trackers; Rust only reads its fields).
+struct CDutyCycleTracker(ForeignShared<*mut aeron_duty_cycle_tracker_t>);
 
 impl DutyCycleTrackerHooks for CDutyCycleTracker {
     fn update(&self, now_ns: i64) {
         // SAFETY: valid while the driver runs (setter's contract); read at each call.
-        let (f, state) = unsafe { ((*self.0).update, (*self.0).state) };
+        let (f, state) = unsafe { ((*self.0.value()).update, (*self.0.value()).state) };
         if let Some(f) = f {
             // SAFETY: the caller's function with its own state (setter's contract).
             unsafe { f(state, now_ns) }
@@ -81,7 +78,7 @@ impl DutyCycleTrackerHooks for CDutyCycleTracker {
 
     fn measure_and_update(&self, now_ns: i64) {
         // SAFETY: as in `update`.
-        let (f, state) = unsafe { ((*self.0).measure_and_update, (*self.0).state) };
+        let (f, state) = unsafe { ((*self.0.value()).measure_and_update, (*self.0.value()).state) };
         if let Some(f) = f {
             // SAFETY: as in `update`.
             unsafe { f(state, now_ns) }
@@ -102,7 +99,9 @@ unsafe fn set_tracker(
     // SAFETY: NULL or live (contract).
     let h = unsafe { handle(context) }?;
     let supplied = (!value.is_null()).then(|| {
-        SuppliedDutyCycleTracker(Arc::new(CDutyCycleTracker(value)) as Arc<dyn DutyCycleTrackerHooks>)
+        // SAFETY: valid and callable on the agents' threads while the driver runs (contract).
+        let tracker = CDutyCycleTracker(unsafe { ForeignShared::new(value) });
+        SuppliedDutyCycleTracker(Arc::new(tracker) as Arc<dyn DutyCycleTrackerHooks>)
     });
     let agents = &mut h.ctx.agents;
     match role {

@@ -23,7 +23,6 @@ pub mod port_managers;
 pub mod settings;
 pub mod settings_idle;
 pub mod settings_udp;
-pub mod sockaddr;
 
 use context::{DriverContextHandle, aeron_driver_context_t, handle as context_handle};
 

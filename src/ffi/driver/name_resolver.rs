@@ -18,11 +18,12 @@ use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::net::IpAddr;
 use std::sync::Arc;
 
+use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
-use crate::ffi::driver::context::{CState, aeron_driver_context_t, handle};
-use crate::ffi::driver::sockaddr::{from_storage, to_storage};
+use crate::ffi::driver::context::{aeron_driver_context_t, handle};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
 /// Resolves `name` (a host without port) into `*address` (family and address; the port
 /// is set by the caller). Returns 0 or more on success, -1 on failure (with the error set).
@@ -107,14 +108,18 @@ type SupplierFn =
 
 /// A resolver filled in by a C supplier, driven by the conductor.
 struct CNameResolver {
-    /// Boxed: the functions get its address, which must not change.
-    resolver: Box<aeron_name_resolver_t>,
+    /// Boxed: the functions get its address, which must not change. Shared on the
+    /// supplier's contract (Aeron's): the resolver may be called from the conductor's or
+    /// the executor's thread, one call at a time; it is only used through this value,
+    /// which the conductor keeps behind a mutex, so calls never overlap.
+    resolver: ForeignShared<Box<aeron_name_resolver_t>>,
 }
 
-// SAFETY: the supplier's contract (Aeron's): the resolver may be called from the conductor's
-// or the executor's thread, one call at a time; it is only used through this value, which
-// the conductor keeps behind a mutex, so calls never overlap.
-unsafe impl Send for CNameResolver {}
+impl CNameResolver {
+    fn c(&mut self) -> &mut aeron_name_resolver_t {
+        self.resolver.get_mut()
+    }
+}
 
 fn c_text(what: &str, value: &str) -> Result<CString> {
     CString::new(value).map_err(|_| Error::invalid_argument(format!("{what} contains NUL: {value:?}")))
@@ -122,14 +127,13 @@ fn c_text(what: &str, value: &str) -> Result<CString> {
 
 impl NameResolver for CNameResolver {
     fn lookup(&mut self, name: &str, uri_param_name: &str, is_re_lookup: bool) -> Result<Option<String>> {
-        let Some(lookup) = self.resolver.lookup_func else { return Ok(None) };
+        let Some(lookup) = self.c().lookup_func else { return Ok(None) };
         let (name, key) = (c_text("name", name)?, c_text("uri_param_name", uri_param_name)?);
         let mut resolved: *const c_char = std::ptr::null();
         crate::ffi::clear_last_error();
         // SAFETY: the supplier's function with its own resolver struct; the strings live
         // for the call and `resolved` is a valid out pointer.
-        let rc =
-            unsafe { lookup(&mut *self.resolver, name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
+        let rc = unsafe { lookup(self.c(), name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
         if rc < 0 {
             return Err(error_from_c("name resolver lookup"));
         }
@@ -147,7 +151,7 @@ impl NameResolver for CNameResolver {
         is_re_resolution: bool,
         _ipv6: bool,
     ) -> Result<IpAddr> {
-        let Some(resolve) = self.resolver.resolve_func else {
+        let Some(resolve) = self.c().resolve_func else {
             return Err(Error::invalid_argument("name resolver has no resolve_func"));
         };
         let (name, key) = (c_text("host", host)?, c_text("uri_param_name", uri_param_name)?);
@@ -155,9 +159,7 @@ impl NameResolver for CNameResolver {
         let mut address: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
         crate::ffi::clear_last_error();
         // SAFETY: as in `lookup`; `address` is a valid out pointer.
-        let rc = unsafe {
-            resolve(&mut *self.resolver, name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address)
-        };
+        let rc = unsafe { resolve(self.c(), name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address) };
         if rc < 0 {
             return Err(error_from_c("name resolver resolve"));
         }
@@ -170,16 +172,16 @@ impl NameResolver for CNameResolver {
     }
 
     fn do_work(&mut self, now_ms: i64) -> Result<i32> {
-        let Some(do_work) = self.resolver.do_work_func else { return Ok(0) };
+        let Some(do_work) = self.c().do_work_func else { return Ok(0) };
         // SAFETY: the supplier's function with its own resolver struct.
-        let rc = unsafe { do_work(&mut *self.resolver, now_ms) };
+        let rc = unsafe { do_work(self.c(), now_ms) };
         if rc < 0 { Err(error_from_c("name resolver do_work")) } else { Ok(rc) }
     }
 
     fn close(&mut self) {
-        if let Some(close) = self.resolver.close_func.take() {
+        if let Some(close) = self.c().close_func.take() {
             // SAFETY: as in `do_work`; called once (the function is taken).
-            unsafe { close(&mut *self.resolver) };
+            unsafe { close(self.c()) };
         }
     }
 }
@@ -191,7 +193,11 @@ impl Drop for CNameResolver {
 }
 
 /// Makes the resolver `supplier` fills in, for the driver of `context`.
-fn supply(supplier: SupplierFn, context: CState, args: Option<&str>) -> Result<Box<dyn NameResolver>> {
+fn supply(
+    supplier: SupplierFn,
+    context: ForeignShared<*mut aeron_driver_context_t>,
+    args: Option<&str>,
+) -> Result<Box<dyn NameResolver>> {
     let args = args.map(|a| c_text("AERON_NAME_RESOLVER_INIT_ARGS", a)).transpose()?;
     let mut resolver = Box::new(aeron_name_resolver_t {
         name: std::ptr::null(),
@@ -206,7 +212,7 @@ fn supply(supplier: SupplierFn, context: CState, args: Option<&str>) -> Result<B
     // the args string (or NULL) alive for the call, and the context `aeron_driver_init`
     // was called with, live while it runs (the only time suppliers are called).
     let rc = unsafe {
-        supplier(&mut *resolver, args.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()), context.ptr().cast())
+        supplier(&mut *resolver, args.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()), context.value())
     };
     if rc < 0 {
         return Err(error_from_c("name resolver supplier"));
@@ -214,7 +220,8 @@ fn supply(supplier: SupplierFn, context: CState, args: Option<&str>) -> Result<B
     if resolver.lookup_func.is_none() || resolver.resolve_func.is_none() {
         return Err(Error::invalid_argument("name resolver supplier left lookup_func or resolve_func NULL"));
     }
-    Ok(Box::new(CNameResolver { resolver }))
+    // SAFETY: the setter's contract (see CNameResolver::resolver).
+    Ok(Box::new(CNameResolver { resolver: unsafe { ForeignShared::new(resolver) } }))
 }
 
 /// The default lookup: the name as it is, not found (0).
@@ -252,7 +259,7 @@ unsafe extern "C" fn default_resolve(
         };
         let ip = DefaultNameResolver.resolve(host, &key, is_re_resolution, false)?;
         // SAFETY: `address` is non-null and valid for a write (the resolve contract).
-        unsafe { address.write(to_storage(&std::net::SocketAddr::new(ip, 0))) };
+        unsafe { address.write(sockaddr_storage(&std::net::SocketAddr::new(ip, 0))) };
         Ok(0)
     })
 }
@@ -308,7 +315,9 @@ pub unsafe extern "C" fn aeron_driver_context_set_name_resolver_supplier(
     ffi_boundary!("aeron_driver_context_set_name_resolver_supplier", {
         // SAFETY: NULL or live (contract).
         let h = unsafe { handle(context) }?;
-        let context_state = CState(context.cast());
+        // SAFETY: the context outlives the drivers made from it, and suppliers run only in
+        // aeron_driver_init, on the caller's thread (Aeron's contract).
+        let context_state = unsafe { ForeignShared::new(context) };
         h.ctx.name_resolver_supplier = match value {
             Some(f) if !std::ptr::fn_addr_eq(f, default_name_resolver_supplier as SupplierFn) => {
                 Some(NameResolverSupplier(Arc::new(move |args: Option<&str>| supply(f, context_state, args))))
@@ -347,7 +356,8 @@ mod tests {
 
     /// Resolves `value` of URI parameter `key` with the resolver `supplier` fills in.
     fn resolve_with_supplier(supplier: SupplierFn, key: &str, value: &str) -> Result<std::net::SocketAddr> {
-        let mut resolver = supply(supplier, CState(std::ptr::null_mut()), None)?;
+        // SAFETY: a NULL context, which the test suppliers do not use.
+        let mut resolver = supply(supplier, unsafe { ForeignShared::new(std::ptr::null_mut()) }, None)?;
         resolve_host_and_port_with(resolver.as_mut(), key, value, false)
     }
 

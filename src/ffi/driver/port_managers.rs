@@ -13,13 +13,14 @@ use std::ffi::{c_int, c_void};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use crate::concurrent::ForeignShared;
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::{aeron_driver_context_t, handle};
-use crate::ffi::driver::sockaddr::{from_storage, to_storage};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
 /// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
 /// address `udp_channel` names). Returns 0, or -1 with the error set.
@@ -61,19 +62,17 @@ mod layout {
     static_assertions::const_assert_eq!(size_of::<M>(), 24);
 }
 
-/// The caller's port manager, called by the conductor.
-struct CPortManager(*mut aeron_port_manager_t);
-
-// SAFETY: the setter's contract: the manager stays valid while the driver runs and may be
-// called on the conductor's thread (the only one that calls it).
-unsafe impl Send for CPortManager {}
+/// The caller's port manager, called by the conductor (shared on the setter's contract:
+/// the manager stays valid while the driver runs and may be called on the conductor's
+/// thread, the only one that calls it).
+struct CPortManager(ForeignShared<*mut aeron_port_manager_t>);
 
 impl PortManager for CPortManager {
     fn get_managed_port(&mut self, channel: &UdpChannel, bind: SocketAddr) -> Result<SocketAddr> {
         // SAFETY: valid while the driver runs (setter's contract); read at each call.
-        let (get, state) = unsafe { ((*self.0).get_managed_port, (*self.0).state) };
+        let (get, state) = unsafe { ((*self.0.value()).get_managed_port, (*self.0.value()).state) };
         let get = get.ok_or_else(|| Error::invalid_argument("port manager without get_managed_port"))?;
-        let mut bind_addr = to_storage(&bind);
+        let mut bind_addr = sockaddr_storage(&bind);
         let mut bind_addr_out = bind_addr;
         let channel: *const UdpChannel = channel;
         crate::ffi::clear_last_error();
@@ -90,9 +89,9 @@ impl PortManager for CPortManager {
 
     fn free_managed_port(&mut self, bind: SocketAddr) {
         // SAFETY: as in `get_managed_port`.
-        let (free, state) = unsafe { ((*self.0).free_managed_port, (*self.0).state) };
+        let (free, state) = unsafe { ((*self.0.value()).free_managed_port, (*self.0.value()).state) };
         if let Some(free) = free {
-            let mut bind_addr = to_storage(&bind);
+            let mut bind_addr = sockaddr_storage(&bind);
             // SAFETY: the caller's function with its state and an address valid for the call.
             unsafe { free(state, &mut bind_addr) };
         }
@@ -116,9 +115,11 @@ unsafe fn set_port_manager(
     {
         return Err(Error::invalid_argument("port manager needs get_managed_port and free_managed_port"));
     }
-    let manager = CPortManagerPtr(value);
+    // SAFETY: NULL (then unused) or valid and callable on the conductor's thread while
+    // the driver runs (contract).
+    let manager = unsafe { ForeignShared::new(value) };
     let supplier = (!value.is_null()).then(|| {
-        PortManagerSupplier(Arc::new(move || Box::new(CPortManager(manager.ptr())) as Box<dyn PortManager>))
+        PortManagerSupplier(Arc::new(move || Box::new(CPortManager(manager)) as Box<dyn PortManager>))
     });
     if sender {
         h.ctx.sender_port_manager = supplier;
@@ -129,22 +130,6 @@ unsafe fn set_port_manager(
     }
     Ok(0)
 }
-
-/// The caller's manager pointer, made sendable for the context's supplier.
-#[derive(Clone, Copy)]
-struct CPortManagerPtr(*mut aeron_port_manager_t);
-
-impl CPortManagerPtr {
-    /// The pointer (a method, so closures capture the sendable wrapper, not the field).
-    fn ptr(self) -> *mut aeron_port_manager_t {
-        self.0
-    }
-}
-
-// SAFETY: as for CPortManager: only handed to the conductor of a driver.
-unsafe impl Send for CPortManagerPtr {}
-// SAFETY: as above; never dereferenced outside the conductor.
-unsafe impl Sync for CPortManagerPtr {}
 
 /// The manager set for the sender (`0`) or receiver (`1`), or NULL.
 ///

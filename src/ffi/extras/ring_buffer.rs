@@ -97,15 +97,24 @@ macro_rules! with_ring {
     };
 }
 
-impl RingHandle {
-    fn new(kind: aeronrs_ring_buffer_kind_t, buffer: AtomicBuffer) -> Result<Self> {
-        match kind.0 {
-            AERONRS_RING_BUFFER_ONE_TO_ONE => Ok(Self::OneToOne(OneToOneRingBuffer::new(buffer)?)),
-            AERONRS_RING_BUFFER_MANY_TO_ONE => Ok(Self::ManyToOne(ManyToOneRingBuffer::new(buffer)?)),
-            other => Err(unknown_kind(other)),
+/// Makes the handle of the ring buffer type `$kind` names, with `$rb` bound to that type.
+macro_rules! of_kind {
+    ($kind:expr, $rb:ident => $make:expr) => {
+        match $kind.0 {
+            AERONRS_RING_BUFFER_ONE_TO_ONE => {
+                type $rb = OneToOneRingBuffer;
+                RingHandle::OneToOne($make?)
+            }
+            AERONRS_RING_BUFFER_MANY_TO_ONE => {
+                type $rb = ManyToOneRingBuffer;
+                RingHandle::ManyToOne($make?)
+            }
+            other => return Err(unknown_kind(other)),
         }
-    }
+    };
+}
 
+impl RingHandle {
     /// Boxes the handle and stores it in `*out`.
     ///
     /// # Safety
@@ -154,15 +163,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_create(
         require_non_null!(rb, "rb");
         // SAFETY: path is NULL or NUL-terminated (contract); NULL is rejected.
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
-        let handle = match kind.0 {
-            AERONRS_RING_BUFFER_ONE_TO_ONE => {
-                RingHandle::OneToOne(OneToOneRingBuffer::create_mapped(path, capacity)?)
-            }
-            AERONRS_RING_BUFFER_MANY_TO_ONE => {
-                RingHandle::ManyToOne(ManyToOneRingBuffer::create_mapped(path, capacity)?)
-            }
-            other => return Err(unknown_kind(other)),
-        };
+        let handle = of_kind!(kind, R => R::create_mapped(path, capacity));
         // SAFETY: rb is non-null and writable (contract).
         unsafe { handle.publish(rb) }
     })
@@ -183,11 +184,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_open(
         require_non_null!(rb, "rb");
         // SAFETY: path is NULL or NUL-terminated (contract); NULL is rejected.
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
-        let handle = match kind.0 {
-            AERONRS_RING_BUFFER_ONE_TO_ONE => RingHandle::OneToOne(OneToOneRingBuffer::open_mapped(path)?),
-            AERONRS_RING_BUFFER_MANY_TO_ONE => RingHandle::ManyToOne(ManyToOneRingBuffer::open_mapped(path)?),
-            other => return Err(unknown_kind(other)),
-        };
+        let handle = of_kind!(kind, R => R::open_mapped(path));
         // SAFETY: rb is non-null and writable (contract).
         unsafe { handle.publish(rb) }
     })
@@ -213,7 +210,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_wrap(
         require_non_null!(memory, "memory");
         // SAFETY: memory is valid for length bytes for the handle's lifetime (contract).
         let buffer = unsafe { AtomicBuffer::from_raw(memory.cast::<u8>(), length) }?;
-        let handle = RingHandle::new(kind, buffer)?;
+        let handle = of_kind!(kind, R => R::new(buffer));
         // SAFETY: rb is non-null and writable (contract).
         unsafe { handle.publish(rb) }
     })

@@ -7,11 +7,16 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::os::unix::thread::JoinHandleExt;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::concurrent::ForeignShared;
+use crate::ffi::util::alloc::c_string_copy;
 use crate::ffi::util::idle_strategy::aeron_idle_strategy_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::util::agent::{Agent, spawn_agent};
 use crate::util::error::{Error, Result};
+use crate::util::idle_strategy::IdleStrategy;
 
 /// Called once on the agent's thread before its first duty cycle, with the state given
 /// alongside it and the agent's role name.
@@ -88,7 +93,8 @@ mod layout {
 }
 
 /// What the agent thread needs, copied out of the runner before the thread starts.
-struct AgentThread {
+#[derive(Clone, Copy)]
+struct AgentFunctions {
     role_name: *const c_char,
     agent_state: *mut c_void,
     idle_strategy_state: *mut c_void,
@@ -96,30 +102,50 @@ struct AgentThread {
     on_start: aeron_agent_on_start_func_t,
     do_work: unsafe extern "C" fn(*mut c_void) -> c_int,
     idle: unsafe extern "C" fn(*mut c_void, c_int),
-    running: *const AtomicBool,
 }
 
-// SAFETY: the pointers are the caller's agent state, which the agent contract hands to the
-// agent thread, and the runner's `running` flag, which the caller keeps alive until
-// aeron_agent_stop has joined the thread.
-unsafe impl Send for AgentThread {}
+/// The C agent as a `util::agent::Agent`, run by its duty-cycle loop. The C idle strategy
+/// runs at the end of each cycle, so the loop's own strategy is `Noop`.
+struct CAgent {
+    name: String,
+    /// Shared on the agent contract: the functions are callable with their states on the
+    /// agent thread; role_name lives until aeron_agent_close, which follows the join.
+    c: ForeignShared<AgentFunctions>,
+}
 
-impl AgentThread {
-    fn run(self) {
-        if let Some(on_start) = self.on_start {
+impl Agent for CAgent {
+    fn on_start(&mut self) -> Result<()> {
+        let c = self.c.value();
+        if let Some(on_start) = c.on_start {
             // SAFETY: caller-supplied callback and state (agent contract); role_name is the
-            // runner's copy, alive until aeron_agent_close, which follows the join.
-            unsafe { on_start(self.on_start_state, self.role_name) };
+            // runner's copy, alive until aeron_agent_close.
+            unsafe { on_start(c.on_start_state, c.role_name) };
         }
-        // SAFETY: running points into the runner, alive until the thread is joined.
-        let running = unsafe { &*self.running };
-        // Acquire: pairs with the release in aeron_agent_stop.
-        while running.load(Ordering::Acquire) {
-            // SAFETY: caller-supplied functions and states (agent contract).
-            let work = unsafe { (self.do_work)(self.agent_state) };
-            // SAFETY: as above.
-            unsafe { (self.idle)(self.idle_strategy_state, work) };
-        }
+        Ok(())
+    }
+
+    fn do_work(&mut self) -> Result<i32> {
+        let c = self.c.value();
+        // SAFETY: caller-supplied functions and states (agent contract).
+        let work = unsafe { (c.do_work)(c.agent_state) };
+        // SAFETY: as above.
+        unsafe { (c.idle)(c.idle_strategy_state, work) };
+        Ok(work)
+    }
+
+    fn role_name(&self) -> &str {
+        &self.name
+    }
+}
+
+/// The runner's `running` flag, as the agent thread reads it.
+struct RunningFlag(ForeignShared<*const AtomicBool>);
+
+impl AsRef<AtomicBool> for RunningFlag {
+    fn as_ref(&self) -> &AtomicBool {
+        // SAFETY: made by aeron_agent_start from a live runner, which the caller keeps at
+        // its address until aeron_agent_stop has joined the thread holding this flag.
+        unsafe { &*self.0.value() }
     }
 }
 
@@ -131,18 +157,6 @@ unsafe fn running_flag<'a>(runner: *mut aeron_agent_runner_t) -> &'a AtomicBool 
     // SAFETY: bool and AtomicBool have the same layout; the field lives as long as the runner
     // and is accessed only atomically once the runner is initialised.
     unsafe { AtomicBool::from_ptr(std::ptr::addr_of_mut!((*runner).running)) }
-}
-
-/// A NUL-terminated copy of `name` in C-allocator memory.
-fn c_string_copy(name: &str) -> Result<*const c_char> {
-    // SAFETY: calloc has no preconditions; the extra byte stays 0 as the terminator.
-    let memory = unsafe { libc::calloc(1, name.len() + 1) }.cast::<u8>();
-    if memory.is_null() {
-        return Err(Error::with_code(libc::ENOMEM, "failed to allocate role name"));
-    }
-    // SAFETY: memory holds name.len() + 1 bytes; the regions are distinct.
-    unsafe { std::ptr::copy_nonoverlapping(name.as_ptr(), memory, name.len()) };
-    Ok(memory.cast::<c_char>().cast_const())
 }
 
 /// Prepares `runner` to run `do_work` with `state`, idling with `idle_strategy_func` and
@@ -176,7 +190,7 @@ pub unsafe extern "C" fn aeron_agent_init(
         }
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let name = unsafe { c_str_arg(role_name, "role_name") }?;
-        let role_name = c_string_copy(name)?;
+        let role_name = c_string_copy(name.as_bytes(), "failed to allocate role name")?;
         let initialised = aeron_agent_runner_t {
             role_name,
             agent_state: state,
@@ -209,7 +223,7 @@ pub unsafe extern "C" fn aeron_agent_init(
 pub unsafe extern "C" fn aeron_agent_start(runner: *mut aeron_agent_runner_t) -> c_int {
     ffi_boundary!("aeron_agent_start", {
         require_non_null!(runner, "runner");
-        let (agent, name) = {
+        let agent = {
             // SAFETY: runner is initialised (contract) and no thread uses it yet; the shared
             // borrow ends before the agent thread starts.
             let r = unsafe { &*runner };
@@ -221,7 +235,7 @@ pub unsafe extern "C" fn aeron_agent_start(runner: *mut aeron_agent_runner_t) ->
             }
             // SAFETY: role_name is the runner's NUL-terminated copy.
             let name = unsafe { std::ffi::CStr::from_ptr(r.role_name) }.to_string_lossy().into_owned();
-            let agent = AgentThread {
+            let functions = AgentFunctions {
                 role_name: r.role_name,
                 agent_state: r.agent_state,
                 idle_strategy_state: r.idle_strategy_state,
@@ -229,16 +243,16 @@ pub unsafe extern "C" fn aeron_agent_start(runner: *mut aeron_agent_runner_t) ->
                 on_start: r.on_start,
                 do_work,
                 idle,
-                running: std::ptr::null(),
             };
-            (agent, name)
+            // SAFETY: the agent contract (see CAgent::c).
+            CAgent { name, c: unsafe { ForeignShared::new(functions) } }
         };
         // SAFETY: runner is live (contract); from here on the flag is only accessed atomically.
-        let agent = AgentThread { running: unsafe { running_flag(runner) }, ..agent };
-        let handle = std::thread::Builder::new()
-            .name(name.clone())
-            .spawn(move || agent.run())
-            .map_err(|e| Error::io(&e, format_args!("start agent thread {name}")))?;
+        let flag: *const AtomicBool = unsafe { running_flag(runner) };
+        // SAFETY: the runner stays at its address until aeron_agent_stop has joined the
+        // thread (contract).
+        let running = RunningFlag(unsafe { ForeignShared::new(flag) });
+        let handle = spawn_agent(Box::new(agent), IdleStrategy::Noop, Arc::new(|_: &Error| {}), running)?;
         // The handle's ownership of the thread passes to the runner: aeron_agent_stop joins it.
         // Fields other than `running` are written through raw places so no reference to the
         // whole runner overlaps the agent thread's atomic reads.

@@ -1,10 +1,38 @@
 //! `aeron_alloc` / `aeron_free` (`aeron_alloc.h`): zeroed heap memory from the C allocator,
 //! so memory one side allocates the other may free (idle strategy states, for example).
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_char, c_int, c_void};
 
 use crate::ffi::{ffi_boundary, require_non_null};
-use crate::util::error::Error;
+use crate::util::error::{Error, Result};
+
+/// A NUL-terminated copy of `text` in C-allocator memory (freed with `free`); ENOMEM with
+/// the message `failure` when out of memory.
+pub(crate) fn c_string_copy(text: &[u8], failure: &str) -> Result<*const c_char> {
+    // SAFETY: calloc has no preconditions; the extra byte stays 0 as the terminator.
+    let memory = unsafe { libc::calloc(1, text.len() + 1) }.cast::<u8>();
+    if memory.is_null() {
+        return Err(Error::with_code(libc::ENOMEM, failure));
+    }
+    // SAFETY: memory holds text.len() + 1 bytes; the regions are distinct.
+    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), memory, text.len()) };
+    Ok(memory.cast::<c_char>().cast_const())
+}
+
+/// Moves `value` into C-allocator memory, released by `aeron_free`, which runs no
+/// destructor: only for types without one that need at most malloc's alignment (16 on the
+/// supported targets), both checked when compiled.
+pub(crate) fn c_box<T>(value: T, what: &str) -> Result<*mut c_void> {
+    const { assert!(!std::mem::needs_drop::<T>() && std::mem::align_of::<T>() <= 16) };
+    // SAFETY: calloc has no preconditions.
+    let memory = unsafe { libc::calloc(1, std::mem::size_of::<T>()) };
+    if memory.is_null() {
+        return Err(Error::with_code(libc::ENOMEM, format!("failed to allocate {what}")));
+    }
+    // SAFETY: memory is fresh, large enough for T and aligned for it (asserted above).
+    unsafe { memory.cast::<T>().write(value) };
+    Ok(memory)
+}
 
 /// Allocates `size` zeroed bytes (C `malloc` alignment) and stores the address in `*ptr`.
 /// Returns 0, or -1 with `*ptr` set to NULL and `aeron_errcode()` ENOMEM when the memory is

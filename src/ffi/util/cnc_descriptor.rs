@@ -11,52 +11,37 @@ use crate::cnc::descriptor::{
     START_TIMESTAMP_OFFSET, TO_CLIENTS_BUFFER_LENGTH_OFFSET,
 };
 use crate::concurrent::AtomicBuffer;
+use crate::ffi::cnc::aeron_cnc_constants_t;
 use crate::ffi::util::fileutil::{aeron_file_resolve, aeron_mapped_file_t, register};
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 
-/// The header at the start of `cnc.dat` (`struct aeron_cnc_metadata_stct`, packed to 4).
+/// The header at the start of `cnc.dat` (`struct aeron_cnc_metadata_stct`, packed to 4):
+/// the same fields as `aeron_cnc_constants_t`, which Aeron declares twice.
 #[allow(non_camel_case_types)]
-#[repr(C, packed(4))]
-pub struct aeron_cnc_metadata_stct {
-    pub cnc_version: i32,
-    pub to_driver_buffer_length: i32,
-    pub to_clients_buffer_length: i32,
-    pub counter_metadata_buffer_length: i32,
-    pub counter_values_buffer_length: i32,
-    pub error_log_buffer_length: i32,
-    pub client_liveness_timeout: i64,
-    pub start_timestamp: i64,
-    pub pid: i64,
-}
-
-/// Aeron's name for it.
-#[allow(non_camel_case_types)]
-pub type aeron_cnc_metadata_t = aeron_cnc_metadata_stct;
+pub type aeron_cnc_metadata_t = aeron_cnc_constants_t;
 
 // The struct is the file's header, field for field (spec/cnc.md).
 static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_cnc_metadata_stct, cnc_version),
+    std::mem::offset_of!(aeron_cnc_metadata_t, cnc_version),
     CNC_VERSION_OFFSET
 );
 static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_cnc_metadata_stct, to_clients_buffer_length),
+    std::mem::offset_of!(aeron_cnc_metadata_t, to_clients_buffer_length),
     TO_CLIENTS_BUFFER_LENGTH_OFFSET
 );
 static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_cnc_metadata_stct, error_log_buffer_length),
+    std::mem::offset_of!(aeron_cnc_metadata_t, error_log_buffer_length),
     ERROR_LOG_BUFFER_LENGTH_OFFSET
 );
 static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_cnc_metadata_stct, client_liveness_timeout),
+    std::mem::offset_of!(aeron_cnc_metadata_t, client_liveness_timeout),
     CLIENT_LIVENESS_TIMEOUT_OFFSET
 );
 static_assertions::const_assert_eq!(
-    std::mem::offset_of!(aeron_cnc_metadata_stct, start_timestamp),
+    std::mem::offset_of!(aeron_cnc_metadata_t, start_timestamp),
     START_TIMESTAMP_OFFSET
 );
-static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_cnc_metadata_stct, pid), PID_OFFSET);
-static_assertions::const_assert_eq!(std::mem::size_of::<aeron_cnc_metadata_stct>(), 48);
-static_assertions::const_assert_eq!(std::mem::align_of::<aeron_cnc_metadata_stct>(), 4);
+static_assertions::const_assert_eq!(std::mem::offset_of!(aeron_cnc_metadata_t, pid), PID_OFFSET);
 
 /// What `aeron_cnc_map_file_and_load_metadata` found (`enum aeron_cnc_load_result_stct`):
 /// success, failure, or the step to wait for before trying again.

@@ -12,9 +12,11 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::error_log::{self, distinct_error_log};
 use crate::ffi::cnc::aeron_error_log_reader_func_t;
+use crate::ffi::util::alloc::c_string_copy;
 use crate::ffi::util::clock::aeron_clock_func_t;
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
+use crate::util::format::{TimeZone, format_epoch_ms};
 
 /// The platform mutex (`pthread_mutex_t`), as `concurrent/aeron_thread.h` names it.
 #[allow(non_camel_case_types)]
@@ -310,9 +312,7 @@ pub unsafe extern "C" fn aeron_distinct_error_log_record(
                 Some(offset) => offset,
                 // SAFETY: as above.
                 None => unsafe { add(log, &buffer, timestamp, error_code, text) }.inspect_err(|_| {
-                    let date = crate::util::sys::local_time(timestamp / 1000)
-                        .map(|t| crate::util::format::format_date(&t, timestamp % 1000))
-                        .unwrap_or_else(|_| timestamp.to_string());
+                    let date = format_epoch_ms(timestamp, TimeZone::Local);
                     eprintln!("{date} - unrecordable error {}", String::from_utf8_lossy(text));
                 })?,
             };
@@ -357,27 +357,26 @@ unsafe fn add(
     // SAFETY: the list block belongs to the locked log (contract).
     let count = unsafe { (*old).num_observations } as usize;
     let list = alloc_list(count + 1)?;
-    // SAFETY: calloc has no preconditions; the extra byte stays 0 as the terminator.
-    let copy = unsafe { libc::calloc(1, text.len() + 1) }.cast::<u8>();
-    if copy.is_null() {
-        // SAFETY: allocated above, not shared.
-        unsafe { libc::free(list.cast()) };
-        return Err(Error::with_code(libc::ENOMEM, "Unable to allocate distinct error description"));
-    }
+    let copy = match c_string_copy(text, "Unable to allocate distinct error description") {
+        Ok(copy) => copy,
+        Err(e) => {
+            // SAFETY: allocated above, not shared.
+            unsafe { libc::free(list.cast()) };
+            return Err(e);
+        }
+    };
     let next_offset = match distinct_error_log::append_record(buffer, offset, timestamp, error_code, text) {
         Ok(next) => next,
         Err(e) => {
             // SAFETY: both allocated above, not shared.
-            unsafe { libc::free(copy.cast()) };
+            unsafe { libc::free(copy.cast_mut().cast()) };
             // SAFETY: as above.
             unsafe { libc::free(list.cast()) };
             return Err(e);
         }
     };
-    // SAFETY: copy holds text.len() + 1 bytes; the regions are distinct.
-    unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), copy, text.len()) };
     let observation = aeron_distinct_observation_t {
-        description: copy.cast::<c_char>(),
+        description: copy,
         error_code,
         offset,
         description_length: text.len(),

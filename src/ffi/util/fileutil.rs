@@ -16,6 +16,7 @@ use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::logbuffer::log_buffers::LogBuffers;
 use crate::util::error::{Error, Result};
+use crate::util::fileutil;
 use crate::util::sys::{unused_temp_path, usable_disk_space};
 
 /// A file mapped into memory: `length` bytes at `addr` (Aeron's
@@ -214,17 +215,9 @@ pub unsafe extern "C" fn aeron_is_directory(path: *const c_char) -> c_int {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_mkdir_recursive(pathname: *const c_char, permission: c_int) -> c_int {
     ffi_boundary!("aeron_mkdir_recursive", {
-        use std::os::unix::fs::DirBuilderExt;
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let pathname = unsafe { c_str_arg(pathname, "pathname") }?;
-        if Path::new(pathname).exists() {
-            return Err(Error::with_code(libc::EEXIST, format!("aeron_mkdir failed for {pathname}")));
-        }
-        std::fs::DirBuilder::new()
-            .recursive(true)
-            .mode(permission as u32)
-            .create(pathname)
-            .map_err(|e| Error::io(&e, format_args!("aeron_mkdir failed for {pathname}")))?;
+        fileutil::mkdir_recursive(pathname, permission as u32)?;
         Ok(0)
     })
 }
@@ -279,11 +272,7 @@ pub unsafe extern "C" fn aeron_delete_file(path: *const c_char) -> c_int {
     ffi_boundary!("aeron_delete_file", {
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let path = unsafe { c_str_arg(path, "path") }?;
-        let removed = match std::fs::symlink_metadata(path) {
-            Ok(metadata) if metadata.is_dir() => std::fs::remove_dir(path),
-            _ => std::fs::remove_file(path),
-        };
-        removed.map_err(|e| Error::io(&e, format_args!("remove {path}")))?;
+        fileutil::remove(path)?;
         Ok(0)
     })
 }
@@ -297,8 +286,7 @@ pub unsafe extern "C" fn aeron_file_length(path: *const c_char) -> i64 {
     ffi_boundary!("aeron_file_length", {
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let path = unsafe { c_str_arg(path, "path") }?;
-        let metadata = std::fs::metadata(path).map_err(|e| Error::io(&e, format_args!("stat {path}")))?;
-        Ok(i64::try_from(metadata.len()).unwrap_or(i64::MAX))
+        fileutil::file_length(path)
     })
 }
 
@@ -349,7 +337,7 @@ unsafe fn log_location(
     // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
     let aeron_dir = unsafe { c_str_arg(aeron_dir, "aeron_dir") }?;
     // SAFETY: as this function's contract.
-    unsafe { snprintf_like(&format!("{aeron_dir}/{folder}/{correlation_id}.logbuffer"), dst, length) }
+    unsafe { snprintf_like(&fileutil::log_location(aeron_dir, folder, correlation_id), dst, length) }
 }
 
 /// Writes the path of an IPC publication's log, `<aeron_dir>/publications/<id>.logbuffer`,
@@ -488,11 +476,7 @@ pub unsafe extern "C" fn aeron_raw_log_map_existing(
         let path = unsafe { c_str_arg(path, "path") }?;
         let log = LogBuffers::map_existing(Path::new(path))?;
         if pre_touch {
-            // Reading a byte of each page faults it in now rather than on the hot path.
-            let whole = log.buffer();
-            for page in (0..whole.capacity()).step_by(crate::util::sys::page_size()) {
-                std::hint::black_box(whole.get_u8(page));
-            }
+            log.touch_pages();
         }
         let raw = raw_log_views(&log)?;
         // SAFETY: mapped_raw_log is non-null and writable (contract).
@@ -554,12 +538,7 @@ unsafe fn free_raw_log(mapped_raw_log: *mut aeron_mapped_raw_log_t, filename: *c
     if !filename.is_null() && raw.mapped_file.length > 0 {
         // SAFETY: non-null and NUL-terminated (contract).
         let filename = unsafe { c_str_arg(filename, "filename") }?;
-        match std::fs::remove_file(filename) {
-            Ok(()) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) if std::fs::metadata(filename).map_or(true, |m| m.len() == 0) => drop(e),
-            Err(e) => return Err(Error::io(&e, format_args!("remove {filename}"))),
-        }
+        fileutil::remove_log_file(filename)?;
         raw.mapped_file.length = 0;
     }
     Ok(())

@@ -9,6 +9,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::time::Duration;
 
+use crate::ffi::util::alloc::c_box;
 use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::{Backoff, IdleStrategy};
@@ -73,24 +74,6 @@ static_assertions::const_assert_eq!(
     AERON_IDLE_STRATEGY_BACKOFF_MAX_PARK_PERIOD_NS,
     crate::util::idle_strategy::DEFAULT_MAX_PARK_NS
 );
-// States live in C-allocator memory, whose alignment (16 on the supported targets) must
-// satisfy what is stored there.
-static_assertions::const_assert!(std::mem::align_of::<IdleStrategy>() <= 16);
-static_assertions::const_assert!(std::mem::align_of::<u64>() <= 16);
-
-/// Moves `value` into C-allocator memory, released by `aeron_free` without running a
-/// destructor: only for types that own no heap memory (`u64`, `IdleStrategy`).
-fn c_box<T>(value: T) -> Result<*mut c_void> {
-    // SAFETY: calloc has no preconditions.
-    let memory = unsafe { libc::calloc(1, std::mem::size_of::<T>()) };
-    if memory.is_null() {
-        return Err(Error::with_code(libc::ENOMEM, "failed to allocate idle strategy state"));
-    }
-    // SAFETY: memory is fresh, large enough for T and aligned for it (asserted above).
-    unsafe { memory.cast::<T>().write(value) };
-    Ok(memory)
-}
-
 /// Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
 ///
 /// # Safety
@@ -165,7 +148,7 @@ pub unsafe extern "C" fn aeron_idle_strategy_backoff_state_init(
     ffi_boundary!("aeron_idle_strategy_backoff_state_init", {
         require_non_null!(state, "state");
         let backoff = Backoff::new(max_spins, max_yields, min_park_period_ns, max_park_period_ns)?;
-        let memory = c_box(IdleStrategy::Backoff(backoff))?;
+        let memory = c_box(IdleStrategy::Backoff(backoff), "idle strategy state")?;
         // SAFETY: state is non-null and writable (contract).
         unsafe { state.write(memory) };
         Ok(0)
@@ -199,11 +182,12 @@ fn built_in(strategy: IdleStrategy) -> Result<(aeron_idle_strategy_func_t, *mut 
         IdleStrategy::Yield => (Some(aeron_idle_strategy_yielding_idle), std::ptr::null_mut()),
         IdleStrategy::Sleep(period) => {
             let ns = u64::try_from(period.as_nanos()).unwrap_or(u64::MAX);
-            (Some(aeron_idle_strategy_sleeping_idle), c_box(ns)?)
+            (Some(aeron_idle_strategy_sleeping_idle), c_box(ns, "idle strategy state")?)
         }
-        IdleStrategy::Backoff(backoff) => {
-            (Some(aeron_idle_strategy_backoff_idle), c_box(IdleStrategy::Backoff(backoff))?)
-        }
+        IdleStrategy::Backoff(backoff) => (
+            Some(aeron_idle_strategy_backoff_idle),
+            c_box(IdleStrategy::Backoff(backoff), "idle strategy state")?,
+        ),
     })
 }
 

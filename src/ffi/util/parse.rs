@@ -81,13 +81,8 @@ unsafe fn optional_bytes<'a>(text: *const c_char) -> Option<&'a [u8]> {
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_parse_duration_ns(str: *const c_char, result: *mut u64) -> c_int {
     ffi_boundary!("aeron_parse_duration_ns", {
-        require_non_null!(result, "result");
-        // SAFETY: str is NULL or NUL-terminated (contract); NULL is rejected.
-        let text = unsafe { c_str_arg(str, "str") }?;
-        let value = parse_duration_ns("duration", text)?;
-        // SAFETY: result is non-null and writable (contract).
-        unsafe { result.write(value) };
-        Ok(0)
+        // SAFETY: as this function's contract.
+        unsafe { parse_into(str, result, "duration", parse_duration_ns) }
     })
 }
 
@@ -99,14 +94,28 @@ pub unsafe extern "C" fn aeron_parse_duration_ns(str: *const c_char, result: *mu
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_parse_size64(str: *const c_char, result: *mut u64) -> c_int {
     ffi_boundary!("aeron_parse_size64", {
-        require_non_null!(result, "result");
-        // SAFETY: str is NULL or NUL-terminated (contract); NULL is rejected.
-        let text = unsafe { c_str_arg(str, "str") }?;
-        let value = parse_size("size", text)?;
-        // SAFETY: result is non-null and writable (contract).
-        unsafe { result.write(value) };
-        Ok(0)
+        // SAFETY: as this function's contract.
+        unsafe { parse_into(str, result, "size", parse_size) }
     })
+}
+
+/// Parses `str` with `parse` into `*result`.
+///
+/// # Safety
+/// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
+unsafe fn parse_into(
+    str: *const c_char,
+    result: *mut u64,
+    what: &str,
+    parse: fn(&str, &str) -> crate::util::error::Result<u64>,
+) -> crate::util::error::Result<c_int> {
+    require_non_null!(result, "result");
+    // SAFETY: str is NULL or NUL-terminated (contract); NULL is rejected.
+    let text = unsafe { c_str_arg(str, "str") }?;
+    let value = parse(what, text)?;
+    // SAFETY: result is non-null and writable (contract).
+    unsafe { result.write(value) };
+    Ok(0)
 }
 
 /// Reads `str` as a boolean: true if it starts with `1`, `on` or `true`, false if with `0`,
@@ -364,13 +373,6 @@ unsafe fn config_parse_with(
     ffi_boundary!("aeron_config_parse", {
         // SAFETY: NULL or NUL-terminated (contract).
         let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
-        let Some(text) = text else { return Ok(def) };
-        match std::str::from_utf8(text).ok().and_then(|t| parse("value", t).ok()) {
-            Some(value) => Ok(value.min(max).max(min)),
-            None => {
-                warn(name, text);
-                Ok(def)
-            }
-        }
+        Ok(parse_util::config_parse_with(text, def, min, max, parse, || warn(name, text.unwrap_or_default())))
     })
 }

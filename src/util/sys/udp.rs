@@ -119,6 +119,49 @@ unsafe fn to_socket_addr(name: *const libc::sockaddr_storage, length: libc::sock
     }
 }
 
+/// The IPv4 or IPv6 address in `storage` (as the C plug-in interfaces pass addresses), or
+/// `None` for another family.
+pub fn from_storage(storage: &libc::sockaddr_storage) -> Option<SocketAddr> {
+    // SAFETY: a whole sockaddr_storage behind a reference is initialised.
+    unsafe { to_socket_addr(storage, std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t) }
+}
+
+/// `address` in a zeroed `sockaddr_storage` (`sockaddr_in` or `sockaddr_in6`, network order).
+pub fn sockaddr_storage(address: &SocketAddr) -> libc::sockaddr_storage {
+    to_storage(address).0
+}
+
+/// The length of the sockaddr in `storage` for system calls (0 for another family).
+pub fn storage_length(storage: &libc::sockaddr_storage) -> libc::socklen_t {
+    match libc::c_int::from(storage.ss_family) {
+        libc::AF_INET => std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t,
+        libc::AF_INET6 => std::mem::size_of::<libc::sockaddr_in6>() as libc::socklen_t,
+        _ => 0,
+    }
+}
+
+/// An int socket option of `fd`.
+pub fn int_option(fd: RawFd, level: libc::c_int, name: libc::c_int) -> io::Result<libc::c_int> {
+    let mut value: libc::c_int = 0;
+    let mut length = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+    // SAFETY: getsockopt writes at most `length` bytes into `value`; a bad descriptor or
+    // option is reported as an error, not UB.
+    let rc = unsafe { libc::getsockopt(fd, level, name, (&raw mut value).cast(), &mut length) };
+    if rc < 0 { Err(io::Error::last_os_error()) } else { Ok(value) }
+}
+
+/// The address `fd` is bound to (`None` for a family other than IPv4 and IPv6).
+pub fn local_address(fd: RawFd) -> io::Result<Option<SocketAddr>> {
+    let mut storage = MaybeUninit::<libc::sockaddr_storage>::zeroed();
+    let mut length = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+    // SAFETY: getsockname writes at most `length` bytes into the storage.
+    if unsafe { libc::getsockname(fd, storage.as_mut_ptr().cast(), &mut length) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    // SAFETY: zeroed, then the kernel wrote `length` bytes of it.
+    Ok(unsafe { to_socket_addr(storage.as_ptr(), length) })
+}
+
 fn to_storage(address: &SocketAddr) -> (libc::sockaddr_storage, libc::socklen_t) {
     let converted = socket2::SockAddr::from(*address);
     // SAFETY: SockAddr holds a sockaddr_storage; copying it out is a plain read.
@@ -345,4 +388,26 @@ pub fn send_messages(
 /// Whether a send error says the kernel or device refuses segmentation offload.
 pub fn is_offload_refusal(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EIO | libc::EINVAL | libc::EOPNOTSUPP | libc::ENOPROTOOPT))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn storage_round_trips_both_families() {
+        for text in ["127.0.0.1:40123", "0.0.0.0:0", "[::1]:7", "[fe80::1%2]:9"] {
+            let addr: SocketAddr = text.parse().unwrap();
+            let storage = sockaddr_storage(&addr);
+            assert_eq!(from_storage(&storage), Some(addr), "{text}");
+        }
+        let v4 = sockaddr_storage(&"10.1.2.3:258".parse().unwrap());
+        // SAFETY: an IPv4 storage, as written above.
+        let sin = unsafe { &*(&raw const v4).cast::<libc::sockaddr_in>() };
+        assert_eq!(sin.sin_port, 258u16.to_be(), "network order");
+        assert_eq!(storage_length(&v4) as usize, std::mem::size_of::<libc::sockaddr_in>());
+        // SAFETY: zeroes are a valid sockaddr_storage.
+        let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        assert_eq!(from_storage(&unspecified), None);
+    }
 }

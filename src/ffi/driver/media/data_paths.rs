@@ -20,9 +20,9 @@ use super::types::*;
 use crate::driver::media::media_plugin::Deliver;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::from_storage;
 use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::from_storage;
 
 /// A chain longer than this is taken for a cycle of bindings.
 pub(crate) const MAX_CHAIN_LENGTH: usize = 64;
@@ -268,13 +268,158 @@ pub(crate) unsafe fn chain(
     Ok(bindings)
 }
 
-/// One agent's data paths. The C structs are boxed: C holds their addresses, which must
-/// not move while the vectors grow.
+/// What the stages of the two directions have in common, so one chain type links both.
+trait Stage: Sized {
+    /// What the errors of this direction's init and notification calls name.
+    const INIT: &'static str;
+    const NOTIFY: &'static str;
+    /// A stage for `b` (its state still NULL) and `b`'s init function of this direction.
+    fn of(b: &aeron_udp_channel_interceptor_bindings_t) -> (Self, aeron_udp_channel_interceptor_init_func_t);
+    fn state(&mut self) -> &mut *mut c_void;
+    fn close_func(&mut self) -> &mut aeron_udp_channel_interceptor_close_func_t;
+    fn set_next(&mut self, next: *mut Self);
+    fn transport_notification(&self) -> aeron_udp_channel_interceptor_transport_notification_func_t;
+}
+
+/// The `Stage` of one direction: the stage type and the names its fields and the
+/// bindings' fields have in that direction.
+macro_rules! stage {
+    ($stage:ty, $direction:literal, $init:ident, $func:ident, $transport:ident, $publication:ident,
+     $image:ident, $bindings_close:ident) => {
+        impl Stage for $stage {
+            const INIT: &'static str = concat!($direction, " interceptor init");
+            const NOTIFY: &'static str = concat!($direction, " interceptor transport notification");
+
+            fn of(
+                b: &aeron_udp_channel_interceptor_bindings_t,
+            ) -> (Self, aeron_udp_channel_interceptor_init_func_t) {
+                let stage = Self {
+                    interceptor_state: std::ptr::null_mut(),
+                    $func: b.$func,
+                    close_func: b.$bindings_close,
+                    $transport: b.$transport,
+                    $publication: b.$publication,
+                    $image: b.$image,
+                    next_interceptor: std::ptr::null_mut(),
+                };
+                (stage, b.$init)
+            }
+
+            fn state(&mut self) -> &mut *mut c_void {
+                &mut self.interceptor_state
+            }
+
+            fn close_func(&mut self) -> &mut aeron_udp_channel_interceptor_close_func_t {
+                &mut self.close_func
+            }
+
+            fn set_next(&mut self, next: *mut Self) {
+                self.next_interceptor = next;
+            }
+
+            fn transport_notification(&self) -> aeron_udp_channel_interceptor_transport_notification_func_t {
+                self.$transport
+            }
+        }
+    };
+}
+
+stage! { aeron_udp_channel_outgoing_interceptor_t, "outgoing", outgoing_init_func, outgoing_send_func,
+outgoing_transport_notification_func, outgoing_publication_notification_func,
+outgoing_image_notification_func, outgoing_close_func }
+stage! { aeron_udp_channel_incoming_interceptor_t, "incoming", incoming_init_func, incoming_func,
+incoming_transport_notification_func, incoming_publication_notification_func,
+incoming_image_notification_func, incoming_close_func }
+
+/// One direction's stages, first to last (the driver's own last). Boxed: C holds their
+/// addresses, which must not move while the vector grows.
 #[allow(clippy::vec_box)]
+struct Chain<S: Stage>(Vec<Box<UnsafeCell<S>>>);
+
+impl<S: Stage> Chain<S> {
+    /// Adds and initialises a stage per bindings, then `last`, and links them. On failure
+    /// the stages initialised so far stay, for drop to close.
+    ///
+    /// # Safety
+    /// `bindings` from [`chain`] of bindings valid while the chain lives; `context` the
+    /// driver's context (passed to the init functions).
+    unsafe fn link(
+        &mut self,
+        bindings: Vec<aeron_udp_channel_interceptor_bindings_t>,
+        last: S,
+        context: *mut aeron_driver_context_t,
+        affinity: aeron_udp_channel_transport_affinity_t,
+    ) -> Result<()> {
+        for b in &bindings {
+            let (stage, init) = S::of(b);
+            let init = init.expect("checked by chain");
+            let mut stage = Box::new(UnsafeCell::new(stage));
+            let state: *mut *mut c_void = stage.get_mut().state();
+            // Pushed first, so its close function runs on failure of a later stage.
+            self.0.push(stage);
+            // SAFETY: the interceptor's init with its state slot (in the boxed stage, whose
+            // address stays put), the context, the affinity.
+            if unsafe { init(state, context, affinity) } < 0 {
+                *self.0.last_mut().expect("just pushed").get_mut().close_func() = None;
+                return Err(error_from_c(S::INIT));
+            }
+        }
+        if !self.0.is_empty() {
+            self.0.push(Box::new(UnsafeCell::new(last)));
+            for pair in self.0.windows(2) {
+                // SAFETY: both stages are alive and only linked here.
+                unsafe { (*pair[0].get()).set_next(pair[1].get()) };
+            }
+        }
+        Ok(())
+    }
+
+    /// The first stage, if there are interceptors.
+    fn first(&self) -> Option<*mut S> {
+        self.0.first().map(|stage| stage.get())
+    }
+
+    /// # Safety
+    /// As [`DataPaths::notify_transport`].
+    unsafe fn notify(
+        &self,
+        transport: *mut aeron_udp_channel_transport_t,
+        channel: *const aeron_udp_channel_t,
+        kind: aeron_udp_channel_interceptor_notification_type_t,
+    ) -> Result<()> {
+        for stage in &self.0 {
+            // SAFETY: a live stage; only this agent's thread calls it.
+            let stage = unsafe { &mut *stage.get() };
+            if let Some(notify) = stage.transport_notification() {
+                let state = *stage.state();
+                // SAFETY: the interceptor's function with its state (no dispatcher: NULL).
+                if unsafe { notify(state, transport, channel, std::ptr::null_mut(), kind) } < 0 {
+                    return Err(error_from_c(S::NOTIFY));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl<S: Stage> Drop for Chain<S> {
+    fn drop(&mut self) {
+        for stage in &mut self.0 {
+            let stage = stage.get_mut();
+            if let Some(close) = *stage.close_func() {
+                // SAFETY: the interceptor's close with the state its init set, once.
+                unsafe { close(*stage.state()) };
+            }
+        }
+    }
+}
+
+/// One agent's data paths. The C struct is boxed: transports hold its address.
 pub(crate) struct DataPaths {
     paths: Box<UnsafeCell<aeron_udp_channel_data_paths_t>>,
-    outgoing: Vec<Box<UnsafeCell<aeron_udp_channel_outgoing_interceptor_t>>>,
-    incoming: Vec<Box<UnsafeCell<aeron_udp_channel_incoming_interceptor_t>>>,
+    // Dropped in this order: the outgoing stages close first, as Aeron closes them.
+    outgoing: Chain<aeron_udp_channel_outgoing_interceptor_t>,
+    incoming: Chain<aeron_udp_channel_incoming_interceptor_t>,
 }
 
 impl DataPaths {
@@ -301,86 +446,33 @@ impl DataPaths {
                 send_func,
                 recv_func: Some(receive_to_driver),
             })),
-            outgoing: Vec::new(),
-            incoming: Vec::new(),
+            outgoing: Chain(Vec::new()),
+            incoming: Chain(Vec::new()),
         };
+        // The last outgoing stage sends through the bindings (its state).
+        // SAFETY: zeroes are valid bindings: no functions, NULL pointers.
+        let no_bindings: aeron_udp_channel_interceptor_bindings_t = unsafe { std::mem::zeroed() };
+        let (mut to_transport, _) = aeron_udp_channel_outgoing_interceptor_t::of(&no_bindings);
+        to_transport.interceptor_state = media.cast();
+        to_transport.outgoing_send_func = Some(outgoing_to_transport);
         // SAFETY: NULL or a valid chain (contract).
-        for b in unsafe { chain(outgoing, true) }? {
-            let stage = Box::new(UnsafeCell::new(aeron_udp_channel_outgoing_interceptor_t {
-                interceptor_state: std::ptr::null_mut(),
-                outgoing_send_func: b.outgoing_send_func,
-                close_func: b.outgoing_close_func,
-                outgoing_transport_notification_func: b.outgoing_transport_notification_func,
-                outgoing_publication_notification_func: b.outgoing_publication_notification_func,
-                outgoing_image_notification_func: b.outgoing_image_notification_func,
-                next_interceptor: std::ptr::null_mut(),
-            }));
-            let init = b.outgoing_init_func.expect("checked by chain");
-            // SAFETY: a field of the live, boxed stage (its address stays put).
-            let state = unsafe { &raw mut (*stage.get()).interceptor_state };
-            // Pushed first, so its close function runs on failure of a later stage.
-            paths.outgoing.push(stage);
-            // SAFETY: the interceptor's init with its state slot, the context, the affinity.
-            if unsafe { init(state, context, affinity) } < 0 {
-                paths.outgoing.last_mut().expect("just pushed").get_mut().close_func = None;
-                return Err(error_from_c("outgoing interceptor init"));
-            }
-        }
-        if !paths.outgoing.is_empty() {
-            paths.outgoing.push(Box::new(UnsafeCell::new(aeron_udp_channel_outgoing_interceptor_t {
-                interceptor_state: media.cast(),
-                outgoing_send_func: Some(outgoing_to_transport),
-                close_func: None,
-                outgoing_transport_notification_func: None,
-                outgoing_publication_notification_func: None,
-                outgoing_image_notification_func: None,
-                next_interceptor: std::ptr::null_mut(),
-            })));
-            for pair in paths.outgoing.windows(2) {
-                // SAFETY: both stages are alive and only linked here.
-                unsafe { (*pair[0].get()).next_interceptor = pair[1].get() };
-            }
+        let bindings = unsafe { chain(outgoing, true) }?;
+        // SAFETY: as this function's contract.
+        unsafe { paths.outgoing.link(bindings, to_transport, context, affinity) }?;
+        if let Some(first) = paths.outgoing.first() {
             let p = paths.paths.get_mut();
-            p.outgoing_interceptors = paths.outgoing[0].get();
+            p.outgoing_interceptors = first;
             p.send_func = Some(send_through_interceptors);
         }
+        let (mut to_driver, _) = aeron_udp_channel_incoming_interceptor_t::of(&no_bindings);
+        to_driver.incoming_func = Some(incoming_to_driver);
         // SAFETY: NULL or a valid chain (contract).
-        for b in unsafe { chain(incoming, false) }? {
-            let stage = Box::new(UnsafeCell::new(aeron_udp_channel_incoming_interceptor_t {
-                interceptor_state: std::ptr::null_mut(),
-                incoming_func: b.incoming_func,
-                close_func: b.incoming_close_func,
-                incoming_transport_notification_func: b.incoming_transport_notification_func,
-                incoming_publication_notification_func: b.incoming_publication_notification_func,
-                incoming_image_notification_func: b.incoming_image_notification_func,
-                next_interceptor: std::ptr::null_mut(),
-            }));
-            let init = b.incoming_init_func.expect("checked by chain");
-            // SAFETY: as for the outgoing stages.
-            let state = unsafe { &raw mut (*stage.get()).interceptor_state };
-            paths.incoming.push(stage);
-            // SAFETY: as for the outgoing stages.
-            if unsafe { init(state, context, affinity) } < 0 {
-                paths.incoming.last_mut().expect("just pushed").get_mut().close_func = None;
-                return Err(error_from_c("incoming interceptor init"));
-            }
-        }
-        if !paths.incoming.is_empty() {
-            paths.incoming.push(Box::new(UnsafeCell::new(aeron_udp_channel_incoming_interceptor_t {
-                interceptor_state: std::ptr::null_mut(),
-                incoming_func: Some(incoming_to_driver),
-                close_func: None,
-                incoming_transport_notification_func: None,
-                incoming_publication_notification_func: None,
-                incoming_image_notification_func: None,
-                next_interceptor: std::ptr::null_mut(),
-            })));
-            for pair in paths.incoming.windows(2) {
-                // SAFETY: both stages are alive and only linked here.
-                unsafe { (*pair[0].get()).next_interceptor = pair[1].get() };
-            }
+        let bindings = unsafe { chain(incoming, false) }?;
+        // SAFETY: as this function's contract.
+        unsafe { paths.incoming.link(bindings, to_driver, context, affinity) }?;
+        if let Some(first) = paths.incoming.first() {
             let p = paths.paths.get_mut();
-            p.incoming_interceptors = paths.incoming[0].get();
+            p.incoming_interceptors = first;
             p.recv_func = Some(receive_through_interceptors);
         }
         Ok(paths)
@@ -392,7 +484,7 @@ impl DataPaths {
     }
 
     pub(crate) fn has_incoming_interceptors(&self) -> bool {
-        !self.incoming.is_empty()
+        !self.incoming.0.is_empty()
     }
 
     /// Tells every stage with a transport notification function (incoming, then
@@ -411,49 +503,9 @@ impl DataPaths {
         } else {
             AERON_UDP_CHANNEL_INTERCEPTOR_REMOVE_NOTIFICATION
         });
-        for stage in &self.incoming {
-            // SAFETY: a live stage; only this agent's thread calls it.
-            let stage = unsafe { &*stage.get() };
-            if let Some(notify) = stage.incoming_transport_notification_func {
-                // SAFETY: the interceptor's function with its state (no dispatcher: NULL).
-                if unsafe { notify(stage.interceptor_state, transport, channel, std::ptr::null_mut(), kind) }
-                    < 0
-                {
-                    return Err(error_from_c("incoming interceptor transport notification"));
-                }
-            }
-        }
-        for stage in &self.outgoing {
-            // SAFETY: as above.
-            let stage = unsafe { &*stage.get() };
-            if let Some(notify) = stage.outgoing_transport_notification_func {
-                // SAFETY: as above.
-                if unsafe { notify(stage.interceptor_state, transport, channel, std::ptr::null_mut(), kind) }
-                    < 0
-                {
-                    return Err(error_from_c("outgoing interceptor transport notification"));
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
-impl Drop for DataPaths {
-    fn drop(&mut self) {
-        for stage in &mut self.outgoing {
-            let stage = stage.get_mut();
-            if let Some(close) = stage.close_func {
-                // SAFETY: the interceptor's close with the state its init set, once.
-                unsafe { close(stage.interceptor_state) };
-            }
-        }
-        for stage in &mut self.incoming {
-            let stage = stage.get_mut();
-            if let Some(close) = stage.close_func {
-                // SAFETY: as above.
-                unsafe { close(stage.interceptor_state) };
-            }
-        }
+        // SAFETY: as this function's contract.
+        unsafe { self.incoming.notify(transport, channel, kind) }?;
+        // SAFETY: as above.
+        unsafe { self.outgoing.notify(transport, channel, kind) }
     }
 }

@@ -16,13 +16,15 @@ use std::os::fd::IntoRawFd;
 use std::sync::OnceLock;
 
 use super::types::*;
+use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::{TransportAffinity, TransportSpec};
 use crate::driver::media::socket_address::{format_source_identity, wildcard_for};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::{from_storage, storage_length};
+use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::{from_storage, int_option, local_address, storage_length};
 
 /// The last OS error as an `Error` naming `what`.
 fn os_error(what: &str) -> Error {
@@ -263,41 +265,21 @@ unsafe extern "C" fn default_bind_addr_and_port(
     ffi_boundary!("aeron_udp_channel_transport_bind_addr_and_port", {
         require_non_null!(transport, "transport");
         require_non_null!(buffer, "buffer");
-        // SAFETY: zeroes are a valid sockaddr_storage.
-        let mut storage: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
-        let mut storage_len = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        // SAFETY: non-null (the contract); getsockname writes at most `storage_len` bytes.
-        let rc =
-            unsafe { libc::getsockname((*transport).recv_fd, (&raw mut storage).cast(), &mut storage_len) };
-        if rc < 0 {
-            return Err(os_error("getsockname"));
-        }
-        let bound =
-            from_storage(&storage).ok_or_else(|| Error::invalid_argument("socket is not IPv4 or IPv6"))?;
+        // SAFETY: non-null (the contract).
+        let fd = unsafe { (*transport).recv_fd };
+        let bound = local_address(fd)
+            .map_err(|e| Error::io(&e, "getsockname"))?
+            .ok_or_else(|| Error::invalid_argument("socket is not IPv4 or IPv6"))?;
         let text = format_source_identity(&bound);
-        if length == 0 {
-            return Ok(0);
-        }
-        let copied = text.len().min(length - 1);
-        // SAFETY: `buffer` holds `length` bytes (the contract); `copied` + NUL fit.
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), buffer.cast::<u8>(), copied);
-            buffer.add(copied).write(0);
-        }
+        // SAFETY: `buffer` holds `length` bytes (the contract).
+        let copied = unsafe { write_c_string(text.as_bytes(), buffer, length) };
         Ok(c_int::try_from(copied).unwrap_or(c_int::MAX))
     })
 }
 
 /// An int socket option of `fd`.
 pub(crate) fn socket_option(fd: c_int, level: c_int, name: c_int) -> Result<c_int> {
-    let mut value: c_int = 0;
-    let mut length = std::mem::size_of::<c_int>() as libc::socklen_t;
-    // SAFETY: getsockopt writes at most `length` bytes into `value`.
-    let rc = unsafe { libc::getsockopt(fd, level, name, (&raw mut value).cast(), &mut length) };
-    if rc < 0 {
-        return Err(os_error("getsockopt"));
-    }
-    Ok(value)
+    int_option(fd, level, name).map_err(|e| Error::io(&e, "getsockopt"))
 }
 
 /// The error of calling one of the poller markers.
@@ -378,18 +360,9 @@ pub(crate) fn has_default_pollers(bindings: &aeron_udp_channel_transport_binding
         && bindings.poller_poll_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_poll as Poll))
 }
 
-/// The table's address, made sendable for the one-time initialisation.
-struct TablePtr(*mut aeron_udp_channel_transport_bindings_t);
-
-// SAFETY: the table is leaked (lives for the process) and only read by the driver; C may
-// write it as it may write Aeron's default table, at its own risk, as with Aeron.
-unsafe impl Send for TablePtr {}
-// SAFETY: as above.
-unsafe impl Sync for TablePtr {}
-
 /// This library's default bindings table (one per process, writable as Aeron's is).
 pub(crate) fn default_bindings() -> *mut aeron_udp_channel_transport_bindings_t {
-    static TABLE: OnceLock<TablePtr> = OnceLock::new();
+    static TABLE: OnceLock<ForeignShared<*mut aeron_udp_channel_transport_bindings_t>> = OnceLock::new();
     TABLE
         .get_or_init(|| {
             let table = Box::leak(Box::new(aeron_udp_channel_transport_bindings_t {
@@ -414,7 +387,9 @@ pub(crate) fn default_bindings() -> *mut aeron_udp_channel_transport_bindings_t 
             let ptr: *mut aeron_udp_channel_transport_bindings_t = table;
             // SAFETY: just leaked; Aeron's default table names itself as its source.
             unsafe { (*ptr).meta_info.source_symbol = ptr.cast_const().cast() };
-            TablePtr(ptr)
+            // SAFETY: the table is leaked (lives for the process) and only read by the
+            // driver; C may write it as it may write Aeron's default table, at its own risk.
+            unsafe { ForeignShared::new(ptr) }
         })
-        .0
+        .value()
 }

@@ -17,15 +17,16 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::data_paths::{DataPaths, with_delivery};
 use super::default_bindings::{has_default_pollers, socket_option};
 use super::types::*;
+use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::{
     Deliver, MediaPlugin, PluginTransport, ReceiveOutcome, TransportAffinity, TransportSpec,
 };
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::driver::sockaddr::to_storage;
 use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
+use crate::util::sys::udp::sockaddr_storage;
 
 /// Aeron's limit on the datagrams one receive call may take.
 const MAX_VLEN: usize = 16;
@@ -39,12 +40,6 @@ pub(crate) struct MediaPointers {
     pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
     pub(crate) context: *mut aeron_driver_context_t,
 }
-
-// SAFETY: the setters' contract: the tables stay valid while a driver made from the
-// context runs and may be used from its threads (Aeron's contract for them).
-unsafe impl Send for MediaPointers {}
-// SAFETY: as above; Rust only reads the tables.
-unsafe impl Sync for MediaPointers {}
 
 /// Checks the functions of a bindings table the driver needs.
 ///
@@ -73,20 +68,16 @@ pub(crate) unsafe fn check_bindings(bindings: *const aeron_udp_channel_transport
     Ok(())
 }
 
-/// The plug-in: the bindings and the sender's and receiver's data paths.
+/// The plug-in: the bindings and the sender's and receiver's data paths. The C structs
+/// are shared as Aeron uses them: the data paths of an agent from that agent's thread (and
+/// the conductor's while it opens a transport, before the agent has it), the bindings from
+/// any driver thread (Aeron's contract for plug-ins).
 pub(crate) struct CMedia {
-    pointers: MediaPointers,
-    sender: DataPaths,
-    receiver: DataPaths,
+    pointers: ForeignShared<MediaPointers>,
+    sender: ForeignShared<DataPaths>,
+    receiver: ForeignShared<DataPaths>,
     next_key: AtomicU64,
 }
-
-// SAFETY: the C structs it holds are used as Aeron uses them: the data paths of an agent
-// from that agent's thread (and the conductor's while it opens a transport, before the
-// agent has it), the bindings from any driver thread (Aeron's contract for plug-ins).
-unsafe impl Send for CMedia {}
-// SAFETY: as above.
-unsafe impl Sync for CMedia {}
 
 impl CMedia {
     /// Links and initialises the data paths of the sender, then the receiver (as Aeron's
@@ -113,12 +104,19 @@ impl CMedia {
             paths(aeron_udp_channel_transport_affinity_t(AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER))?;
         let receiver =
             paths(aeron_udp_channel_transport_affinity_t(AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER))?;
+        // SAFETY: the pointers' contract (the setters'): valid while the driver runs and
+        // usable from its threads as described on CMedia.
+        let pointers = unsafe { ForeignShared::new(pointers) };
+        // SAFETY: used as described on CMedia.
+        let sender = unsafe { ForeignShared::new(sender) };
+        // SAFETY: as above.
+        let receiver = unsafe { ForeignShared::new(receiver) };
         Ok(Self { pointers, sender, receiver, next_key: AtomicU64::new(1) })
     }
 
     fn bindings(&self) -> &aeron_udp_channel_transport_bindings_t {
         // SAFETY: valid while the driver runs (MediaPointers' contract).
-        unsafe { &*self.pointers.bindings }
+        unsafe { &*self.pointers.get().bindings }
     }
 }
 
@@ -136,9 +134,9 @@ impl MediaPlugin for CMediaPlugin {
             }
         };
         let paths = if affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER {
-            &media.sender
+            media.sender.get()
         } else {
-            &media.receiver
+            media.receiver.get()
         };
         // SAFETY: zeroes are valid for these plain C structs.
         let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
@@ -158,9 +156,9 @@ impl MediaPlugin for CMediaPlugin {
             },
             // Relaxed: a unique number is all that is needed.
             key: media.next_key.fetch_add(1, Ordering::Relaxed),
-            bind: to_storage(&spec.bind),
-            multicast_if: to_storage(&spec.multicast_if),
-            connect: spec.connect.as_ref().map_or(unspecified, to_storage),
+            bind: sockaddr_storage(&spec.bind),
+            multicast_if: sockaddr_storage(&spec.multicast_if),
+            connect: spec.connect.as_ref().map_or(unspecified, sockaddr_storage),
             reconnect: unspecified,
             params: aeron_udp_channel_transport_params_t {
                 socket_rcvbuf: spec.buffers.so_rcvbuf,
@@ -173,13 +171,14 @@ impl MediaPlugin for CMediaPlugin {
         }));
         // Made before init_func runs, so close_func follows a failed init, as in Aeron.
         let transport = CTransport {
-            cell,
+            // SAFETY: used as described on CTransport::cell.
+            cell: unsafe { ForeignShared::new(cell) },
             media: Arc::clone(media),
             is_sender: affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
             channel: Box::new(channel.clone()),
         };
         let init = media.bindings().init_func.expect("checked by check_bindings");
-        let c = transport.cell.get();
+        let c = transport.cell();
         let connect: *mut libc::sockaddr_storage = if spec.connect.is_some() {
             // SAFETY: a field of the live, boxed cell.
             unsafe { &raw mut (*c).connect }
@@ -195,7 +194,7 @@ impl MediaPlugin for CMediaPlugin {
                 &raw mut (*c).multicast_if,
                 connect,
                 &raw mut (*c).params,
-                media.pointers.context,
+                media.pointers.get().context,
                 aeron_udp_channel_transport_affinity_t(affinity),
             )
         };
@@ -206,7 +205,7 @@ impl MediaPlugin for CMediaPlugin {
     }
 
     fn replaces_incoming_interceptors(&self) -> bool {
-        self.0.sender.has_incoming_interceptors()
+        self.0.sender.get().has_incoming_interceptors()
     }
 }
 
@@ -228,18 +227,14 @@ pub(crate) struct TransportCell {
 /// A transport of the plug-in.
 pub(crate) struct CTransport {
     /// Boxed: C keeps its address; in an UnsafeCell: C writes it (through the pointers).
-    cell: Box<UnsafeCell<TransportCell>>,
+    /// Shared as Aeron shares its transports: used from one thread at a time (the
+    /// conductor while opening it, then its agent's thread, finally whichever drops it).
+    cell: ForeignShared<Box<UnsafeCell<TransportCell>>>,
     media: Arc<CMedia>,
     is_sender: bool,
     /// Opaque to the interceptors' transport notifications (stable while the transport is).
     channel: Box<UdpChannel>,
 }
-
-// SAFETY: the transport is used from one thread at a time (the conductor while opening it,
-// then its agent's thread, finally whichever drops it), as Aeron uses its transports.
-unsafe impl Send for CTransport {}
-// SAFETY: as above: the driver never uses one transport from two threads at once.
-unsafe impl Sync for CTransport {}
 
 impl std::fmt::Debug for CTransport {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -248,26 +243,30 @@ impl std::fmt::Debug for CTransport {
 }
 
 impl CTransport {
+    fn cell(&self) -> *mut TransportCell {
+        self.cell.get().get()
+    }
+
     fn c(&self) -> &aeron_udp_channel_transport_t {
         // SAFETY: the cell is alive; C writes it only during the calls made below, on this
         // thread.
-        unsafe { &(*self.cell.get()).c }
+        unsafe { &(*self.cell()).c }
     }
 
     fn c_ptr(&self) -> *mut aeron_udp_channel_transport_t {
         // SAFETY: a field of the live cell.
-        unsafe { &raw mut (*self.cell.get()).c }
+        unsafe { &raw mut (*self.cell()).c }
     }
 
     fn paths(&self) -> &DataPaths {
-        if self.is_sender { &self.media.sender } else { &self.media.receiver }
+        if self.is_sender { self.media.sender.get() } else { self.media.receiver.get() }
     }
 }
 
 impl PluginTransport for CTransport {
     fn key(&self) -> u64 {
         // SAFETY: as in `c`.
-        unsafe { (*self.cell.get()).key }
+        unsafe { (*self.cell()).key }
     }
 
     #[inline]
@@ -277,7 +276,7 @@ impl PluginTransport for CTransport {
         let Some(send) = (unsafe { (*paths).send_func }) else {
             return Err(Error::illegal_state("data paths without send_func"));
         };
-        let mut address = to_storage(&dest);
+        let mut address = sockaddr_storage(&dest);
         let mut iov = libc::iovec { iov_base: datagram.as_ptr().cast_mut().cast(), iov_len: datagram.len() };
         let mut bytes_sent: i64 = 0;
         // SAFETY: the send function with the transport, an address and one iovec valid for
@@ -330,9 +329,9 @@ impl PluginTransport for CTransport {
 
     fn connect(&self, remote: SocketAddr) -> Result<()> {
         let reconnect = self.media.bindings().reconnect_func.expect("checked by check_bindings");
-        let c = self.cell.get();
+        let c = self.cell();
         // SAFETY: the cell is alive; the storage lives as long as the transport.
-        unsafe { (*c).reconnect = to_storage(&remote) };
+        unsafe { (*c).reconnect = sockaddr_storage(&remote) };
         // SAFETY: the bindings' reconnect with the transport and that storage.
         if unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) } < 0 {
             return Err(error_from_c("transport bindings reconnect_func"));

@@ -10,6 +10,7 @@ use super::data_paths::chain;
 use super::default_bindings::default_bindings;
 use super::plugin::{MediaPointers, check_bindings, make_plugin};
 use super::types::{aeron_udp_channel_interceptor_bindings_t, aeron_udp_channel_transport_bindings_t};
+use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::MediaPluginSupplier;
 use crate::ffi::driver::context::{DriverContextHandle, aeron_driver_context_t, handle};
 use crate::ffi::ffi_boundary;
@@ -44,10 +45,13 @@ fn update_supplier(h: &mut DriverContextHandle, context: *mut aeron_driver_conte
         incoming: m.incoming,
         context,
     };
+    // SAFETY: the setters' contract: the tables and chains stay valid while a driver made
+    // from the context runs and may be used from its threads.
+    let pointers = unsafe { ForeignShared::new(pointers) };
     h.ctx.media_plugin_supplier = Some(MediaPluginSupplier(Arc::new(move || {
         // SAFETY: the setters' contract: the tables and chains stay valid while a driver
         // made from the context runs; the context is the one `aeron_driver_init` runs for.
-        unsafe { make_plugin(pointers) }
+        unsafe { make_plugin(pointers.value()) }
     })));
 }
 
