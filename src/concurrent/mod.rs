@@ -7,6 +7,7 @@ pub(crate) mod caller_synchronized;
 pub mod counters;
 pub mod error_log;
 pub mod mapped_file;
+pub(crate) mod opaque_pointer;
 pub mod ring_buffer;
 
 pub use atomic_buffer::AtomicBuffer;

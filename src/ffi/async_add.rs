@@ -19,7 +19,7 @@ use crate::client::{
 use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
 use crate::ffi::counter::{CounterHandle, aeron_counter_t};
-use crate::ffi::exclusive_publication::{ExclusivePublicationHandle, aeron_exclusive_publication_t};
+use crate::ffi::exclusive_publication::aeron_exclusive_publication_t;
 use crate::ffi::handles::{ClientData, ClientShared, Handle, into_raw, reclaim};
 use crate::ffi::publication::{PublicationHandle, aeron_publication_t};
 use crate::ffi::subscription::{
@@ -230,7 +230,7 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
         let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
             let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
             let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = PublicationHandle::new(done, client.clone());
+            let handle = PublicationHandle::concurrent(done, client.clone());
             // SAFETY: publication is non-null and writable (contract).
             unsafe {
                 publication.write(into_raw::<aeron_publication_t>(handle));
@@ -285,7 +285,7 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
                 return Err(wrong_kind("exclusive publication"));
             };
             let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = ExclusivePublicationHandle::new(done, client.clone());
+            let handle = PublicationHandle::exclusive(done, client.clone());
             // SAFETY: publication is non-null and writable (contract).
             unsafe {
                 publication.write(into_raw::<aeron_exclusive_publication_t>(handle));

@@ -18,7 +18,6 @@
 //! freed.
 
 use std::any::Any;
-use std::ffi::c_void;
 use std::sync::{Mutex, PoisonError, Weak};
 use std::time::{Duration, Instant};
 
@@ -137,22 +136,7 @@ pub(crate) unsafe fn reclaim<H: Handle>(handle: *mut H) -> Option<Box<H::Target>
 
 /// A `clientd` (or other C pointer) handed back to C untouched, possibly on another thread.
 /// Aeron's API leaves what the pointer may be used for, and from where, to the application.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClientData(pub *mut c_void);
-
-impl ClientData {
-    /// The pointer. A method (rather than `.0`) so closures capture the Send wrapper.
-    pub fn get(self) -> *mut c_void {
-        self.0
-    }
-}
-
-// SAFETY: the pointer is never dereferenced by Rust; it is only passed back to the C
-// callback it came with, on the thread Aeron's API documents for that callback, which is
-// the application's contract (as in Aeron C, where clientd crosses threads the same way).
-unsafe impl Send for ClientData {}
-// SAFETY: as above; sharing the pointer value reads nothing through it.
-unsafe impl Sync for ClientData {}
+pub(crate) use crate::concurrent::opaque_pointer::OpaquePointer as ClientData;
 
 /// Closed handles waiting out the linger period.
 type Lingering = (Instant, Box<dyn Any + Send>);
