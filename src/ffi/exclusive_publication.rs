@@ -21,7 +21,7 @@ use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{ClientShared, Handle, try_borrow};
 use crate::ffi::publication::{
-    self as shared, PublicationHandle, Writer, aeron_iovec_t, aeron_publication_constants_t,
+    self as shared, CPublication, PublicationHandle, Writer, aeron_iovec_t, aeron_publication_constants_t,
     aeron_reserved_value_supplier_t, message, offer_boundary,
 };
 use crate::util::error::Result;
@@ -38,6 +38,10 @@ pub(crate) type Exclusive = CallerSynchronized<ExclusivePublication>;
 
 impl Handle for aeron_exclusive_publication_t {
     type Target = PublicationHandle<Exclusive>;
+}
+
+impl CPublication for aeron_exclusive_publication_t {
+    type Kind = Exclusive;
 }
 
 impl Writer for Exclusive {

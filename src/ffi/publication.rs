@@ -137,6 +137,17 @@ impl PublicationHandle<Publication> {
     }
 }
 
+/// The C type of either kind of publication handle.
+pub(crate) trait CPublication:
+    Handle<Target = PublicationHandle<<Self as CPublication>::Kind>>
+{
+    type Kind: Writer + Send + 'static;
+}
+
+impl CPublication for aeron_publication_t {
+    type Kind = Publication;
+}
+
 /// How a handle's publication is reached for a call that may touch its writer state.
 pub(crate) trait Writer {
     type Of<'a>: PublicationWriter
@@ -235,10 +246,7 @@ pub(crate) fn rust_supplier(
 ///
 /// # Safety
 /// `publication` NULL or open (or lingering after close).
-unsafe fn handle<'a, H, P: 'a>(publication: *mut H) -> Result<&'a PublicationHandle<P>>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+unsafe fn handle<'a, H: CPublication>(publication: *mut H) -> Result<&'a PublicationHandle<H::Kind>> {
     // SAFETY: forwarded contract.
     unsafe { borrow(publication, "publication") }
 }
@@ -247,10 +255,7 @@ where
 ///
 /// # Safety
 /// As [`handle`], and [`Writer::writer`]'s contract.
-unsafe fn writer<'a, H, P: Writer + 'a>(publication: *mut H) -> Result<P::Of<'a>>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+unsafe fn writer<'a, H: CPublication>(publication: *mut H) -> Result<<H::Kind as Writer>::Of<'a>> {
     // SAFETY: forwarded contract.
     let handle = unsafe { handle(publication) }?;
     // SAFETY: forwarded contract.
@@ -261,13 +266,10 @@ where
 ///
 /// # Safety
 /// As [`writer`].
-pub(crate) unsafe fn query<'a, H, P: Writer + 'a, T>(
+pub(crate) unsafe fn query<'a, H: CPublication, T>(
     publication: *mut H,
-    read: impl FnOnce(P::Of<'a>) -> T,
-) -> Result<T>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+    read: impl FnOnce(<H::Kind as Writer>::Of<'a>) -> T,
+) -> Result<T> {
     // SAFETY: forwarded contract.
     Ok(read(unsafe { writer(publication) }?))
 }
@@ -277,17 +279,14 @@ where
 /// # Safety
 /// As `aeron_publication_offer`, and [`Writer::writer`]'s contract.
 #[inline(never)]
-pub(crate) unsafe fn offer_general<H, P: Writer>(
+pub(crate) unsafe fn offer_general<H: CPublication>(
     function: &'static str,
     publication: *mut H,
     buffer: *const u8,
     length: usize,
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
-) -> i64
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> i64 {
     offer_boundary(function, || {
         // SAFETY: forwarded contract.
         let mut publication = unsafe { writer(publication) }?;
@@ -307,17 +306,14 @@ where
 ///
 /// # Safety
 /// As `aeron_publication_offerv`, and [`Writer::writer`]'s contract.
-pub(crate) unsafe fn offerv<H, P: Writer>(
+pub(crate) unsafe fn offerv<H: CPublication>(
     function: &'static str,
     publication: *mut H,
     iov: *const aeron_iovec_t,
     iovcnt: usize,
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
-) -> i64
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> i64 {
     offer_boundary(function, || {
         // SAFETY: forwarded contract.
         let mut publication = unsafe { writer(publication) }?;
@@ -336,15 +332,12 @@ where
 ///
 /// # Safety
 /// As `aeron_publication_try_claim`, and [`Writer::writer`]'s contract.
-pub(crate) unsafe fn try_claim<H, P: Writer>(
+pub(crate) unsafe fn try_claim<H: CPublication>(
     function: &'static str,
     publication: *mut H,
     length: usize,
     buffer_claim: *mut aeron_buffer_claim_t,
-) -> i64
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> i64 {
     offer_boundary(function, || {
         // SAFETY: forwarded contract.
         let mut publication = unsafe { writer(publication) }?;
@@ -362,10 +355,7 @@ where
 ///
 /// # Safety
 /// As [`handle`].
-pub(crate) unsafe fn channel<H, P>(publication: *mut H) -> Result<*const c_char>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+pub(crate) unsafe fn channel<H: CPublication>(publication: *mut H) -> Result<*const c_char> {
     // SAFETY: forwarded contract.
     Ok(unsafe { handle(publication) }?.channel.as_ptr())
 }
@@ -374,13 +364,10 @@ where
 ///
 /// # Safety
 /// As [`handle`].
-pub(crate) unsafe fn fixed<'a, H, P: 'a, T>(
+pub(crate) unsafe fn fixed<'a, H: CPublication, T>(
     publication: *mut H,
     read: impl FnOnce(&'a PublicationCore) -> T,
-) -> Result<T>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<T> {
     // SAFETY: forwarded contract.
     Ok(read(&unsafe { handle(publication) }?.core))
 }
@@ -389,13 +376,10 @@ where
 ///
 /// # Safety
 /// As [`handle`]; `constants` NULL or valid for a write.
-pub(crate) unsafe fn constants<H, P>(
+pub(crate) unsafe fn constants<H: CPublication>(
     publication: *mut H,
     constants: *mut aeron_publication_constants_t,
-) -> Result<c_int>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<c_int> {
     // SAFETY: forwarded contract.
     let handle = unsafe { handle(publication) }?;
     require_non_null!(constants, "constants");
@@ -424,14 +408,11 @@ where
 ///
 /// # Safety
 /// `publication` NULL or open, closed once, and [`Writer::writer`]'s contract.
-pub(crate) unsafe fn close<H, P: Writer + Send + 'static>(
+pub(crate) unsafe fn close<H: CPublication>(
     publication: *mut H,
     on_close_complete: aeron_notification_t,
     on_close_complete_clientd: *mut c_void,
-) -> Result<c_int>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<c_int> {
     if publication.is_null() {
         return Ok(0);
     }
@@ -455,16 +436,13 @@ where
 ///
 /// # Safety
 /// As `aeron_publication_async_add_destination`.
-pub(crate) unsafe fn uri_destination<H, P>(
+pub(crate) unsafe fn uri_destination<H: CPublication>(
     r#async: *mut *mut aeron_async_destination_t,
     client: *mut aeron_t,
     publication: *mut H,
     uri: *const c_char,
     command: fn(&str) -> DestinationCommand<'_>,
-) -> Result<c_int>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: NULL or open (contract).
     let client = unsafe { client_ref(client) }?;
@@ -480,15 +458,12 @@ where
 ///
 /// # Safety
 /// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-pub(crate) unsafe fn remove_destination_by_id<H, P>(
+pub(crate) unsafe fn remove_destination_by_id<H: CPublication>(
     r#async: *mut *mut aeron_async_destination_t,
     client: *mut aeron_t,
     publication: *mut H,
     destination_registration_id: i64,
-) -> Result<c_int>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: NULL or open (contract).
     let client = unsafe { client_ref(client) }?;
@@ -503,14 +478,11 @@ where
 ///
 /// # Safety
 /// As `aeron_publication_local_sockaddrs`, and [`Writer::writer`]'s contract.
-pub(crate) unsafe fn local_sockaddrs<H, P: Writer>(
+pub(crate) unsafe fn local_sockaddrs<H: CPublication>(
     publication: *mut H,
     address_vec: *mut aeron_iovec_t,
     address_vec_len: usize,
-) -> Result<c_int>
-where
-    H: Handle<Target = PublicationHandle<P>>,
-{
+) -> Result<c_int> {
     // SAFETY: forwarded contract.
     let publication = unsafe { writer(publication) }?;
     check_address_vec(address_vec, address_vec_len)?;
