@@ -12,6 +12,7 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Arc, PoisonError, Weak};
 
+use crate::client::resource_linger::ResourceLinger;
 use crate::client::{
     AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
     AsyncDestination,
@@ -20,7 +21,7 @@ use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
 use crate::ffi::counter::{CounterHandle, aeron_counter_t};
 use crate::ffi::exclusive_publication::aeron_exclusive_publication_t;
-use crate::ffi::handles::{ClientData, ClientShared, Handle, into_raw, reclaim};
+use crate::ffi::handles::{ClientData, Handle, into_raw, reclaim};
 use crate::ffi::publication::{PublicationHandle, aeron_publication_t};
 use crate::ffi::subscription::{
     SubscriptionHandle, aeron_on_available_image_t, aeron_on_unavailable_image_t, aeron_subscription_t,
@@ -79,7 +80,7 @@ impl Pending {
 /// What an async handle points to.
 pub(crate) struct AsyncHandle {
     pending: Pending,
-    client: Weak<ClientShared>,
+    client: Weak<ResourceLinger>,
     registering: Registering,
 }
 
@@ -143,7 +144,7 @@ pub(crate) unsafe fn start_destination(
 /// `r#async` NULL or a pending async handle, polled by one thread at a time.
 pub(crate) unsafe fn poll_destination(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
     let kind = |pending: &Pending| matches!(pending, Pending::Destination(_));
-    let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
+    let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| {
         let Pending::Destination(command) = pending else { return Err(wrong_kind("destination command")) };
         Ok(command.poll()?.then_some(()))
     };
@@ -163,7 +164,7 @@ type Kind = (&'static str, fn(&Pending) -> bool);
 unsafe fn poll_async(
     r#async: *mut aeron_client_registering_resource_stct,
     (expected, is_kind): Kind,
-    poll: impl FnOnce(&mut Pending, &Weak<ClientShared>) -> Result<Option<()>>,
+    poll: impl FnOnce(&mut Pending, &Weak<ResourceLinger>) -> Result<Option<()>>,
 ) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle polled by this thread only (contract).
@@ -227,7 +228,7 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
     ffi_boundary!("aeron_async_add_publication_poll", {
         require_non_null!(publication, "publication");
         let kind: Kind = ("publication", |p| matches!(p, Pending::Publication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
             let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
             let Some(done) = add.poll()? else { return Ok(None) };
             let handle = PublicationHandle::concurrent(done, client.clone());
@@ -280,7 +281,7 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
     ffi_boundary!("aeron_async_add_exclusive_publication_poll", {
         require_non_null!(publication, "publication");
         let kind: Kind = ("exclusive publication", |p| matches!(p, Pending::ExclusivePublication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
             let Pending::ExclusivePublication(add) = pending else {
                 return Err(wrong_kind("exclusive publication"));
             };
@@ -355,7 +356,7 @@ pub unsafe extern "C" fn aeron_async_add_subscription_poll(
     ffi_boundary!("aeron_async_add_subscription_poll", {
         require_non_null!(subscription, "subscription");
         let kind: Kind = ("subscription", |p| matches!(p, Pending::Subscription(..)));
-        let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
+        let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| {
             let Pending::Subscription(add, shell) = pending else { return Err(wrong_kind("subscription")) };
             let Some(done) = add.poll()? else { return Ok(None) };
             // Handed out only now: no thread polls it yet.
@@ -464,7 +465,7 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
     ffi_boundary!("aeron_async_add_counter_poll", {
         require_non_null!(counter, "counter");
         let kind: Kind = ("counter", |p| matches!(p, Pending::Counter(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
             let Pending::Counter(add) = pending else { return Err(wrong_kind("counter")) };
             let Some(done) = add.poll()? else { return Ok(None) };
             // SAFETY: counter is non-null and writable (contract).

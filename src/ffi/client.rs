@@ -11,12 +11,13 @@ use std::ffi::{CString, c_char, c_int};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::client::Aeron;
+use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::context::{aeron_context_t, context_ref};
 use crate::ffi::context_callbacks::{
     Callback, Callbacks, aeron_on_available_counter_t, aeron_on_new_publication_t,
 };
 use crate::ffi::counters_reader::{aeron_counters_reader_t, as_c_reader};
-use crate::ffi::handles::{ClientData, ClientShared, Handle, borrow, into_raw, reclaim};
+use crate::ffi::handles::{ClientData, Handle, borrow, into_raw, reclaim};
 use crate::util::error::{Error, Result};
 
 pub use crate::ffi::async_add::{
@@ -94,7 +95,7 @@ pub(crate) type HandlerKey = (usize, usize);
 pub(crate) struct ClientHandle {
     pub aeron: Aeron,
     context: ClientData,
-    pub shared: Arc<ClientShared>,
+    pub shared: Arc<ResourceLinger>,
     pub registering: Registering,
     pub(crate) reader: ReaderSlot,
     pub(crate) added_handlers: Mutex<HashMap<(&'static str, HandlerKey), i64>>,
@@ -228,7 +229,7 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
         let value = ClientHandle {
             aeron,
             context: ClientData(context.cast()),
-            shared: Arc::new(ClientShared::new(linger)),
+            shared: Arc::new(ResourceLinger::new(linger)),
             registering,
             reader: Arc::clone(&reader),
             added_handlers: Mutex::new(HashMap::new()),

@@ -13,13 +13,14 @@ use std::sync::{Arc, Weak};
 
 use crate::client::ExclusivePublication;
 use crate::client::destination::DestinationCommand;
+use crate::client::resource_linger::ResourceLinger;
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::ffi::async_add::poll_destination;
 use crate::ffi::buffer_claim::aeron_buffer_claim_t;
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, try_borrow};
+use crate::ffi::handles::{Handle, try_borrow};
 use crate::ffi::publication::{
     self as shared, CPublication, PublicationHandle, Writer, aeron_iovec_t, aeron_publication_constants_t,
     aeron_reserved_value_supplier_t, message, offer_boundary,
@@ -56,7 +57,7 @@ impl Writer for Exclusive {
 }
 
 impl PublicationHandle<Exclusive> {
-    pub(crate) fn exclusive(publication: ExclusivePublication, client: Weak<ClientShared>) -> Self {
+    pub(crate) fn exclusive(publication: ExclusivePublication, client: Weak<ResourceLinger>) -> Self {
         let (core, destinations) = (Arc::clone(publication.core()), publication.destinations());
         Self::new(CallerSynchronized::new(publication), core, destinations, client)
     }

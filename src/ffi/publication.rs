@@ -18,12 +18,13 @@ use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::publication::PendingClaim;
 use crate::client::publication_accessors::PublicationWriter;
 use crate::client::publication_core::PublicationCore;
+use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t, client_ref};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
+use crate::ffi::handles::{Handle, borrow, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
 use crate::ffi::{FailureValue, boundary, c_str_arg};
 use crate::util::error::Result;
@@ -111,7 +112,7 @@ pub(crate) struct PublicationHandle<P> {
     channel: CString,
     /// The destination commands, usable from any thread (no writer state).
     destinations: Destinations,
-    client: Weak<ClientShared>,
+    client: Weak<ResourceLinger>,
 }
 
 impl Handle for aeron_publication_t {
@@ -123,7 +124,7 @@ impl<P> PublicationHandle<P> {
         publication: P,
         core: Arc<PublicationCore>,
         destinations: Destinations,
-        client: Weak<ClientShared>,
+        client: Weak<ResourceLinger>,
     ) -> Self {
         let channel = crate::ffi::client::lossless_c_string(&core.info.channel);
         Self { publication, core, channel, destinations, client }
@@ -131,7 +132,7 @@ impl<P> PublicationHandle<P> {
 }
 
 impl PublicationHandle<Publication> {
-    pub(crate) fn concurrent(publication: Publication, client: Weak<ClientShared>) -> Self {
+    pub(crate) fn concurrent(publication: Publication, client: Weak<ResourceLinger>) -> Self {
         let (core, destinations) = (Arc::clone(publication.core()), publication.destinations());
         Self::new(publication, core, destinations, client)
     }

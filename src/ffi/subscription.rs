@@ -17,6 +17,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
+use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::concurrent::counters::CountersReader;
@@ -24,7 +25,7 @@ use crate::ffi::async_add::{poll_destination, start_destination};
 use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{self, ClientData, ClientShared, Handle, linger_or_drop};
+use crate::ffi::handles::{self, ClientData, Handle};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
     deliver_controlled, with_known_fragment_handler,
@@ -97,7 +98,7 @@ pub(crate) struct SubscriptionHandle {
     counters: OnceLock<CountersReader>,
     /// The destination commands, usable from any thread; set with `poller`.
     destinations: OnceLock<Destinations>,
-    client: Weak<ClientShared>,
+    client: Weak<ResourceLinger>,
 }
 
 /// An image handler calling the C one with the subscription and image pointers.
@@ -126,7 +127,7 @@ impl SubscriptionHandle {
         stream_id: i32,
         on_available_image: (aeron_on_available_image_t, ClientData),
         on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
-        client: Weak<ClientShared>,
+        client: Weak<ResourceLinger>,
     ) -> (Arc<Self>, Option<ImageHandler>, Option<ImageHandler>) {
         let shell = Arc::new(Self {
             view,
