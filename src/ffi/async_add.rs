@@ -10,15 +10,13 @@
 //! [`poll_destination`].
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::{Arc, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 
+use crate::client::AsyncDestination;
+use crate::client::async_add::{PendingAdd, RegisteredAdd};
 use crate::client::resource_linger::ResourceLinger;
-use crate::client::{
-    AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
-    AsyncDestination,
-};
 use crate::ffi::c_str_arg;
-use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
+use crate::ffi::client::{ClientHandle, aeron_t, client_ref};
 use crate::ffi::counter::{CounterHandle, aeron_counter_t};
 use crate::ffi::exclusive_publication::aeron_exclusive_publication_t;
 use crate::ffi::handles::{ClientData, Handle, into_raw, reclaim};
@@ -56,32 +54,14 @@ pub type aeron_async_destination_t = aeron_client_registering_resource_stct;
 #[allow(non_camel_case_types)]
 pub type aeron_async_destination_by_id_t = aeron_client_registering_resource_stct;
 
-/// What is being added.
-enum Pending {
-    Publication(AsyncAddPublication),
-    ExclusivePublication(AsyncAddExclusivePublication),
-    Subscription(AsyncAddSubscription, Arc<SubscriptionHandle>),
-    Counter(AsyncAddCounter),
-    Destination(AsyncDestination),
-}
-
-impl Pending {
-    fn registration_id(&self) -> i64 {
-        match self {
-            Self::Publication(p) => p.registration_id(),
-            Self::ExclusivePublication(p) => p.registration_id(),
-            Self::Subscription(s, _) => s.registration_id(),
-            Self::Counter(c) => c.registration_id(),
-            Self::Destination(d) => d.registration_id(),
-        }
-    }
-}
+/// What is being added; the shell of a subscription add is its C handle, which the image
+/// handlers name before the add completes.
+type Pending = PendingAdd<Arc<SubscriptionHandle>>;
 
 /// What an async handle points to.
 pub(crate) struct AsyncHandle {
-    pending: Pending,
+    add: RegisteredAdd<Arc<SubscriptionHandle>, ClientData>,
     client: Weak<ResourceLinger>,
-    registering: Registering,
 }
 
 impl Handle for aeron_client_registering_resource_stct {
@@ -98,21 +78,13 @@ unsafe fn publish_async(
     pending: Pending,
     client: &ClientHandle,
 ) {
-    let registration_id = pending.registration_id();
-    let handle = AsyncHandle {
-        pending,
+    let add = RegisteredAdd::new(pending, &client.registering);
+    let raw = into_raw::<aeron_client_registering_resource_stct>(AsyncHandle {
+        add,
         client: Arc::downgrade(&client.shared),
-        registering: Arc::clone(&client.registering),
-    };
-    let names_a_resource = !matches!(handle.pending, Pending::Destination(_));
-    let raw = into_raw::<aeron_client_registering_resource_stct>(handle);
-    if names_a_resource {
-        client
-            .registering
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(registration_id, ClientData(raw.cast()));
-    }
+    });
+    // SAFETY: just boxed, not yet handed out: only read here.
+    unsafe { &*raw.cast::<AsyncHandle>() }.add.register(ClientData(raw.cast()));
     // SAFETY: out is writable (contract).
     unsafe { out.write(raw) };
 }
@@ -169,18 +141,16 @@ unsafe fn poll_async(
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle polled by this thread only (contract).
     let handle = unsafe { &mut *r#async.cast::<AsyncHandle>() };
-    if !is_kind(&handle.pending) {
+    if !is_kind(&handle.add.pending) {
         return Err(wrong_kind(expected));
     }
-    let result = poll(&mut handle.pending, &handle.client);
+    let result = poll(&mut handle.add.pending, &handle.client);
     if matches!(result, Ok(None)) {
         return Ok(0);
     }
-    // SAFETY: completed: freed here, once; the caller may not use it again (contract).
-    if let Some(done) = unsafe { reclaim(r#async) } {
-        let id = done.pending.registration_id();
-        done.registering.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
-    }
+    // SAFETY: completed: freed (and so unregistered) here, once; the caller may not use it
+    // again (contract).
+    drop(unsafe { reclaim(r#async) });
     result.map(|_| 1)
 }
 
@@ -487,7 +457,7 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
 unsafe fn registration_id(r#async: *mut aeron_client_registering_resource_stct) -> Result<i64> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle (contract); only read.
-    Ok(unsafe { &*r#async.cast::<AsyncHandle>() }.pending.registration_id())
+    Ok(unsafe { &*r#async.cast::<AsyncHandle>() }.add.pending.registration_id())
 }
 
 /// The registration id of a pending counter add (-1 for NULL).

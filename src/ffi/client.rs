@@ -8,9 +8,10 @@
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::client::Aeron;
+use crate::client::async_add::AddsInFlight;
 use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::context::{aeron_context_t, context_ref};
 use crate::ffi::context_callbacks::{
@@ -67,7 +68,7 @@ static_assertions::const_assert_eq!(
 
 /// The async handles of registrations in flight, by registration id, so the new
 /// publication and subscription callbacks can name them.
-pub(crate) type Registering = Arc<Mutex<HashMap<i64, ClientData>>>;
+pub(crate) type Registering = Arc<AddsInFlight<ClientData>>;
 
 /// The client's counters reader as C sees it, known once the client is boxed (before its
 /// conductor starts, so before any counter callback).
@@ -145,8 +146,7 @@ fn install_callbacks(
         let registering = Arc::clone(registering);
         move |channel: &str, stream_id: i32, session_id: i32, correlation_id: i64| {
             let Some(handler) = callback.func else { return };
-            let pending =
-                registering.lock().unwrap_or_else(PoisonError::into_inner).get(&correlation_id).copied();
+            let pending = registering.get(correlation_id);
             let r#async = pending.map_or(std::ptr::null_mut(), |a| a.0.cast());
             let channel = lossless_c_string(channel);
             // SAFETY: the application's handler with its clientd (context contract).
@@ -172,8 +172,7 @@ fn install_callbacks(
     if let Some(handler) = subscription.func {
         let registering = Arc::clone(registering);
         ctx.set_on_new_subscription(move |channel, stream_id, correlation_id| {
-            let pending =
-                registering.lock().unwrap_or_else(PoisonError::into_inner).get(&correlation_id).copied();
+            let pending = registering.get(correlation_id);
             let r#async = pending.map_or(std::ptr::null_mut(), |a| a.0.cast());
             let channel = lossless_c_string(channel);
             // SAFETY: the application's handler with its clientd (context contract).
@@ -220,7 +219,7 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
         require_non_null!(client, "client");
         // SAFETY: NULL or live (contract).
         let handle = unsafe { context_ref(context) }?;
-        let registering: Registering = Arc::default();
+        let registering: Registering = AddsInFlight::new();
         let reader: ReaderSlot = Arc::default();
         let mut ctx = handle.ctx.clone();
         install_callbacks(&mut ctx, &handle.callbacks, &registering, &reader);
