@@ -12,8 +12,8 @@
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::{Arc, Weak};
 
-use crate::client::AsyncDestination;
 use crate::client::async_add::{PendingAdd, RegisteredAdd};
+use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, aeron_t, client_ref};
@@ -89,22 +89,41 @@ unsafe fn publish_async(
     unsafe { out.write(raw) };
 }
 
-/// The end of every `aeron_*_async_*destination*` once its arguments are checked: `*out`
-/// is set to NULL, the command is sent by `send`, and its async handle is stored in
-/// `*out`. Returns 0, or `send`'s error (nothing sent, `*out` left NULL).
+/// The argument of a destination command: a channel (the command of it) or a
+/// destination's registration id.
+pub(crate) enum DestinationArg {
+    Uri(*const c_char, fn(&str) -> DestinationCommand<'_>),
+    Id(i64),
+}
+
+/// The body of every `aeron_*_async_*destination*` export: checks the arguments in
+/// Aeron's order (async, client, the resource's `destinations`, then the URI), sets
+/// `*async` to NULL, sends the command and stores its async handle in `*async`. Returns 0,
+/// or the error (nothing sent, `*async` NULL once it is known to be writable).
 ///
 /// # Safety
-/// `out` non-NULL and valid for a pointer write.
-pub(crate) unsafe fn start_destination(
-    out: *mut *mut aeron_async_destination_t,
-    client: &ClientHandle,
-    send: impl FnOnce() -> Result<AsyncDestination>,
+/// `async` NULL or valid for a pointer write; `client` NULL or open; a URI NULL or
+/// NUL-terminated.
+pub(crate) unsafe fn send_destination<'a>(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    destinations: impl FnOnce() -> Result<&'a Destinations>,
+    arg: DestinationArg,
 ) -> Result<c_int> {
-    // SAFETY: out is writable (contract).
-    unsafe { out.write(std::ptr::null_mut()) };
-    let pending = send()?;
-    // SAFETY: out is writable (contract).
-    unsafe { publish_async(out, Pending::Destination(pending), client) };
+    require_non_null!(r#async, "async");
+    // SAFETY: NULL or open (contract).
+    let client = unsafe { client_ref(client) }?;
+    let destinations = destinations()?;
+    let command = match arg {
+        // SAFETY: NULL or NUL-terminated (contract).
+        DestinationArg::Uri(uri, command) => command(unsafe { c_str_arg(uri, "uri") }?),
+        DestinationArg::Id(id) => DestinationCommand::RemoveById(id),
+    };
+    // SAFETY: async is writable (contract).
+    unsafe { r#async.write(std::ptr::null_mut()) };
+    let pending = destinations.send(command)?;
+    // SAFETY: async is writable (contract).
+    unsafe { publish_async(r#async, Pending::Destination(pending), client) };
     Ok(0)
 }
 

@@ -16,7 +16,7 @@ use crate::client::destination::DestinationCommand;
 use crate::client::resource_linger::ResourceLinger;
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
 use crate::concurrent::caller_synchronized::CallerSynchronized;
-use crate::ffi::async_add::poll_destination;
+use crate::ffi::async_add::{DestinationArg, poll_destination};
 use crate::ffi::buffer_claim::aeron_buffer_claim_t;
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
@@ -350,7 +350,12 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_add_destination(
     ffi_boundary!("aeron_exclusive_publication_async_add_destination", {
         // SAFETY: forwarded contract.
         unsafe {
-            shared::uri_destination(r#async, client, publication, uri, |uri| DestinationCommand::Add(uri))
+            shared::destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)),
+            )
         }
     })
 }
@@ -369,7 +374,12 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination(
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination", {
         // SAFETY: forwarded contract.
         unsafe {
-            shared::uri_destination(r#async, client, publication, uri, |uri| DestinationCommand::Remove(uri))
+            shared::destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)),
+            )
         }
     })
 }
@@ -387,7 +397,9 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination_by
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination_by_id", {
         // SAFETY: forwarded contract.
-        unsafe { shared::remove_destination_by_id(r#async, client, publication, destination_registration_id) }
+        unsafe {
+            shared::destination(r#async, client, publication, DestinationArg::Id(destination_registration_id))
+        }
     })
 }
 

@@ -20,13 +20,13 @@ use crate::client::publication_accessors::PublicationWriter;
 use crate::client::publication_core::PublicationCore;
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
-use crate::ffi::async_add::{poll_destination, start_destination};
+use crate::ffi::async_add::{DestinationArg, poll_destination, send_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
-use crate::ffi::client::{aeron_async_destination_t, aeron_t, client_ref};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{Handle, borrow, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
-use crate::ffi::{FailureValue, boundary, c_str_arg};
+use crate::ffi::{FailureValue, boundary};
 use crate::util::error::Result;
 
 /// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
@@ -432,47 +432,20 @@ pub(crate) unsafe fn close<H: CPublication>(
     Ok(0)
 }
 
-/// The body of the `async_add_destination` and `async_remove_destination` exports:
-/// `command` of `uri`.
+/// The body of the publications' destination exports.
 ///
 /// # Safety
-/// As `aeron_publication_async_add_destination`.
-pub(crate) unsafe fn uri_destination<H: CPublication>(
+/// As [`send_destination`], and `publication` NULL or open.
+pub(crate) unsafe fn destination<H: CPublication>(
     r#async: *mut *mut aeron_async_destination_t,
     client: *mut aeron_t,
     publication: *mut H,
-    uri: *const c_char,
-    command: fn(&str) -> DestinationCommand<'_>,
+    arg: DestinationArg,
 ) -> Result<c_int> {
-    require_non_null!(r#async, "async");
     // SAFETY: NULL or open (contract).
-    let client = unsafe { client_ref(client) }?;
-    // SAFETY: NULL or open (contract).
-    let handle = unsafe { handle(publication) }?;
-    // SAFETY: NULL or NUL-terminated (contract).
-    let uri = unsafe { c_str_arg(uri, "uri") }?;
-    // SAFETY: async is non-NULL and writable (contract).
-    unsafe { start_destination(r#async, client, || handle.destinations.send(command(uri))) }
-}
-
-/// The body of both `async_remove_destination_by_id` exports.
-///
-/// # Safety
-/// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-pub(crate) unsafe fn remove_destination_by_id<H: CPublication>(
-    r#async: *mut *mut aeron_async_destination_t,
-    client: *mut aeron_t,
-    publication: *mut H,
-    destination_registration_id: i64,
-) -> Result<c_int> {
-    require_non_null!(r#async, "async");
-    // SAFETY: NULL or open (contract).
-    let client = unsafe { client_ref(client) }?;
-    // SAFETY: NULL or open (contract).
-    let handle = unsafe { handle(publication) }?;
-    let send = || handle.destinations.send(DestinationCommand::RemoveById(destination_registration_id));
-    // SAFETY: async is non-NULL and writable (contract).
-    unsafe { start_destination(r#async, client, send) }
+    let destinations = || Ok(&unsafe { handle(publication) }?.destinations);
+    // SAFETY: forwarded contract.
+    unsafe { send_destination(r#async, client, destinations, arg) }
 }
 
 /// The body of both `local_sockaddrs` exports.
@@ -741,7 +714,14 @@ pub unsafe extern "C" fn aeron_publication_async_add_destination(
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_add_destination", {
         // SAFETY: forwarded contract.
-        unsafe { uri_destination(r#async, client, publication, uri, |uri| DestinationCommand::Add(uri)) }
+        unsafe {
+            destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)),
+            )
+        }
     })
 }
 
@@ -760,7 +740,14 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination(
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination", {
         // SAFETY: forwarded contract.
-        unsafe { uri_destination(r#async, client, publication, uri, |uri| DestinationCommand::Remove(uri)) }
+        unsafe {
+            destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)),
+            )
+        }
     })
 }
 
@@ -780,7 +767,7 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination_by_id(
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination_by_id", {
         // SAFETY: forwarded contract.
-        unsafe { remove_destination_by_id(r#async, client, publication, destination_registration_id) }
+        unsafe { destination(r#async, client, publication, DestinationArg::Id(destination_registration_id)) }
     })
 }
 

@@ -17,13 +17,13 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
+use crate::client::local_socket_addresses::{c_print_order, has_wildcard_endpoint_port};
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::concurrent::counters::CountersReader;
-use crate::ffi::async_add::{poll_destination, start_destination};
-use crate::ffi::c_str_arg;
-use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref, lossless_c_string};
+use crate::ffi::async_add::{DestinationArg, poll_destination, send_destination};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{self, ClientData, Handle};
 use crate::ffi::header::{
@@ -31,9 +31,7 @@ use crate::ffi::header::{
     deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
-use crate::ffi::local_addresses::{
-    c_print_order, check_address_vec, has_wildcard_endpoint_port, write_addresses, write_parts,
-};
+use crate::ffi::local_addresses::{check_address_vec, write_addresses, write_parts};
 use crate::ffi::publication::aeron_iovec_t;
 use crate::uri::ChannelUri;
 use crate::uri::keys::ENDPOINT;
@@ -633,13 +631,9 @@ pub unsafe extern "C" fn aeron_subscription_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_add_destination", {
-        require_non_null!(r#async, "async");
+        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri));
         // SAFETY: forwarded contract.
-        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Add(uri))) }
+        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
     })
 }
 
@@ -657,13 +651,9 @@ pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_remove_destination", {
-        require_non_null!(r#async, "async");
+        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri));
         // SAFETY: forwarded contract.
-        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Remove(uri))) }
+        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
     })
 }
 
@@ -682,21 +672,12 @@ pub unsafe extern "C" fn aeron_subscription_async_destination_poll(
     })
 }
 
-/// The client and the subscription's destination commands.
+/// The subscription's destination commands.
 ///
 /// # Safety
-/// Both NULL or open.
-unsafe fn client_and_destinations<'a>(
-    client: *mut aeron_t,
-    subscription: *mut aeron_subscription_t,
-) -> Result<(&'a ClientHandle, &'a Destinations)> {
-    // SAFETY: forwarded contract.
-    let client = unsafe { client_ref(client) }?;
+/// `subscription` NULL or open.
+unsafe fn destinations<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a Destinations> {
     // SAFETY: forwarded contract.
     let h = unsafe { handle(subscription) }?;
-    let destinations = h
-        .destinations
-        .get()
-        .ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))?;
-    Ok((client, destinations))
+    h.destinations.get().ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))
 }
