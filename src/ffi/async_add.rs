@@ -134,43 +134,42 @@ pub(crate) unsafe fn send_destination<'a>(
 /// # Safety
 /// `r#async` NULL or a pending async handle, polled by one thread at a time.
 pub(crate) unsafe fn poll_destination(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
-    let kind = |pending: &Pending| matches!(pending, Pending::Destination(_));
-    let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| {
-        let Pending::Destination(command) = pending else { return Err(wrong_kind("destination command")) };
-        Ok(command.poll()?.then_some(()))
+    let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| match pending {
+        Pending::Destination(command) => Some(command.poll().map(|done| done.then_some(()))),
+        _ => None,
     };
-    // SAFETY: forwarded contract.
-    unsafe { poll_async(r#async, ("destination command", kind), poll) }
+    // SAFETY: forwarded contract; the "resource" is a unit, written to a local.
+    unsafe { poll_async(r#async, &mut (), "destination command", poll) }
 }
 
-/// Which pending kind a poll takes: its name and a test.
-type Kind = (&'static str, fn(&Pending) -> bool);
-
-/// Polls `r#async` with `poll`, which gives `Ok(None)` while pending and stores the
-/// resource when done. The async handle is freed once `poll` completes either way; a
-/// handle of another `kind` is refused (EINVAL) and left alone, as Aeron does.
+/// Polls `r#async` with `poll`, which gives `None` for a handle of another kind (refused,
+/// EINVAL, and left alone, as Aeron does) and else the add's poll: `Ok(None)` while
+/// pending, or its result, the resource's handle stored in `*out`. The async handle is
+/// freed once the add completes either way.
 ///
 /// # Safety
-/// `r#async` NULL or a live async handle, polled by one thread at a time.
-unsafe fn poll_async(
+/// `r#async` NULL or a live async handle, polled by one thread at a time; `out` valid for
+/// a write.
+unsafe fn poll_async<T>(
     r#async: *mut aeron_client_registering_resource_stct,
-    (expected, is_kind): Kind,
-    poll: impl FnOnce(&mut Pending, &Weak<ResourceLinger>) -> Result<Option<()>>,
+    out: *mut T,
+    expected: &str,
+    poll: impl FnOnce(&mut Pending, &Weak<ResourceLinger>) -> Option<Result<Option<T>>>,
 ) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle polled by this thread only (contract).
     let handle = unsafe { &mut *r#async.cast::<AsyncHandle>() };
-    if !is_kind(&handle.add.pending) {
-        return Err(wrong_kind(expected));
-    }
-    let result = poll(&mut handle.add.pending, &handle.client);
-    if matches!(result, Ok(None)) {
-        return Ok(0);
-    }
+    let result = match poll(&mut handle.add.pending, &handle.client).ok_or_else(|| wrong_kind(expected))? {
+        Ok(None) => return Ok(0),
+        Ok(Some(resource)) => Ok(resource),
+        Err(err) => Err(err),
+    };
     // SAFETY: completed: freed (and so unregistered) here, once; the caller may not use it
     // again (contract).
     drop(unsafe { reclaim(r#async) });
-    result.map(|_| 1)
+    // SAFETY: out is writable (contract).
+    unsafe { out.write(result?) };
+    Ok(1)
 }
 
 fn wrong_kind(expected: &str) -> Error {
@@ -216,19 +215,15 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_publication_poll", {
         require_non_null!(publication, "publication");
-        let kind: Kind = ("publication", |p| matches!(p, Pending::Publication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
-            let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = PublicationHandle::concurrent(done, client.clone());
-            // SAFETY: publication is non-null and writable (contract).
-            unsafe {
-                publication.write(into_raw::<aeron_publication_t>(handle));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::Publication(add) => Some(
+                add.poll()
+                    .map(|done| done.map(|p| into_raw(PublicationHandle::concurrent(p, client.clone())))),
+            ),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; publication writable (contract).
+        unsafe { poll_async(r#async, publication, "publication", poll) }
     })
 }
 
@@ -269,21 +264,15 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_exclusive_publication_poll", {
         require_non_null!(publication, "publication");
-        let kind: Kind = ("exclusive publication", |p| matches!(p, Pending::ExclusivePublication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
-            let Pending::ExclusivePublication(add) = pending else {
-                return Err(wrong_kind("exclusive publication"));
-            };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = PublicationHandle::exclusive(done, client.clone());
-            // SAFETY: publication is non-null and writable (contract).
-            unsafe {
-                publication.write(into_raw::<aeron_exclusive_publication_t>(handle));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::ExclusivePublication(add) => Some(
+                add.poll()
+                    .map(|done| done.map(|p| into_raw(PublicationHandle::exclusive(p, client.clone())))),
+            ),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; publication writable (contract).
+        unsafe { poll_async(r#async, publication, "exclusive publication", poll) }
     })
 }
 
@@ -344,20 +333,18 @@ pub unsafe extern "C" fn aeron_async_add_subscription_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_subscription_poll", {
         require_non_null!(subscription, "subscription");
-        let kind: Kind = ("subscription", |p| matches!(p, Pending::Subscription(..)));
-        let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| {
-            let Pending::Subscription(add, shell) = pending else { return Err(wrong_kind("subscription")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            // Handed out only now: no thread polls it yet.
-            shell.complete(done);
-            // SAFETY: subscription is non-null and writable (contract).
-            unsafe {
-                subscription.write(SubscriptionHandle::into_c(Arc::clone(shell)));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| match pending {
+            Pending::Subscription(add, shell) => Some(add.poll().map(|done| {
+                done.map(|done| {
+                    // Handed out only now: no thread polls it yet.
+                    shell.complete(done);
+                    SubscriptionHandle::into_c(Arc::clone(shell))
+                })
+            })),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; subscription writable (contract).
+        unsafe { poll_async(r#async, subscription, "subscription", poll) }
     })
 }
 
@@ -453,18 +440,14 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_counter_poll", {
         require_non_null!(counter, "counter");
-        let kind: Kind = ("counter", |p| matches!(p, Pending::Counter(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| {
-            let Pending::Counter(add) = pending else { return Err(wrong_kind("counter")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            // SAFETY: counter is non-null and writable (contract).
-            unsafe {
-                counter.write(into_raw::<aeron_counter_t>(CounterHandle::new(done, client.clone())));
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::Counter(add) => {
+                Some(add.poll().map(|done| done.map(|c| into_raw(CounterHandle::new(c, client.clone())))))
             }
-            Ok(Some(()))
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; counter writable (contract).
+        unsafe { poll_async(r#async, counter, "counter", poll) }
     })
 }
 
