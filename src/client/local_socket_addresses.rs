@@ -70,6 +70,21 @@ pub fn c_print_order(uri: &ChannelUri) -> Vec<String> {
     parts
 }
 
+/// `channel` as Aeron's C client prints it (see [`c_print_order`]), with a wildcard UDP
+/// endpoint port (`endpoint=host:0`) replaced by the first of the bound `addresses`; `None`
+/// while such a port is not resolved yet (no address bound).
+pub fn resolved_channel_parts(
+    channel: &str,
+    addresses: impl FnOnce() -> Vec<String>,
+) -> crate::util::error::Result<Option<Vec<String>>> {
+    let mut parsed = ChannelUri::parse(channel)?;
+    if has_wildcard_endpoint_port(&parsed) {
+        let Some(address) = addresses().into_iter().next() else { return Ok(None) };
+        parsed.put(ENDPOINT, &address)?;
+    }
+    Ok(Some(c_print_order(&parsed)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -128,6 +143,17 @@ mod tests {
         let ipc = ChannelUri::parse("aeron:ipc?term-length=65536|tags=4").unwrap();
         assert_eq!(c_print_order(&ipc).concat(), "aeron:ipc?tags=4|term-length=65536");
         assert_eq!(c_print_order(&ChannelUri::parse("aeron:ipc").unwrap()).concat(), "aeron:ipc");
+    }
+
+    #[test]
+    fn resolves_a_wildcard_port_from_the_first_bound_address() {
+        let bound = || vec!["127.0.0.1:40123".to_string(), "127.0.0.1:40124".to_string()];
+        let parts = resolved_channel_parts("aeron:udp?mtu=1408|endpoint=127.0.0.1:0", bound).unwrap();
+        assert_eq!(parts.unwrap().concat(), "aeron:udp?endpoint=127.0.0.1:40123|mtu=1408");
+        assert_eq!(resolved_channel_parts("aeron:udp?endpoint=127.0.0.1:0", Vec::new).unwrap(), None);
+        let fixed = resolved_channel_parts("aeron:udp?endpoint=127.0.0.1:5", || unreachable!()).unwrap();
+        assert_eq!(fixed.unwrap().concat(), "aeron:udp?endpoint=127.0.0.1:5");
+        assert!(resolved_channel_parts("not a uri", Vec::new).is_err());
     }
 
     #[test]

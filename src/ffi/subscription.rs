@@ -17,7 +17,7 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
-use crate::client::local_socket_addresses::{c_print_order, has_wildcard_endpoint_port};
+use crate::client::local_socket_addresses::resolved_channel_parts;
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::caller_synchronized::CallerSynchronized;
@@ -33,8 +33,6 @@ use crate::ffi::header::{
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses, write_parts};
 use crate::ffi::publication::aeron_iovec_t;
-use crate::uri::ChannelUri;
-use crate::uri::keys::ENDPOINT;
 use crate::util::error::{Error, Result};
 
 /// A subscription. Opaque; from `aeron_async_add_subscription_poll`, freed by
@@ -599,17 +597,13 @@ pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
         }
         let text = std::str::from_utf8(h.channel.to_bytes())
             .map_err(|_| Error::invalid_argument("channel is not UTF-8"))?;
-        let mut parsed = ChannelUri::parse(text)?;
-        if has_wildcard_endpoint_port(&parsed) {
-            let Some(address) = h.local_socket_addresses().into_iter().next() else {
-                // SAFETY: uri_len >= 1 (checked).
-                unsafe { uri.write(0) };
-                return Ok(0);
-            };
-            parsed.put(ENDPOINT, &address)?;
-        }
+        let Some(parts) = resolved_channel_parts(text, || h.local_socket_addresses())? else {
+            // SAFETY: uri_len >= 1 (checked).
+            unsafe { uri.write(0) };
+            return Ok(0);
+        };
         // SAFETY: uri valid for uri_len bytes (contract).
-        Ok(unsafe { write_parts(&c_print_order(&parsed), uri, uri_len) })
+        Ok(unsafe { write_parts(&parts, uri, uri_len) })
     })
 }
 
