@@ -3,11 +3,13 @@
 //! and friends). The command's correlation id is the registration id of the resource.
 #![forbid(unsafe_code)]
 
-use std::sync::Arc;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::client::client_conductor::Resource;
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::Counter;
+use crate::client::destination::AsyncDestination;
 use crate::client::exclusive_publication::ExclusivePublication;
 use crate::client::publication::Publication;
 use crate::client::subscription::Subscription;
@@ -132,3 +134,72 @@ async_add!(
         Ok::<_, Error>(Counter::new(state, Arc::clone(client)))
     }
 );
+
+/// An add or destination command in flight, of any kind: what an API that hands out one
+/// handle type for all of them (Aeron C's `aeron_client_registering_resource_t`) keeps.
+/// `S` is what such an API keeps with a subscription add (its image handlers' target).
+pub enum PendingAdd<S> {
+    Publication(AsyncAddPublication),
+    ExclusivePublication(AsyncAddExclusivePublication),
+    Subscription(AsyncAddSubscription, S),
+    Counter(AsyncAddCounter),
+    Destination(AsyncDestination),
+}
+
+impl<S> PendingAdd<S> {
+    /// The command's correlation id: the resource's (or destination's) registration id.
+    pub fn registration_id(&self) -> i64 {
+        match self {
+            Self::Publication(p) => p.registration_id(),
+            Self::ExclusivePublication(p) => p.registration_id(),
+            Self::Subscription(s, _) => s.registration_id(),
+            Self::Counter(c) => c.registration_id(),
+            Self::Destination(d) => d.registration_id(),
+        }
+    }
+}
+
+/// The handles (`K`) of the adds in flight by registration id, so that the new-resource
+/// handlers, which run on the conductor thread and may run before the add returned, can
+/// name the add they answer.
+pub struct AddsInFlight<K>(Mutex<HashMap<i64, K>>);
+
+impl<K: Copy> AddsInFlight<K> {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self(Mutex::new(HashMap::new())))
+    }
+
+    /// The handle of the add with `registration_id`, if it is in flight.
+    pub fn get(&self, registration_id: i64) -> Option<K> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).get(&registration_id).copied()
+    }
+}
+
+/// A [`PendingAdd`] known to its [`AddsInFlight`] from [`register`](Self::register) until
+/// it is dropped (once complete).
+pub struct RegisteredAdd<S, K: Copy> {
+    pub pending: PendingAdd<S>,
+    in_flight: Arc<AddsInFlight<K>>,
+}
+
+impl<S, K: Copy> RegisteredAdd<S, K> {
+    pub fn new(pending: PendingAdd<S>, in_flight: &Arc<AddsInFlight<K>>) -> Self {
+        Self { pending, in_flight: Arc::clone(in_flight) }
+    }
+
+    /// Makes `handle` the name of this add for the new-resource handlers. Destination
+    /// commands make no resource, so they are not named.
+    pub fn register(&self, handle: K) {
+        if !matches!(self.pending, PendingAdd::Destination(_)) {
+            let id = self.pending.registration_id();
+            self.in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).insert(id, handle);
+        }
+    }
+}
+
+impl<S, K: Copy> Drop for RegisteredAdd<S, K> {
+    fn drop(&mut self) {
+        let id = self.pending.registration_id();
+        self.in_flight.0.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
+    }
+}

@@ -93,6 +93,7 @@ impl ExclusivePublication {
     /// term's end — in code that neither panics nor calls out of line (see
     /// [`crate::client::Publication::offer_fast`]). `None`, having appended nothing, when
     /// anything else must be decided: the caller then takes the general path.
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
     pub fn offer_fast(&mut self, message: &[u8]) -> Option<i64> {
         let core = &*self.core;
@@ -100,9 +101,11 @@ impl ExclusivePublication {
             return None;
         }
         let tail = self.tail;
-        let aligned = aligned_frame_length(message.len() + DATA_HEADER_LENGTH) as i64;
+        // Wrapping ops say these cannot overflow (checked by the lints above): the length is at
+        // most INLINE_COPY_MAX here and positions stay below 2^62 (term length x 2^31).
+        let aligned = aligned_frame_length(message.len().wrapping_add(DATA_HEADER_LENGTH)) as i64;
         if tail.position() >= core.position_limit()
-            || i64::from(tail.term_offset) + aligned > core.term_length as i64
+            || i64::from(tail.term_offset).wrapping_add(aligned) > core.term_length as i64
         {
             return None;
         }
@@ -113,7 +116,7 @@ impl ExclusivePublication {
             message,
         )?;
         self.tail.term_offset = resulting;
-        Some(tail.term_begin_position + i64::from(resulting))
+        Some(tail.term_begin_position.wrapping_add(i64::from(resulting)))
     }
 
     /// [`offer`](Self::offer) of anything [`offer_fast`](Self::offer_fast) declines, out of

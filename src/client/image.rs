@@ -119,6 +119,7 @@ impl Image {
     /// is published at the subscriber position yet — a spinning subscriber's common case.
     /// Neither panics nor calls out, so the C API answers such polls before its panic
     /// boundary; `false` whenever it cannot tell cheaply (the poll then decides).
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
     pub fn has_nothing_to_poll(&self) -> bool {
         if self.is_closed() {

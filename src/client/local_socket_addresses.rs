@@ -8,6 +8,8 @@
 
 use crate::concurrent::counters::CountersReader;
 use crate::concurrent::counters::type_ids::LOCAL_SOCKADDR_TYPE_ID;
+use crate::uri::keys::{CONTROL, CONTROL_MODE, ENDPOINT, INTERFACE, TAGS, TTL};
+use crate::uri::{ChannelUri, Media};
 
 /// Channel status value of a working endpoint.
 const CHANNEL_STATUS_ACTIVE: i64 = 1;
@@ -40,6 +42,47 @@ pub fn local_socket_addresses(counters: &CountersReader, channel_status_id: i32)
         addresses.push(String::from_utf8_lossy(&key[8..8 + length]).into_owned());
     });
     addresses
+}
+
+/// Whether the channel is UDP with an endpoint whose port is the wildcard `0`.
+pub fn has_wildcard_endpoint_port(uri: &ChannelUri) -> bool {
+    uri.media() == Media::Udp
+        && uri
+            .get(ENDPOINT)
+            .is_some_and(|endpoint| endpoint.rsplit_once(':').is_some_and(|(_, port)| port == "0"))
+}
+
+/// The parts of `uri` as Aeron's C client prints a parsed URI (`aeron_uri_sprint`): the
+/// `aeron:<media>` scheme (no spy prefix), then for UDP `endpoint`, `interface`,
+/// `control`, `control-mode`, `tags`, `ttl` in that order, for IPC `tags`, then every other
+/// parameter in the order given, the first after `?` and the rest after `|`.
+pub fn c_print_order(uri: &ChannelUri) -> Vec<String> {
+    let leading: &[&str] = match uri.media() {
+        Media::Udp => &[ENDPOINT, INTERFACE, CONTROL, CONTROL_MODE, TAGS, TTL],
+        Media::Ipc => &[TAGS],
+    };
+    let named = leading.iter().filter_map(|key| uri.get(key).map(|value| (*key, value)));
+    let others = uri.params().filter(|(key, _)| !leading.contains(key));
+    let mut parts = vec![format!("aeron:{}", uri.media().as_str())];
+    for (index, (key, value)) in named.chain(others).enumerate() {
+        parts.push(format!("{}{key}={value}", if index == 0 { '?' } else { '|' }));
+    }
+    parts
+}
+
+/// `channel` as Aeron's C client prints it (see [`c_print_order`]), with a wildcard UDP
+/// endpoint port (`endpoint=host:0`) replaced by the first of the bound `addresses`; `None`
+/// while such a port is not resolved yet (no address bound).
+pub fn resolved_channel_parts(
+    channel: &str,
+    addresses: impl FnOnce() -> Vec<String>,
+) -> crate::util::error::Result<Option<Vec<String>>> {
+    let mut parsed = ChannelUri::parse(channel)?;
+    if has_wildcard_endpoint_port(&parsed) {
+        let Some(address) = addresses().into_iter().next() else { return Ok(None) };
+        parsed.put(ENDPOINT, &address)?;
+    }
+    Ok(Some(c_print_order(&parsed)))
 }
 
 #[cfg(test)]
@@ -85,5 +128,42 @@ mod tests {
         );
         assert!(local_socket_addresses(&reader, other).is_empty(), "other's status is not ACTIVE");
         assert!(local_socket_addresses(&reader, -1).is_empty());
+    }
+
+    #[test]
+    fn prints_in_the_c_clients_order() {
+        let uri = ChannelUri::parse(
+            "aeron-spy:aeron:udp?ttl=3|mtu=1408|endpoint=127.0.0.1:0|tags=1,2|term-length=65536",
+        )
+        .unwrap();
+        assert_eq!(
+            c_print_order(&uri).concat(),
+            "aeron:udp?endpoint=127.0.0.1:0|tags=1,2|ttl=3|mtu=1408|term-length=65536"
+        );
+        let ipc = ChannelUri::parse("aeron:ipc?term-length=65536|tags=4").unwrap();
+        assert_eq!(c_print_order(&ipc).concat(), "aeron:ipc?tags=4|term-length=65536");
+        assert_eq!(c_print_order(&ChannelUri::parse("aeron:ipc").unwrap()).concat(), "aeron:ipc");
+    }
+
+    #[test]
+    fn resolves_a_wildcard_port_from_the_first_bound_address() {
+        let bound = || vec!["127.0.0.1:40123".to_string(), "127.0.0.1:40124".to_string()];
+        let parts = resolved_channel_parts("aeron:udp?mtu=1408|endpoint=127.0.0.1:0", bound).unwrap();
+        assert_eq!(parts.unwrap().concat(), "aeron:udp?endpoint=127.0.0.1:40123|mtu=1408");
+        assert_eq!(resolved_channel_parts("aeron:udp?endpoint=127.0.0.1:0", Vec::new).unwrap(), None);
+        let fixed = resolved_channel_parts("aeron:udp?endpoint=127.0.0.1:5", || unreachable!()).unwrap();
+        assert_eq!(fixed.unwrap().concat(), "aeron:udp?endpoint=127.0.0.1:5");
+        assert!(resolved_channel_parts("not a uri", Vec::new).is_err());
+    }
+
+    #[test]
+    fn finds_wildcard_ports_of_udp_endpoints_only() {
+        let wildcard = |text: &str| has_wildcard_endpoint_port(&ChannelUri::parse(text).unwrap());
+        assert!(wildcard("aeron:udp?endpoint=127.0.0.1:0"));
+        assert!(wildcard("aeron:udp?endpoint=[::1]:0"));
+        assert!(!wildcard("aeron:udp?endpoint=127.0.0.1:10"));
+        assert!(!wildcard("aeron:udp?endpoint=127.0.0.1:20"));
+        assert!(!wildcard("aeron:udp?control=127.0.0.1:0|control-mode=dynamic"));
+        assert!(!wildcard("aeron:ipc?endpoint=127.0.0.1:0"));
     }
 }

@@ -27,6 +27,7 @@ pub(crate) mod publication;
 pub(crate) mod publication_accessors;
 pub(crate) mod publication_core;
 pub(crate) mod publication_error_frame;
+pub(crate) mod resource_linger;
 pub(crate) mod subscription;
 
 pub use crate::logbuffer::{BufferClaim, ControlledPollAction, FragmentAssembler, Header};

@@ -76,6 +76,7 @@ impl Publication {
     /// that a concurrent publisher pushed across the term end (or that could not be written)
     /// goes to `complete` (with the caller's boundary around
     /// [`complete_claim`](Self::complete_claim)), whose result is returned.
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
     pub fn offer_fast(&self, message: &[u8], complete: impl FnOnce(PendingClaim) -> i64) -> Option<i64> {
         let core = &*self.core;
@@ -84,14 +85,19 @@ impl Publication {
         }
         let limit = core.position_limit();
         let active = self.active_term()?;
-        let aligned = aligned_frame_length(message.len() + DATA_HEADER_LENGTH) as i64;
+        // Wrapping ops say these cannot overflow (checked by the lints above): the length is at
+        // most INLINE_COPY_MAX here and positions stay below 2^62 (term length x 2^31).
+        let aligned = aligned_frame_length(message.len().wrapping_add(DATA_HEADER_LENGTH)) as i64;
         if active.position >= limit
-            || active.position - active.term_begin_position + aligned > core.term_length as i64
+            || active.position.wrapping_sub(active.term_begin_position).wrapping_add(aligned)
+                > core.term_length as i64
         {
             return None;
         }
         match partition(&self.appenders, active.index).append_small(&self.header, message, active.term_id) {
-            Ok(resulting_offset) => Some(active.term_begin_position + i64::from(resulting_offset)),
+            Ok(resulting_offset) => {
+                Some(active.term_begin_position.wrapping_add(i64::from(resulting_offset)))
+            }
             Err(raw_tail) => Some(complete(PendingClaim { raw_tail, term_count: active.term_count })),
         }
     }

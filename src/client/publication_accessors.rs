@@ -148,6 +148,11 @@ macro_rules! publication_accessors {
                 ))
             }
 
+            /// The mapped log and fixed values, readable from any thread (no writer state).
+            pub(crate) fn core(&self) -> &std::sync::Arc<$crate::client::publication_core::PublicationCore> {
+                &self.core
+            }
+
             /// The destination commands of this publication, usable from any thread (they
             /// touch no writer state).
             pub(crate) fn destinations(&self) -> $crate::client::destination::Destinations {
@@ -169,3 +174,57 @@ macro_rules! publication_accessors {
 }
 
 pub(crate) use publication_accessors;
+
+use crate::client::{ExclusivePublication, Publication};
+use crate::logbuffer::BufferClaim;
+use crate::util::error::Result;
+
+/// The calls the C API's shared export bodies make on either kind of publication (its
+/// queries call the concrete types): implemented for `&Publication` (any number of threads
+/// share it) and for `&mut ExclusivePublication` (its one writer).
+pub trait PublicationWriter {
+    fn offer_general_inline(&mut self, message: &[u8]) -> Result<i64>;
+    fn offerv(&mut self, parts: &[&[u8]]) -> Result<i64>;
+    fn offer_with_reserved_value(
+        &mut self,
+        parts: &[&[u8]],
+        supplier: &mut dyn FnMut(&[u8]) -> i64,
+    ) -> Result<i64>;
+    fn try_claim(&mut self, length: usize) -> Result<(i64, Option<BufferClaim<'_>>)>;
+    fn close(&self);
+    fn local_socket_addresses(&self) -> Vec<String>;
+}
+
+/// The same forwarding for both: `self` derefs to the publication either way.
+macro_rules! publication_writer {
+    ($writer:ty, $publication:ident) => {
+        impl PublicationWriter for $writer {
+            #[inline(always)]
+            fn offer_general_inline(&mut self, message: &[u8]) -> Result<i64> {
+                $publication::offer_general_inline(self, message)
+            }
+            fn offerv(&mut self, parts: &[&[u8]]) -> Result<i64> {
+                $publication::offerv(self, parts)
+            }
+            fn offer_with_reserved_value(
+                &mut self,
+                parts: &[&[u8]],
+                supplier: &mut dyn FnMut(&[u8]) -> i64,
+            ) -> Result<i64> {
+                $publication::offer_with_reserved_value(self, parts, supplier)
+            }
+            fn try_claim(&mut self, length: usize) -> Result<(i64, Option<BufferClaim<'_>>)> {
+                $publication::try_claim(self, length)
+            }
+            fn close(&self) {
+                $publication::close(self)
+            }
+            fn local_socket_addresses(&self) -> Vec<String> {
+                $publication::local_socket_addresses(self)
+            }
+        }
+    };
+}
+
+publication_writer!(&Publication, Publication);
+publication_writer!(&mut ExclusivePublication, ExclusivePublication);

@@ -235,6 +235,7 @@ impl Subscription {
     /// taken and none of its images has a frame at its position (see
     /// [`Image::has_nothing_to_poll`]). Neither panics nor calls out; `false` when unsure.
     #[inline(always)]
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     pub fn has_nothing_to_poll(&self) -> bool {
         // Acquire, as `refresh_images`: a new list is for the poll to take in.
         if self.state.images_version.load(Ordering::Acquire) != self.images_version {

@@ -8,6 +8,7 @@ pub mod counters;
 pub mod error_log;
 pub mod foreign_shared;
 pub mod mapped_file;
+pub(crate) mod opaque_pointer;
 pub mod ring_buffer;
 
 pub use atomic_buffer::AtomicBuffer;

@@ -10,17 +10,16 @@
 //! [`poll_destination`].
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::{Arc, PoisonError, Weak};
+use std::sync::{Arc, Weak};
 
-use crate::client::{
-    AsyncAddCounter, AsyncAddExclusivePublication, AsyncAddPublication, AsyncAddSubscription,
-    AsyncDestination,
-};
+use crate::client::async_add::{PendingAdd, RegisteredAdd};
+use crate::client::destination::{DestinationCommand, Destinations};
+use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::c_str_arg;
-use crate::ffi::client::{ClientHandle, Registering, aeron_t, client_ref};
+use crate::ffi::client::{ClientHandle, aeron_t, client_ref};
 use crate::ffi::counter::{CounterHandle, aeron_counter_t};
-use crate::ffi::exclusive_publication::{ExclusivePublicationHandle, aeron_exclusive_publication_t};
-use crate::ffi::handles::{ClientData, ClientShared, Handle, into_raw, reclaim};
+use crate::ffi::exclusive_publication::aeron_exclusive_publication_t;
+use crate::ffi::handles::{ClientData, Handle, into_raw, reclaim};
 use crate::ffi::publication::{PublicationHandle, aeron_publication_t};
 use crate::ffi::subscription::{
     SubscriptionHandle, aeron_on_available_image_t, aeron_on_unavailable_image_t, aeron_subscription_t,
@@ -55,32 +54,14 @@ pub type aeron_async_destination_t = aeron_client_registering_resource_stct;
 #[allow(non_camel_case_types)]
 pub type aeron_async_destination_by_id_t = aeron_client_registering_resource_stct;
 
-/// What is being added.
-enum Pending {
-    Publication(AsyncAddPublication),
-    ExclusivePublication(AsyncAddExclusivePublication),
-    Subscription(AsyncAddSubscription, Arc<SubscriptionHandle>),
-    Counter(AsyncAddCounter),
-    Destination(AsyncDestination),
-}
-
-impl Pending {
-    fn registration_id(&self) -> i64 {
-        match self {
-            Self::Publication(p) => p.registration_id(),
-            Self::ExclusivePublication(p) => p.registration_id(),
-            Self::Subscription(s, _) => s.registration_id(),
-            Self::Counter(c) => c.registration_id(),
-            Self::Destination(d) => d.registration_id(),
-        }
-    }
-}
+/// What is being added; the shell of a subscription add is its C handle, which the image
+/// handlers name before the add completes.
+type Pending = PendingAdd<Arc<SubscriptionHandle>>;
 
 /// What an async handle points to.
 pub(crate) struct AsyncHandle {
-    pending: Pending,
-    client: Weak<ClientShared>,
-    registering: Registering,
+    add: RegisteredAdd<Arc<SubscriptionHandle>, ClientData>,
+    client: Weak<ResourceLinger>,
 }
 
 impl Handle for aeron_client_registering_resource_stct {
@@ -97,41 +78,52 @@ unsafe fn publish_async(
     pending: Pending,
     client: &ClientHandle,
 ) {
-    let registration_id = pending.registration_id();
-    let handle = AsyncHandle {
-        pending,
+    let add = RegisteredAdd::new(pending, &client.registering);
+    let raw = into_raw::<aeron_client_registering_resource_stct>(AsyncHandle {
+        add,
         client: Arc::downgrade(&client.shared),
-        registering: Arc::clone(&client.registering),
-    };
-    let names_a_resource = !matches!(handle.pending, Pending::Destination(_));
-    let raw = into_raw::<aeron_client_registering_resource_stct>(handle);
-    if names_a_resource {
-        client
-            .registering
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(registration_id, ClientData(raw.cast()));
-    }
+    });
+    // SAFETY: just boxed, not yet handed out: only read here.
+    unsafe { &*raw.cast::<AsyncHandle>() }.add.register(ClientData(raw.cast()));
     // SAFETY: out is writable (contract).
     unsafe { out.write(raw) };
 }
 
-/// The end of every `aeron_*_async_*destination*` once its arguments are checked: `*out`
-/// is set to NULL, the command is sent by `send`, and its async handle is stored in
-/// `*out`. Returns 0, or `send`'s error (nothing sent, `*out` left NULL).
+/// The argument of a destination command: a channel (the command of it) or a
+/// destination's registration id.
+pub(crate) enum DestinationArg {
+    Uri(*const c_char, fn(&str) -> DestinationCommand<'_>),
+    Id(i64),
+}
+
+/// The body of every `aeron_*_async_*destination*` export: checks the arguments in
+/// Aeron's order (async, client, the resource's `destinations`, then the URI), sets
+/// `*async` to NULL, sends the command and stores its async handle in `*async`. Returns 0,
+/// or the error (nothing sent, `*async` NULL once it is known to be writable).
 ///
 /// # Safety
-/// `out` non-NULL and valid for a pointer write.
-pub(crate) unsafe fn start_destination(
-    out: *mut *mut aeron_async_destination_t,
-    client: &ClientHandle,
-    send: impl FnOnce() -> Result<AsyncDestination>,
+/// `async` NULL or valid for a pointer write; `client` NULL or open; a URI NULL or
+/// NUL-terminated.
+pub(crate) unsafe fn send_destination<'a>(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    destinations: impl FnOnce() -> Result<&'a Destinations>,
+    arg: DestinationArg,
 ) -> Result<c_int> {
-    // SAFETY: out is writable (contract).
-    unsafe { out.write(std::ptr::null_mut()) };
-    let pending = send()?;
-    // SAFETY: out is writable (contract).
-    unsafe { publish_async(out, Pending::Destination(pending), client) };
+    require_non_null!(r#async, "async");
+    // SAFETY: NULL or open (contract).
+    let client = unsafe { client_ref(client) }?;
+    let destinations = destinations()?;
+    let command = match arg {
+        // SAFETY: NULL or NUL-terminated (contract).
+        DestinationArg::Uri(uri, command) => command(unsafe { c_str_arg(uri, "uri") }?),
+        DestinationArg::Id(id) => DestinationCommand::RemoveById(id),
+    };
+    // SAFETY: async is writable (contract).
+    unsafe { r#async.write(std::ptr::null_mut()) };
+    let pending = destinations.send(command)?;
+    // SAFETY: async is writable (contract).
+    unsafe { publish_async(r#async, Pending::Destination(pending), client) };
     Ok(0)
 }
 
@@ -142,45 +134,42 @@ pub(crate) unsafe fn start_destination(
 /// # Safety
 /// `r#async` NULL or a pending async handle, polled by one thread at a time.
 pub(crate) unsafe fn poll_destination(r#async: *mut aeron_async_destination_t) -> Result<c_int> {
-    let kind = |pending: &Pending| matches!(pending, Pending::Destination(_));
-    let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
-        let Pending::Destination(command) = pending else { return Err(wrong_kind("destination command")) };
-        Ok(command.poll()?.then_some(()))
+    let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| match pending {
+        Pending::Destination(command) => Some(command.poll().map(|done| done.then_some(()))),
+        _ => None,
     };
-    // SAFETY: forwarded contract.
-    unsafe { poll_async(r#async, ("destination command", kind), poll) }
+    // SAFETY: forwarded contract; the "resource" is a unit, written to a local.
+    unsafe { poll_async(r#async, &mut (), "destination command", poll) }
 }
 
-/// Which pending kind a poll takes: its name and a test.
-type Kind = (&'static str, fn(&Pending) -> bool);
-
-/// Polls `r#async` with `poll`, which gives `Ok(None)` while pending and stores the
-/// resource when done. The async handle is freed once `poll` completes either way; a
-/// handle of another `kind` is refused (EINVAL) and left alone, as Aeron does.
+/// Polls `r#async` with `poll`, which gives `None` for a handle of another kind (refused,
+/// EINVAL, and left alone, as Aeron does) and else the add's poll: `Ok(None)` while
+/// pending, or its result, the resource's handle stored in `*out`. The async handle is
+/// freed once the add completes either way.
 ///
 /// # Safety
-/// `r#async` NULL or a live async handle, polled by one thread at a time.
-unsafe fn poll_async(
+/// `r#async` NULL or a live async handle, polled by one thread at a time; `out` valid for
+/// a write.
+unsafe fn poll_async<T>(
     r#async: *mut aeron_client_registering_resource_stct,
-    (expected, is_kind): Kind,
-    poll: impl FnOnce(&mut Pending, &Weak<ClientShared>) -> Result<Option<()>>,
+    out: *mut T,
+    expected: &str,
+    poll: impl FnOnce(&mut Pending, &Weak<ResourceLinger>) -> Option<Result<Option<T>>>,
 ) -> Result<c_int> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle polled by this thread only (contract).
     let handle = unsafe { &mut *r#async.cast::<AsyncHandle>() };
-    if !is_kind(&handle.pending) {
-        return Err(wrong_kind(expected));
-    }
-    let result = poll(&mut handle.pending, &handle.client);
-    if matches!(result, Ok(None)) {
-        return Ok(0);
-    }
-    // SAFETY: completed: freed here, once; the caller may not use it again (contract).
-    if let Some(done) = unsafe { reclaim(r#async) } {
-        let id = done.pending.registration_id();
-        done.registering.lock().unwrap_or_else(PoisonError::into_inner).remove(&id);
-    }
-    result.map(|_| 1)
+    let result = match poll(&mut handle.add.pending, &handle.client).ok_or_else(|| wrong_kind(expected))? {
+        Ok(None) => return Ok(0),
+        Ok(Some(resource)) => Ok(resource),
+        Err(err) => Err(err),
+    };
+    // SAFETY: completed: freed (and so unregistered) here, once; the caller may not use it
+    // again (contract).
+    drop(unsafe { reclaim(r#async) });
+    // SAFETY: out is writable (contract).
+    unsafe { out.write(result?) };
+    Ok(1)
 }
 
 fn wrong_kind(expected: &str) -> Error {
@@ -226,19 +215,15 @@ pub unsafe extern "C" fn aeron_async_add_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_publication_poll", {
         require_non_null!(publication, "publication");
-        let kind: Kind = ("publication", |p| matches!(p, Pending::Publication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
-            let Pending::Publication(add) = pending else { return Err(wrong_kind("publication")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = PublicationHandle::new(done, client.clone());
-            // SAFETY: publication is non-null and writable (contract).
-            unsafe {
-                publication.write(into_raw::<aeron_publication_t>(handle));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::Publication(add) => Some(
+                add.poll()
+                    .map(|done| done.map(|p| into_raw(PublicationHandle::concurrent(p, client.clone())))),
+            ),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; publication writable (contract).
+        unsafe { poll_async(r#async, publication, "publication", poll) }
     })
 }
 
@@ -279,21 +264,15 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_exclusive_publication_poll", {
         require_non_null!(publication, "publication");
-        let kind: Kind = ("exclusive publication", |p| matches!(p, Pending::ExclusivePublication(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
-            let Pending::ExclusivePublication(add) = pending else {
-                return Err(wrong_kind("exclusive publication"));
-            };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            let handle = ExclusivePublicationHandle::new(done, client.clone());
-            // SAFETY: publication is non-null and writable (contract).
-            unsafe {
-                publication.write(into_raw::<aeron_exclusive_publication_t>(handle));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::ExclusivePublication(add) => Some(
+                add.poll()
+                    .map(|done| done.map(|p| into_raw(PublicationHandle::exclusive(p, client.clone())))),
+            ),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; publication writable (contract).
+        unsafe { poll_async(r#async, publication, "exclusive publication", poll) }
     })
 }
 
@@ -354,20 +333,18 @@ pub unsafe extern "C" fn aeron_async_add_subscription_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_subscription_poll", {
         require_non_null!(subscription, "subscription");
-        let kind: Kind = ("subscription", |p| matches!(p, Pending::Subscription(..)));
-        let poll = |pending: &mut Pending, _: &Weak<ClientShared>| {
-            let Pending::Subscription(add, shell) = pending else { return Err(wrong_kind("subscription")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            // Handed out only now: no thread polls it yet.
-            shell.complete(done);
-            // SAFETY: subscription is non-null and writable (contract).
-            unsafe {
-                subscription.write(SubscriptionHandle::into_c(Arc::clone(shell)));
-            }
-            Ok(Some(()))
+        let poll = |pending: &mut Pending, _: &Weak<ResourceLinger>| match pending {
+            Pending::Subscription(add, shell) => Some(add.poll().map(|done| {
+                done.map(|done| {
+                    // Handed out only now: no thread polls it yet.
+                    shell.complete(done);
+                    SubscriptionHandle::into_c(Arc::clone(shell))
+                })
+            })),
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; subscription writable (contract).
+        unsafe { poll_async(r#async, subscription, "subscription", poll) }
     })
 }
 
@@ -463,18 +440,14 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
 ) -> c_int {
     ffi_boundary!("aeron_async_add_counter_poll", {
         require_non_null!(counter, "counter");
-        let kind: Kind = ("counter", |p| matches!(p, Pending::Counter(_)));
-        let poll = |pending: &mut Pending, client: &Weak<ClientShared>| {
-            let Pending::Counter(add) = pending else { return Err(wrong_kind("counter")) };
-            let Some(done) = add.poll()? else { return Ok(None) };
-            // SAFETY: counter is non-null and writable (contract).
-            unsafe {
-                counter.write(into_raw::<aeron_counter_t>(CounterHandle::new(done, client.clone())));
+        let poll = |pending: &mut Pending, client: &Weak<ResourceLinger>| match pending {
+            Pending::Counter(add) => {
+                Some(add.poll().map(|done| done.map(|c| into_raw(CounterHandle::new(c, client.clone())))))
             }
-            Ok(Some(()))
+            _ => None,
         };
-        // SAFETY: NULL or pending, polled by this thread only (contract).
-        unsafe { poll_async(r#async, kind, poll) }
+        // SAFETY: NULL or pending, polled by this thread only; counter writable (contract).
+        unsafe { poll_async(r#async, counter, "counter", poll) }
     })
 }
 
@@ -486,7 +459,7 @@ pub unsafe extern "C" fn aeron_async_add_counter_poll(
 unsafe fn registration_id(r#async: *mut aeron_client_registering_resource_stct) -> Result<i64> {
     require_non_null!(r#async, "async");
     // SAFETY: a live async handle (contract); only read.
-    Ok(unsafe { &*r#async.cast::<AsyncHandle>() }.pending.registration_id())
+    Ok(unsafe { &*r#async.cast::<AsyncHandle>() }.add.pending.registration_id())
 }
 
 /// The registration id of a pending counter add (-1 for NULL).

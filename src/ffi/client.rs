@@ -8,15 +8,17 @@
 
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use crate::client::Aeron;
+use crate::client::async_add::AddsInFlight;
+use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::context::{aeron_context_t, context_ref};
 use crate::ffi::context_callbacks::{
     Callback, Callbacks, aeron_on_available_counter_t, aeron_on_new_publication_t,
 };
 use crate::ffi::counters_reader::{aeron_counters_reader_t, as_c_reader};
-use crate::ffi::handles::{ClientData, ClientShared, Handle, borrow, into_raw, reclaim};
+use crate::ffi::handles::{ClientData, Handle, borrow, into_raw, reclaim};
 use crate::util::error::{Error, Result};
 
 pub use crate::ffi::async_add::{
@@ -66,7 +68,7 @@ static_assertions::const_assert_eq!(
 
 /// The async handles of registrations in flight, by registration id, so the new
 /// publication and subscription callbacks can name them.
-pub(crate) type Registering = Arc<Mutex<HashMap<i64, ClientData>>>;
+pub(crate) type Registering = Arc<AddsInFlight<ClientData>>;
 
 /// The client's counters reader as C sees it, known once the client is boxed (before its
 /// conductor starts, so before any counter callback).
@@ -94,7 +96,7 @@ pub(crate) type HandlerKey = (usize, usize);
 pub(crate) struct ClientHandle {
     pub aeron: Aeron,
     context: ClientData,
-    pub shared: Arc<ClientShared>,
+    pub shared: Arc<ResourceLinger>,
     pub registering: Registering,
     pub(crate) reader: ReaderSlot,
     pub(crate) added_handlers: Mutex<HashMap<(&'static str, HandlerKey), i64>>,
@@ -144,8 +146,7 @@ fn install_callbacks(
         let registering = Arc::clone(registering);
         move |channel: &str, stream_id: i32, session_id: i32, correlation_id: i64| {
             let Some(handler) = callback.func else { return };
-            let pending =
-                registering.lock().unwrap_or_else(PoisonError::into_inner).get(&correlation_id).copied();
+            let pending = registering.get(correlation_id);
             let r#async = pending.map_or(std::ptr::null_mut(), |a| a.0.cast());
             let channel = lossless_c_string(channel);
             // SAFETY: the application's handler with its clientd (context contract).
@@ -171,8 +172,7 @@ fn install_callbacks(
     if let Some(handler) = subscription.func {
         let registering = Arc::clone(registering);
         ctx.set_on_new_subscription(move |channel, stream_id, correlation_id| {
-            let pending =
-                registering.lock().unwrap_or_else(PoisonError::into_inner).get(&correlation_id).copied();
+            let pending = registering.get(correlation_id);
             let r#async = pending.map_or(std::ptr::null_mut(), |a| a.0.cast());
             let channel = lossless_c_string(channel);
             // SAFETY: the application's handler with its clientd (context contract).
@@ -219,7 +219,7 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
         require_non_null!(client, "client");
         // SAFETY: NULL or live (contract).
         let handle = unsafe { context_ref(context) }?;
-        let registering: Registering = Arc::default();
+        let registering: Registering = AddsInFlight::new();
         let reader: ReaderSlot = Arc::default();
         let mut ctx = handle.ctx.clone();
         install_callbacks(&mut ctx, &handle.callbacks, &registering, &reader);
@@ -228,7 +228,7 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
         let value = ClientHandle {
             aeron,
             context: ClientData(context.cast()),
-            shared: Arc::new(ClientShared::new(linger)),
+            shared: Arc::new(ResourceLinger::new(linger)),
             registering,
             reader: Arc::clone(&reader),
             added_handlers: Mutex::new(HashMap::new()),

@@ -9,8 +9,9 @@ use std::ffi::{c_int, c_void};
 use std::sync::Weak;
 
 use crate::client::Counter;
+use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim};
+use crate::ffi::handles::{Handle, borrow, reclaim};
 use crate::util::error::Result;
 
 /// A counter. Opaque; from `aeron_async_add_counter_poll`, freed by `aeron_counter_close`.
@@ -33,7 +34,7 @@ pub struct aeron_counter_constants_t {
 /// What an `aeron_counter_t` points to.
 pub(crate) struct CounterHandle {
     counter: Counter,
-    client: Weak<ClientShared>,
+    client: Weak<ResourceLinger>,
 }
 
 impl Handle for aeron_counter_t {
@@ -41,7 +42,7 @@ impl Handle for aeron_counter_t {
 }
 
 impl CounterHandle {
-    pub(crate) fn new(counter: Counter, client: Weak<ClientShared>) -> Self {
+    pub(crate) fn new(counter: Counter, client: Weak<ResourceLinger>) -> Self {
         Self { counter, client }
     }
 }

@@ -8,23 +8,22 @@
 //! `_session_id` read values fixed at creation and may be called from any thread. Results
 //! and close behave as for `aeron_publication_*`.
 
-use std::cell::UnsafeCell;
-use std::ffi::{CString, c_char, c_int, c_void};
-use std::sync::Weak;
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::{Arc, Weak};
 
 use crate::client::ExclusivePublication;
-use crate::client::destination::{DestinationCommand, Destinations};
+use crate::client::destination::DestinationCommand;
+use crate::client::resource_linger::ResourceLinger;
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
-use crate::ffi::async_add::{poll_destination, start_destination};
-use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
-use crate::ffi::c_str_arg;
-use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref};
+use crate::concurrent::caller_synchronized::CallerSynchronized;
+use crate::ffi::async_add::{DestinationArg, poll_destination};
+use crate::ffi::buffer_claim::aeron_buffer_claim_t;
+use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
-use crate::ffi::local_addresses::{check_address_vec, write_addresses};
+use crate::ffi::handles::{Handle, try_borrow};
 use crate::ffi::publication::{
-    aeron_iovec_t, aeron_publication_constants_t, aeron_reserved_value_supplier_t, message, offer_boundary,
-    rust_supplier, with_iovecs,
+    self as shared, CPublication, PublicationHandle, Writer, aeron_iovec_t, aeron_publication_constants_t,
+    aeron_reserved_value_supplier_t, message, offer_boundary,
 };
 use crate::util::error::Result;
 
@@ -35,60 +34,33 @@ pub struct aeron_exclusive_publication_t {
     _private: [u8; 0],
 }
 
-/// What an `aeron_exclusive_publication_t` points to.
-pub(crate) struct ExclusivePublicationHandle {
-    publication: UnsafeCell<ExclusivePublication>,
-    constants: aeron_publication_constants_t,
-    channel: CString,
-    /// The destination commands, usable from any thread (no writer state).
-    destinations: Destinations,
-    client: Weak<ClientShared>,
-}
-
-// SAFETY: the publication is Send; the constants' channel pointer points into `channel`,
-// owned by the same handle, so moving the handle keeps it valid.
-unsafe impl Send for ExclusivePublicationHandle {}
-// SAFETY: shared access is limited by the documented contract: the writer state in the
-// UnsafeCell is used by one thread at a time; `constants` and `channel` never change.
-unsafe impl Sync for ExclusivePublicationHandle {}
+/// The writer state, used by one thread at a time (the C API's contract).
+pub(crate) type Exclusive = CallerSynchronized<ExclusivePublication>;
 
 impl Handle for aeron_exclusive_publication_t {
-    type Target = ExclusivePublicationHandle;
+    type Target = PublicationHandle<Exclusive>;
 }
 
-impl ExclusivePublicationHandle {
-    pub(crate) fn new(publication: ExclusivePublication, client: Weak<ClientShared>) -> Self {
-        let channel = crate::ffi::client::lossless_c_string(publication.channel());
-        let p = &publication;
-        let constants = aeron_publication_constants_t {
-            channel: channel.as_ptr(),
-            original_registration_id: p.original_registration_id(),
-            registration_id: p.registration_id(),
-            max_possible_position: p.max_possible_position(),
-            position_bits_to_shift: p.position_bits_to_shift() as usize,
-            term_buffer_length: p.term_buffer_length(),
-            max_message_length: p.max_message_length(),
-            max_payload_length: p.max_payload_length(),
-            stream_id: p.stream_id(),
-            session_id: p.session_id(),
-            initial_term_id: p.initial_term_id(),
-            publication_limit_counter_id: p.position_limit_counter_id(),
-            channel_status_indicator_id: p.channel_status_indicator_id(),
-        };
-        let destinations = publication.destinations();
-        Self { publication: UnsafeCell::new(publication), constants, channel, destinations, client }
+impl CPublication for aeron_exclusive_publication_t {
+    type Kind = Exclusive;
+}
+
+impl Writer for Exclusive {
+    type Of<'a> = &'a mut ExclusivePublication;
+
+    #[inline(always)]
+    unsafe fn writer(&self) -> &mut ExclusivePublication {
+        // SAFETY: one thread at a time uses the writer state (contract), so this is the
+        // only reference to it now.
+        unsafe { self.get_mut() }
     }
 }
 
-/// The handle behind `publication`.
-///
-/// # Safety
-/// `publication` NULL or open (or lingering after close).
-unsafe fn handle<'a>(
-    publication: *mut aeron_exclusive_publication_t,
-) -> Result<&'a ExclusivePublicationHandle> {
-    // SAFETY: forwarded contract.
-    unsafe { borrow(publication, "publication") }
+impl PublicationHandle<Exclusive> {
+    pub(crate) fn exclusive(publication: ExclusivePublication, client: Weak<ResourceLinger>) -> Self {
+        let (core, destinations) = (Arc::clone(publication.core()), publication.destinations());
+        Self::new(CallerSynchronized::new(publication), core, destinations, client)
+    }
 }
 
 /// The publication's writer state, for the one thread allowed to use it now.
@@ -98,16 +70,15 @@ unsafe fn handle<'a>(
 unsafe fn writer<'a>(
     publication: *mut aeron_exclusive_publication_t,
 ) -> Result<&'a mut ExclusivePublication> {
-    // SAFETY: NULL or open (contract).
-    let handle = unsafe { handle(publication) }?;
-    // SAFETY: one thread at a time (contract), so this is the only reference to it now.
-    Ok(unsafe { &mut *handle.publication.get() })
+    // SAFETY: forwarded contract.
+    unsafe { shared::query(publication, |p| p) }
 }
 
 /// Appends a message; see `aeron_publication_offer`.
 ///
 /// # Safety
 /// `publication` NULL or open, used by this thread only now; `buffer` valid for `length`.
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_exclusive_publication_offer(
     publication: *mut aeron_exclusive_publication_t,
@@ -116,10 +87,11 @@ pub unsafe extern "C" fn aeron_exclusive_publication_offer(
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
 ) -> i64 {
+    const NAME: &str = "aeron_exclusive_publication_offer";
     if reserved_value_supplier.is_some() {
         // SAFETY: the arguments of this call, forwarded.
         return unsafe {
-            exclusive_offer_general(publication, buffer, length, reserved_value_supplier, clientd)
+            shared::offer_general(NAME, publication, buffer, length, reserved_value_supplier, clientd)
         };
     }
     // The common case outside the panic boundary, as in `aeron_publication_offer`.
@@ -127,7 +99,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_offer(
         // SAFETY: NULL or open (contract).
         if let Some(handle) = unsafe { try_borrow(publication) } {
             // SAFETY: one thread at a time (contract), so this is the only reference now.
-            let publication = unsafe { &mut *handle.publication.get() };
+            let publication = unsafe { handle.publication.writer() };
             // SAFETY: valid for length bytes (contract), length is at most INLINE_COPY_MAX.
             let message = unsafe { std::slice::from_raw_parts(buffer, length) };
             if let Some(position) = publication.offer_fast(message) {
@@ -136,34 +108,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_offer(
         }
     }
     // SAFETY: the arguments of this call, forwarded (no supplier, so no clientd).
-    unsafe { exclusive_offer_general(publication, buffer, length, None, std::ptr::null_mut()) }
-}
-
-/// `aeron_exclusive_publication_offer` of what `offer_fast` declines, behind the boundary.
-///
-/// # Safety
-/// As `aeron_exclusive_publication_offer`.
-#[inline(never)]
-unsafe fn exclusive_offer_general(
-    publication: *mut aeron_exclusive_publication_t,
-    buffer: *const u8,
-    length: usize,
-    reserved_value_supplier: aeron_reserved_value_supplier_t,
-    clientd: *mut c_void,
-) -> i64 {
-    offer_boundary("aeron_exclusive_publication_offer", || {
-        // SAFETY: forwarded contract.
-        let publication = unsafe { writer(publication) }?;
-        // SAFETY: valid for length bytes (contract).
-        let message = unsafe { message(buffer, length) }?;
-        match reserved_value_supplier {
-            // The export's fast path declined (or was not taken): no second attempt.
-            None => publication.offer_general_inline(message),
-            Some(supplier) => {
-                publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
-            }
-        }
-    })
+    unsafe { shared::offer_general(NAME, publication, buffer, length, None, std::ptr::null_mut()) }
 }
 
 /// Appends a message gathered from `iovcnt` parts; see `aeron_publication_offerv`.
@@ -178,18 +123,9 @@ pub unsafe extern "C" fn aeron_exclusive_publication_offerv(
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
 ) -> i64 {
-    offer_boundary("aeron_exclusive_publication_offerv", || {
-        // SAFETY: forwarded contract.
-        let publication = unsafe { writer(publication) }?;
-        let offer = |parts: &[&[u8]]| match reserved_value_supplier {
-            None => publication.offerv(parts),
-            Some(supplier) => {
-                publication.offer_with_reserved_value(parts, &mut rust_supplier(supplier, clientd))
-            }
-        };
-        // SAFETY: iov valid for iovcnt entries (contract).
-        unsafe { with_iovecs(iov, iovcnt, offer) }
-    })
+    const NAME: &str = "aeron_exclusive_publication_offerv";
+    // SAFETY: forwarded contract.
+    unsafe { shared::offerv(NAME, publication, iov, iovcnt, reserved_value_supplier, clientd) }
 }
 
 /// Claims a frame to write in place; see `aeron_publication_try_claim`.
@@ -203,17 +139,8 @@ pub unsafe extern "C" fn aeron_exclusive_publication_try_claim(
     length: usize,
     buffer_claim: *mut aeron_buffer_claim_t,
 ) -> i64 {
-    offer_boundary("aeron_exclusive_publication_try_claim", || {
-        // SAFETY: forwarded contract.
-        let publication = unsafe { writer(publication) }?;
-        require_non_null!(buffer_claim, "buffer_claim");
-        let (position, claim) = publication.try_claim(length)?;
-        if let Some(claim) = claim {
-            // SAFETY: buffer_claim is non-null and writable (contract).
-            unsafe { store_claim(claim, buffer_claim) };
-        }
-        Ok(position)
-    })
+    // SAFETY: forwarded contract.
+    unsafe { shared::try_claim("aeron_exclusive_publication_try_claim", publication, length, buffer_claim) }
 }
 
 /// Appends a padding frame with a body of `length` bytes (e.g. to bring the stream to a
@@ -263,8 +190,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_channel_status(
 ) -> i64 {
     ffi_boundary!("aeron_exclusive_publication_channel_status", {
         // SAFETY: forwarded contract.
-        let p = unsafe { writer(publication) }?;
-        Ok(p.channel_status())
+        unsafe { shared::query(publication, |p| p.channel_status()) }
     })
 }
 /// The position the next message starts at, or CLOSED.
@@ -277,8 +203,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_position(
 ) -> i64 {
     ffi_boundary!("aeron_exclusive_publication_position", {
         // SAFETY: forwarded contract.
-        let p = unsafe { writer(publication) }?;
-        Ok(p.position())
+        unsafe { shared::query(publication, |p| p.position()) }
     })
 }
 /// The position beyond which offers are back pressured, or CLOSED.
@@ -291,8 +216,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_position_limit(
 ) -> i64 {
     ffi_boundary!("aeron_exclusive_publication_position_limit", {
         // SAFETY: forwarded contract.
-        let p = unsafe { writer(publication) }?;
-        Ok(p.position_limit())
+        unsafe { shared::query(publication, |p| p.position_limit()) }
     })
 }
 /// Whether the publication is closed.
@@ -305,8 +229,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_is_closed(
 ) -> bool {
     ffi_boundary!("aeron_exclusive_publication_is_closed", {
         // SAFETY: forwarded contract.
-        let p = unsafe { writer(publication) }?;
-        Ok(p.is_closed())
+        unsafe { shared::query(publication, |p| p.is_closed()) }
     })
 }
 /// Whether a subscriber is connected.
@@ -319,8 +242,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_is_connected(
 ) -> bool {
     ffi_boundary!("aeron_exclusive_publication_is_connected", {
         // SAFETY: forwarded contract.
-        let p = unsafe { writer(publication) }?;
-        Ok(p.is_connected())
+        unsafe { shared::query(publication, |p| p.is_connected()) }
     })
 }
 
@@ -334,8 +256,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_channel(
 ) -> *const c_char {
     ffi_boundary!("aeron_exclusive_publication_channel", {
         // SAFETY: forwarded contract.
-        let h = unsafe { handle(publication) }?;
-        Ok(h.channel.as_ptr())
+        unsafe { shared::channel(publication) }
     })
 }
 /// The stream id.
@@ -348,8 +269,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_stream_id(
 ) -> i32 {
     ffi_boundary!("aeron_exclusive_publication_stream_id", {
         // SAFETY: forwarded contract.
-        let h = unsafe { handle(publication) }?;
-        Ok(h.constants.stream_id)
+        unsafe { shared::fixed(publication, |core| core.info.stream_id) }
     })
 }
 /// The session id.
@@ -362,8 +282,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_session_id(
 ) -> i32 {
     ffi_boundary!("aeron_exclusive_publication_session_id", {
         // SAFETY: forwarded contract.
-        let h = unsafe { handle(publication) }?;
-        Ok(h.constants.session_id)
+        unsafe { shared::fixed(publication, |core| core.info.session_id) }
     })
 }
 
@@ -378,11 +297,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_constants(
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_constants", {
         // SAFETY: forwarded contract.
-        let handle = unsafe { handle(publication) }?;
-        require_non_null!(constants, "constants");
-        // SAFETY: non-null and writable (contract).
-        unsafe { constants.write(handle.constants) };
-        Ok(0)
+        unsafe { shared::constants(publication, constants) }
     })
 }
 
@@ -397,21 +312,8 @@ pub unsafe extern "C" fn aeron_exclusive_publication_close(
     on_close_complete_clientd: *mut c_void,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_close", {
-        if publication.is_null() {
-            return Ok(0);
-        }
-        // SAFETY: open, used by this thread only (contract).
-        unsafe { writer(publication) }?.close();
-        if let Some(notify) = on_close_complete {
-            // SAFETY: the caller's callback with its clientd.
-            unsafe { notify(on_close_complete_clientd) };
-        }
-        // SAFETY: closed once (contract): the only reclaim of the box.
-        if let Some(boxed) = unsafe { reclaim(publication) } {
-            let client = boxed.client.clone();
-            linger_or_drop(&client, boxed);
-        }
-        Ok(0)
+        // SAFETY: forwarded contract.
+        unsafe { shared::close(publication, on_close_complete, on_close_complete_clientd) }
     })
 }
 
@@ -428,11 +330,7 @@ pub unsafe extern "C" fn aeron_exclusive_publication_local_sockaddrs(
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_local_sockaddrs", {
         // SAFETY: forwarded contract.
-        let publication = unsafe { writer(publication) }?;
-        check_address_vec(address_vec, address_vec_len)?;
-        let addresses = publication.local_socket_addresses();
-        // SAFETY: address_vec valid for address_vec_len entries (contract).
-        unsafe { write_addresses(&addresses, address_vec, address_vec_len) }
+        unsafe { shared::local_sockaddrs(publication, address_vec, address_vec_len) }
     })
 }
 
@@ -451,13 +349,15 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_add_destination", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || h.destinations.send(DestinationCommand::Add(uri))) }
+        unsafe {
+            shared::destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)),
+            )
+        }
     })
 }
 
@@ -473,13 +373,15 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || h.destinations.send(DestinationCommand::Remove(uri))) }
+        unsafe {
+            shared::destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)),
+            )
+        }
     })
 }
 
@@ -495,12 +397,10 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_remove_destination_by
     destination_registration_id: i64,
 ) -> c_int {
     ffi_boundary!("aeron_exclusive_publication_async_remove_destination_by_id", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        let send = || h.destinations.send(DestinationCommand::RemoveById(destination_registration_id));
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, send) }
+        unsafe {
+            shared::destination(r#async, client, publication, DestinationArg::Id(destination_registration_id))
+        }
     })
 }
 
@@ -516,18 +416,4 @@ pub unsafe extern "C" fn aeron_exclusive_publication_async_destination_poll(
         // SAFETY: forwarded contract.
         unsafe { poll_destination(r#async) }
     })
-}
-
-/// The client and exclusive publication of a destination function.
-///
-/// # Safety
-/// Both NULL or open.
-unsafe fn client_and_handle<'a>(
-    client: *mut aeron_t,
-    publication: *mut aeron_exclusive_publication_t,
-) -> Result<(&'a ClientHandle, &'a ExclusivePublicationHandle)> {
-    // SAFETY: forwarded contract.
-    let client = unsafe { client_ref(client) }?;
-    // SAFETY: forwarded contract.
-    Ok((client, unsafe { handle(publication) }?))
 }

@@ -1,5 +1,4 @@
-//! How the client API's opaque handles map to Rust values, and what every handle of one
-//! client shares.
+//! How the client API's opaque handles map to Rust values.
 //!
 //! A handle type (`aeron_publication_t`, ...) is a zero-sized C name for a Rust value
 //! ([`Handle::Target`]), in one of three shapes, and the functions here are the only casts
@@ -12,15 +11,8 @@
 //!   (subscriptions, images);
 //! * **borrowed**: a value some other owner keeps alive — only [`borrow`] (counters readers).
 //!
-//! Closed resource handles are not freed at once: they linger, like Aeron C's
-//! resources, for the client's resource linger duration, so that a thread still using one
-//! (e.g. offering while another thread closes the publication) finds it closed instead of
-//! freed.
-
-use std::any::Any;
-use std::ffi::c_void;
-use std::sync::{Mutex, PoisonError, Weak};
-use std::time::{Duration, Instant};
+//! Closed resource handles are not freed at once: they wait in the client's
+//! [`ResourceLinger`](crate::client::resource_linger::ResourceLinger).
 
 use crate::util::error::{Error, Result};
 
@@ -137,95 +129,12 @@ pub(crate) unsafe fn reclaim<H: Handle>(handle: *mut H) -> Option<Box<H::Target>
 
 /// A `clientd` (or other C pointer) handed back to C untouched, possibly on another thread.
 /// Aeron's API leaves what the pointer may be used for, and from where, to the application.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ClientData(pub *mut c_void);
-
-impl ClientData {
-    /// The pointer. A method (rather than `.0`) so closures capture the Send wrapper.
-    pub fn get(self) -> *mut c_void {
-        self.0
-    }
-}
-
-// SAFETY: the pointer is never dereferenced by Rust; it is only passed back to the C
-// callback it came with, on the thread Aeron's API documents for that callback, which is
-// the application's contract (as in Aeron C, where clientd crosses threads the same way).
-unsafe impl Send for ClientData {}
-// SAFETY: as above; sharing the pointer value reads nothing through it.
-unsafe impl Sync for ClientData {}
-
-/// Closed handles waiting out the linger period.
-type Lingering = (Instant, Box<dyn Any + Send>);
-
-/// What the handles of one client share: where closed handles linger.
-pub(crate) struct ClientShared {
-    linger: Duration,
-    lingering: Mutex<Vec<Lingering>>,
-}
-
-impl ClientShared {
-    pub fn new(linger: Duration) -> Self {
-        Self { linger, lingering: Mutex::new(Vec::new()) }
-    }
-
-    /// Keeps `closed` for the linger period, and frees handles whose period is over.
-    pub fn linger(&self, closed: Box<dyn Any + Send>) {
-        let now = Instant::now();
-        let expired: Vec<Lingering> = {
-            let mut lingering = self.lingering.lock().unwrap_or_else(PoisonError::into_inner);
-            let (expired, kept) = std::mem::take(&mut *lingering).into_iter().partition(|(at, _)| *at <= now);
-            *lingering = kept;
-            lingering.push((now + self.linger, closed));
-            expired
-        };
-        // Dropped outside the lock: a handle's drop may close Rust resources.
-        drop(expired);
-    }
-
-    /// Frees every lingering handle (the client is closing).
-    pub fn clear(&self) {
-        let all = std::mem::take(&mut *self.lingering.lock().unwrap_or_else(PoisonError::into_inner));
-        drop(all);
-    }
-}
-
-/// Keeps a closed handle for the linger period of its client, or frees it now when the
-/// client is gone (then nobody may use it any more: Aeron frees everything at close).
-pub(crate) fn linger_or_drop(client: &Weak<ClientShared>, closed: Box<dyn Any + Send>) {
-    match client.upgrade() {
-        Some(shared) => shared.linger(closed),
-        None => drop(closed),
-    }
-}
+pub(crate) use crate::concurrent::opaque_pointer::OpaquePointer as ClientData;
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
-    use std::sync::atomic::{AtomicUsize, Ordering};
-
-    struct Dropped(Arc<AtomicUsize>);
-    impl Drop for Dropped {
-        fn drop(&mut self) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-
-    #[test]
-    fn lingering_handles_are_freed_after_the_period_or_at_clear() {
-        let drops = Arc::new(AtomicUsize::new(0));
-        let shared = Arc::new(ClientShared::new(Duration::ZERO));
-        shared.linger(Box::new(Dropped(Arc::clone(&drops))));
-        assert_eq!(drops.load(Ordering::Relaxed), 0, "kept until the next linger call");
-        shared.linger(Box::new(Dropped(Arc::clone(&drops))));
-        assert_eq!(drops.load(Ordering::Relaxed), 1, "the first one expired");
-        shared.clear();
-        assert_eq!(drops.load(Ordering::Relaxed), 2);
-        let weak = Arc::downgrade(&shared);
-        drop(shared);
-        linger_or_drop(&weak, Box::new(Dropped(Arc::clone(&drops))));
-        assert_eq!(drops.load(Ordering::Relaxed), 3, "no client: freed at once");
-    }
 
     struct Opaque;
     impl Handle for Opaque {

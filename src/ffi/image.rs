@@ -212,6 +212,7 @@ fn required<T>(handler: Option<T>) -> Result<T> {
 /// # Safety
 /// `image` NULL or valid, polled by this thread only now; `handler` safe to call with
 /// `clientd`.
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_image_poll(
     image: *mut aeron_image_t,

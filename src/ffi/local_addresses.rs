@@ -7,8 +7,6 @@
 use std::ffi::{c_char, c_int};
 
 use crate::ffi::publication::aeron_iovec_t;
-use crate::uri::keys::{CONTROL, CONTROL_MODE, ENDPOINT, INTERFACE, TAGS, TTL};
-use crate::uri::{ChannelUri, Media};
 use crate::util::error::{Error, Result};
 
 /// The argument checks of the address queries, as Aeron's: a vector is required and must
@@ -53,32 +51,6 @@ pub(crate) unsafe fn write_addresses(
     Ok(c_int::try_from(addresses.len()).unwrap_or(c_int::MAX))
 }
 
-/// Whether the channel is UDP with an endpoint whose port is the wildcard `0`.
-pub(crate) fn has_wildcard_endpoint_port(uri: &ChannelUri) -> bool {
-    uri.media() == Media::Udp
-        && uri
-            .get(ENDPOINT)
-            .is_some_and(|endpoint| endpoint.rsplit_once(':').is_some_and(|(_, port)| port == "0"))
-}
-
-/// The parts of `uri` as Aeron's C client prints a parsed URI (`aeron_uri_sprint`): the
-/// `aeron:<media>` scheme (no spy prefix), then for UDP `endpoint`, `interface`,
-/// `control`, `control-mode`, `tags`, `ttl` in that order, for IPC `tags`, then every other
-/// parameter in the order given, the first after `?` and the rest after `|`.
-pub(crate) fn c_print_order(uri: &ChannelUri) -> Vec<String> {
-    let leading: &[&str] = match uri.media() {
-        Media::Udp => &[ENDPOINT, INTERFACE, CONTROL, CONTROL_MODE, TAGS, TTL],
-        Media::Ipc => &[TAGS],
-    };
-    let named = leading.iter().filter_map(|key| uri.get(key).map(|value| (*key, value)));
-    let others = uri.params().filter(|(key, _)| !leading.contains(key));
-    let mut parts = vec![format!("aeron:{}", uri.media().as_str())];
-    for (index, (key, value)) in named.chain(others).enumerate() {
-        parts.push(format!("{}{key}={value}", if index == 0 { '?' } else { '|' }));
-    }
-    parts
-}
-
 /// Writes `parts` one after another into `buffer` (`buffer_len` bytes) as successive
 /// `snprintf`s would: a part that does not fit is truncated (NUL-terminated), later parts
 /// are skipped, and the result counts the bytes up to and including the first part that
@@ -108,6 +80,8 @@ pub(crate) unsafe fn write_parts(parts: &[String], buffer: *mut c_char, buffer_l
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::client::local_socket_addresses::c_print_order;
+    use crate::uri::ChannelUri;
 
     fn written(parts: &[String], length: usize) -> (c_int, String) {
         let mut buffer = vec![0x55 as c_char; length + 1];
@@ -119,21 +93,6 @@ mod tests {
     }
 
     #[test]
-    fn prints_in_the_c_clients_order() {
-        let uri = ChannelUri::parse(
-            "aeron-spy:aeron:udp?ttl=3|mtu=1408|endpoint=127.0.0.1:0|tags=1,2|term-length=65536",
-        )
-        .unwrap();
-        assert_eq!(
-            c_print_order(&uri).concat(),
-            "aeron:udp?endpoint=127.0.0.1:0|tags=1,2|ttl=3|mtu=1408|term-length=65536"
-        );
-        let ipc = ChannelUri::parse("aeron:ipc?term-length=65536|tags=4").unwrap();
-        assert_eq!(c_print_order(&ipc).concat(), "aeron:ipc?tags=4|term-length=65536");
-        assert_eq!(c_print_order(&ChannelUri::parse("aeron:ipc").unwrap()).concat(), "aeron:ipc");
-    }
-
-    #[test]
     fn truncates_per_part_like_snprintf() {
         let parts = c_print_order(&ChannelUri::parse("aeron:udp?endpoint=10.0.0.1:5|mtu=1408").unwrap());
         assert_eq!(written(&parts, 64), (38, "aeron:udp?endpoint=10.0.0.1:5|mtu=1408".into()));
@@ -141,17 +100,6 @@ mod tests {
         assert_eq!(written(&parts, 20), (29, "aeron:udp?endpoint=".into()));
         assert_eq!(written(&parts, 4), (9, "aer".into()));
         assert_eq!(written(&parts, 0).0, 0, "nothing fits, nothing counted (as the C client)");
-    }
-
-    #[test]
-    fn finds_wildcard_ports_of_udp_endpoints_only() {
-        let wildcard = |text: &str| has_wildcard_endpoint_port(&ChannelUri::parse(text).unwrap());
-        assert!(wildcard("aeron:udp?endpoint=127.0.0.1:0"));
-        assert!(wildcard("aeron:udp?endpoint=[::1]:0"));
-        assert!(!wildcard("aeron:udp?endpoint=127.0.0.1:10"));
-        assert!(!wildcard("aeron:udp?endpoint=127.0.0.1:20"));
-        assert!(!wildcard("aeron:udp?control=127.0.0.1:0|control-mode=dynamic"));
-        assert!(!wildcard("aeron:ipc?endpoint=127.0.0.1:0"));
     }
 
     #[test]

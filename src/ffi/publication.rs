@@ -11,18 +11,22 @@
 //! wrong (NULL argument, message too long) and sets `aeron_errcode()` / `aeron_errmsg()`.
 
 use std::ffi::{CString, c_char, c_int, c_void};
-use std::sync::Weak;
+use std::sync::{Arc, Weak};
 
 use crate::client::Publication;
+use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::publication::PendingClaim;
+use crate::client::publication_accessors::PublicationWriter;
+use crate::client::publication_core::PublicationCore;
+use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
-use crate::ffi::async_add::{poll_destination, start_destination};
+use crate::ffi::async_add::{DestinationArg, poll_destination, send_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
-use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{ClientShared, Handle, borrow, linger_or_drop, reclaim, try_borrow};
+use crate::ffi::handles::{Handle, borrow, reclaim, try_borrow};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses};
-use crate::ffi::{FailureValue, boundary, c_str_arg};
+use crate::ffi::{FailureValue, boundary};
 use crate::util::error::Result;
 
 /// A concurrent publication. Opaque; from `aeron_async_add_publication_poll`, freed by
@@ -99,21 +103,69 @@ pub struct aeron_publication_constants_t {
     pub channel_status_indicator_id: i32,
 }
 
-/// What an `aeron_publication_t` points to.
-pub(crate) struct PublicationHandle {
-    pub publication: Publication,
-    pub channel: CString,
-    pub client: Weak<ClientShared>,
+/// What an `aeron_publication_t` (`P` = [`Publication`]) or an
+/// `aeron_exclusive_publication_t` (`P` = its one writer's [`ExclusivePublication`]) points
+/// to: the publication and what C may read of it from any thread.
+pub(crate) struct PublicationHandle<P> {
+    pub(crate) publication: P,
+    core: Arc<PublicationCore>,
+    channel: CString,
+    /// The destination commands, usable from any thread (no writer state).
+    destinations: Destinations,
+    client: Weak<ResourceLinger>,
 }
 
 impl Handle for aeron_publication_t {
-    type Target = PublicationHandle;
+    type Target = PublicationHandle<Publication>;
 }
 
-impl PublicationHandle {
-    pub(crate) fn new(publication: Publication, client: Weak<ClientShared>) -> Self {
-        let channel = crate::ffi::client::lossless_c_string(publication.channel());
-        Self { publication, channel, client }
+impl<P> PublicationHandle<P> {
+    pub(crate) fn new(
+        publication: P,
+        core: Arc<PublicationCore>,
+        destinations: Destinations,
+        client: Weak<ResourceLinger>,
+    ) -> Self {
+        let channel = crate::ffi::client::lossless_c_string(&core.info.channel);
+        Self { publication, core, channel, destinations, client }
+    }
+}
+
+impl PublicationHandle<Publication> {
+    pub(crate) fn concurrent(publication: Publication, client: Weak<ResourceLinger>) -> Self {
+        let (core, destinations) = (Arc::clone(publication.core()), publication.destinations());
+        Self::new(publication, core, destinations, client)
+    }
+}
+
+/// The C type of either kind of publication handle.
+pub(crate) trait CPublication:
+    Handle<Target = PublicationHandle<<Self as CPublication>::Kind>>
+{
+    type Kind: Writer + Send + 'static;
+}
+
+impl CPublication for aeron_publication_t {
+    type Kind = Publication;
+}
+
+/// How a handle's publication is reached for a call that may touch its writer state.
+pub(crate) trait Writer {
+    type Of<'a>: PublicationWriter
+    where
+        Self: 'a;
+
+    /// # Safety
+    /// For a single-writer publication: no other thread uses its writer state meanwhile.
+    unsafe fn writer(&self) -> Self::Of<'_>;
+}
+
+impl Writer for Publication {
+    type Of<'a> = &'a Publication;
+
+    #[inline(always)]
+    unsafe fn writer(&self) -> &Publication {
+        self
     }
 }
 
@@ -191,11 +243,226 @@ pub(crate) fn rust_supplier(
     }
 }
 
+/// The handle behind `publication`, of either kind.
+///
 /// # Safety
 /// `publication` NULL or open (or lingering after close).
-unsafe fn handle<'a>(publication: *mut aeron_publication_t) -> Result<&'a PublicationHandle> {
+unsafe fn handle<'a, H: CPublication>(publication: *mut H) -> Result<&'a PublicationHandle<H::Kind>> {
     // SAFETY: forwarded contract.
     unsafe { borrow(publication, "publication") }
+}
+
+/// The publication behind `publication`, for a call that may touch its writer state.
+///
+/// # Safety
+/// As [`handle`], and [`Writer::writer`]'s contract.
+unsafe fn writer<'a, H: CPublication>(publication: *mut H) -> Result<<H::Kind as Writer>::Of<'a>> {
+    // SAFETY: forwarded contract.
+    let handle = unsafe { handle(publication) }?;
+    // SAFETY: forwarded contract.
+    Ok(unsafe { handle.publication.writer() })
+}
+
+/// `read` of the publication behind `publication`: the body of the state queries.
+///
+/// # Safety
+/// As [`writer`].
+pub(crate) unsafe fn query<'a, H: CPublication, T>(
+    publication: *mut H,
+    read: impl FnOnce(<H::Kind as Writer>::Of<'a>) -> T,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    Ok(read(unsafe { writer(publication) }?))
+}
+
+/// An offer the export's fast path declined (or did not take), behind the panic boundary.
+///
+/// # Safety
+/// As `aeron_publication_offer`, and [`Writer::writer`]'s contract.
+#[inline(never)]
+pub(crate) unsafe fn offer_general<H: CPublication>(
+    function: &'static str,
+    publication: *mut H,
+    buffer: *const u8,
+    length: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
+    offer_boundary(function, || {
+        // SAFETY: forwarded contract.
+        let mut publication = unsafe { writer(publication) }?;
+        // SAFETY: valid for length bytes (contract).
+        let message = unsafe { message(buffer, length) }?;
+        match reserved_value_supplier {
+            // The export's fast path declined (or was not taken): no second attempt.
+            None => publication.offer_general_inline(message),
+            Some(supplier) => {
+                publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
+            }
+        }
+    })
+}
+
+/// The body of both `offerv` exports.
+///
+/// # Safety
+/// As `aeron_publication_offerv`, and [`Writer::writer`]'s contract.
+pub(crate) unsafe fn offerv<H: CPublication>(
+    function: &'static str,
+    publication: *mut H,
+    iov: *const aeron_iovec_t,
+    iovcnt: usize,
+    reserved_value_supplier: aeron_reserved_value_supplier_t,
+    clientd: *mut c_void,
+) -> i64 {
+    offer_boundary(function, || {
+        // SAFETY: forwarded contract.
+        let mut publication = unsafe { writer(publication) }?;
+        let offer = |parts: &[&[u8]]| match reserved_value_supplier {
+            None => publication.offerv(parts),
+            Some(supplier) => {
+                publication.offer_with_reserved_value(parts, &mut rust_supplier(supplier, clientd))
+            }
+        };
+        // SAFETY: iov valid for iovcnt entries (contract).
+        unsafe { with_iovecs(iov, iovcnt, offer) }
+    })
+}
+
+/// The body of both `try_claim` exports.
+///
+/// # Safety
+/// As `aeron_publication_try_claim`, and [`Writer::writer`]'s contract.
+pub(crate) unsafe fn try_claim<H: CPublication>(
+    function: &'static str,
+    publication: *mut H,
+    length: usize,
+    buffer_claim: *mut aeron_buffer_claim_t,
+) -> i64 {
+    offer_boundary(function, || {
+        // SAFETY: forwarded contract.
+        let mut publication = unsafe { writer(publication) }?;
+        require_non_null!(buffer_claim, "buffer_claim");
+        let (position, claim) = publication.try_claim(length)?;
+        if let Some(claim) = claim {
+            // SAFETY: buffer_claim is non-null and writable (contract).
+            unsafe { store_claim(claim, buffer_claim) };
+        }
+        Ok(position)
+    })
+}
+
+/// The channel URI, valid while the handle is (any thread).
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn channel<H: CPublication>(publication: *mut H) -> Result<*const c_char> {
+    // SAFETY: forwarded contract.
+    Ok(unsafe { handle(publication) }?.channel.as_ptr())
+}
+
+/// What the driver fixed at the add (ids, lengths), readable from any thread.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn fixed<'a, H: CPublication, T>(
+    publication: *mut H,
+    read: impl FnOnce(&'a PublicationCore) -> T,
+) -> Result<T> {
+    // SAFETY: forwarded contract.
+    Ok(read(&unsafe { handle(publication) }?.core))
+}
+
+/// The body of both `constants` exports.
+///
+/// # Safety
+/// As [`handle`]; `constants` NULL or valid for a write.
+pub(crate) unsafe fn constants<H: CPublication>(
+    publication: *mut H,
+    constants: *mut aeron_publication_constants_t,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let handle = unsafe { handle(publication) }?;
+    require_non_null!(constants, "constants");
+    let core = &handle.core;
+    let value = aeron_publication_constants_t {
+        channel: handle.channel.as_ptr(),
+        original_registration_id: core.info.original_registration_id,
+        registration_id: core.info.registration_id,
+        max_possible_position: core.max_possible_position,
+        position_bits_to_shift: core.position_bits_to_shift as usize,
+        term_buffer_length: core.term_length,
+        max_message_length: core.max_message_length,
+        max_payload_length: core.max_payload_length,
+        stream_id: core.info.stream_id,
+        session_id: core.info.session_id,
+        initial_term_id: core.initial_term_id,
+        publication_limit_counter_id: core.info.position_limit_id,
+        channel_status_indicator_id: core.info.channel_status_id,
+    };
+    // SAFETY: non-null and writable (contract).
+    unsafe { constants.write(value) };
+    Ok(0)
+}
+
+/// The body of both `close` exports: closes, notifies, then lets the handle linger.
+///
+/// # Safety
+/// `publication` NULL or open, closed once, and [`Writer::writer`]'s contract.
+pub(crate) unsafe fn close<H: CPublication>(
+    publication: *mut H,
+    on_close_complete: aeron_notification_t,
+    on_close_complete_clientd: *mut c_void,
+) -> Result<c_int> {
+    if publication.is_null() {
+        return Ok(0);
+    }
+    // SAFETY: open and closed once (contract); other threads may still read it until it
+    // is freed after lingering.
+    unsafe { writer(publication) }?.close();
+    if let Some(notify) = on_close_complete {
+        // SAFETY: the caller's callback with its clientd.
+        unsafe { notify(on_close_complete_clientd) };
+    }
+    // SAFETY: closed once (contract): this is the only reclaim of the box.
+    if let Some(boxed) = unsafe { reclaim(publication) } {
+        let client = boxed.client.clone();
+        linger_or_drop(&client, boxed);
+    }
+    Ok(0)
+}
+
+/// The body of the publications' destination exports.
+///
+/// # Safety
+/// As [`send_destination`], and `publication` NULL or open.
+pub(crate) unsafe fn destination<H: CPublication>(
+    r#async: *mut *mut aeron_async_destination_t,
+    client: *mut aeron_t,
+    publication: *mut H,
+    arg: DestinationArg,
+) -> Result<c_int> {
+    // SAFETY: NULL or open (contract).
+    let destinations = || Ok(&unsafe { handle(publication) }?.destinations);
+    // SAFETY: forwarded contract.
+    unsafe { send_destination(r#async, client, destinations, arg) }
+}
+
+/// The body of both `local_sockaddrs` exports.
+///
+/// # Safety
+/// As `aeron_publication_local_sockaddrs`, and [`Writer::writer`]'s contract.
+pub(crate) unsafe fn local_sockaddrs<H: CPublication>(
+    publication: *mut H,
+    address_vec: *mut aeron_iovec_t,
+    address_vec_len: usize,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let publication = unsafe { writer(publication) }?;
+    check_address_vec(address_vec, address_vec_len)?;
+    let addresses = publication.local_socket_addresses();
+    // SAFETY: address_vec valid for address_vec_len entries (contract).
+    unsafe { write_addresses(&addresses, address_vec, address_vec_len) }
 }
 
 /// Appends `length` bytes at `buffer` as one message (fragmented when longer than the max
@@ -205,6 +472,7 @@ unsafe fn handle<'a>(publication: *mut aeron_publication_t) -> Result<&'a Public
 /// # Safety
 /// `publication` NULL or open; `buffer` valid for `length` bytes; the supplier safe to call
 /// with `clientd` on this thread.
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_publication_offer(
     publication: *mut aeron_publication_t,
@@ -213,12 +481,13 @@ pub unsafe extern "C" fn aeron_publication_offer(
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
 ) -> i64 {
+    const NAME: &str = "aeron_publication_offer";
     // The common case runs outside the panic boundary: pointer and length tests and
     // `offer_fast`, which neither panics nor calls out of line (its rare completion runs
     // behind the boundary), so this export needs only a small stack frame.
     if reserved_value_supplier.is_some() {
         // SAFETY: the arguments of this call, forwarded.
-        return unsafe { offer_general(publication, buffer, length, reserved_value_supplier, clientd) };
+        return unsafe { offer_general(NAME, publication, buffer, length, reserved_value_supplier, clientd) };
     }
     // Without a supplier `clientd` is not used: the fast path keeps three arguments live.
     if !buffer.is_null() && length <= INLINE_COPY_MAX {
@@ -236,34 +505,7 @@ pub unsafe extern "C" fn aeron_publication_offer(
         }
     }
     // SAFETY: the arguments of this call, forwarded (no supplier, so no clientd).
-    unsafe { offer_general(publication, buffer, length, None, std::ptr::null_mut()) }
-}
-
-/// `aeron_publication_offer` of what `offer_fast` declines, behind the panic boundary.
-///
-/// # Safety
-/// As `aeron_publication_offer`.
-#[inline(never)]
-unsafe fn offer_general(
-    publication: *mut aeron_publication_t,
-    buffer: *const u8,
-    length: usize,
-    reserved_value_supplier: aeron_reserved_value_supplier_t,
-    clientd: *mut c_void,
-) -> i64 {
-    offer_boundary("aeron_publication_offer", || {
-        // SAFETY: NULL or open (contract).
-        let publication = &unsafe { handle(publication) }?.publication;
-        // SAFETY: valid for length bytes (contract).
-        let message = unsafe { message(buffer, length) }?;
-        match reserved_value_supplier {
-            // The export's fast path declined (or was not taken): no second attempt.
-            None => publication.offer_general_inline(message),
-            Some(supplier) => {
-                publication.offer_with_reserved_value(&[message], &mut rust_supplier(supplier, clientd))
-            }
-        }
-    })
+    unsafe { offer_general(NAME, publication, buffer, length, None, std::ptr::null_mut()) }
 }
 
 /// Finishes a claim `offer_fast` could not, behind the panic boundary.
@@ -299,19 +541,8 @@ pub unsafe extern "C" fn aeron_publication_offerv(
     reserved_value_supplier: aeron_reserved_value_supplier_t,
     clientd: *mut c_void,
 ) -> i64 {
-    offer_boundary("aeron_publication_offerv", || {
-        // SAFETY: NULL or open (contract).
-        let publication = &unsafe { handle(publication) }?.publication;
-        // SAFETY: iov valid for iovcnt entries (contract).
-        unsafe {
-            with_iovecs(iov, iovcnt, |parts| match reserved_value_supplier {
-                None => publication.offerv(parts),
-                Some(supplier) => {
-                    publication.offer_with_reserved_value(parts, &mut rust_supplier(supplier, clientd))
-                }
-            })
-        }
-    })
+    // SAFETY: forwarded contract (a concurrent publication has no writer restriction).
+    unsafe { offerv("aeron_publication_offerv", publication, iov, iovcnt, reserved_value_supplier, clientd) }
 }
 
 /// Claims a frame for `length` bytes (at most the max payload length) to be written in
@@ -326,17 +557,8 @@ pub unsafe extern "C" fn aeron_publication_try_claim(
     length: usize,
     buffer_claim: *mut aeron_buffer_claim_t,
 ) -> i64 {
-    offer_boundary("aeron_publication_try_claim", || {
-        // SAFETY: NULL or open (contract).
-        let publication = &unsafe { handle(publication) }?.publication;
-        require_non_null!(buffer_claim, "buffer_claim");
-        let (position, claim) = publication.try_claim(length)?;
-        if let Some(claim) = claim {
-            // SAFETY: buffer_claim is non-null and writable (contract).
-            unsafe { store_claim(claim, buffer_claim) };
-        }
-        Ok(position)
-    })
+    // SAFETY: forwarded contract.
+    unsafe { try_claim("aeron_publication_try_claim", publication, length, buffer_claim) }
 }
 
 /// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED
@@ -348,8 +570,7 @@ pub unsafe extern "C" fn aeron_publication_try_claim(
 pub unsafe extern "C" fn aeron_publication_channel_status(publication: *mut aeron_publication_t) -> i64 {
     ffi_boundary!("aeron_publication_channel_status", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.channel_status())
+        unsafe { query(publication, |p| p.channel_status()) }
     })
 }
 
@@ -361,8 +582,7 @@ pub unsafe extern "C" fn aeron_publication_channel_status(publication: *mut aero
 pub unsafe extern "C" fn aeron_publication_is_closed(publication: *mut aeron_publication_t) -> bool {
     ffi_boundary!("aeron_publication_is_closed", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.is_closed())
+        unsafe { query(publication, |p| p.is_closed()) }
     })
 }
 
@@ -374,8 +594,7 @@ pub unsafe extern "C" fn aeron_publication_is_closed(publication: *mut aeron_pub
 pub unsafe extern "C" fn aeron_publication_is_connected(publication: *mut aeron_publication_t) -> bool {
     ffi_boundary!("aeron_publication_is_connected", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.is_connected())
+        unsafe { query(publication, |p| p.is_connected()) }
     })
 }
 
@@ -388,8 +607,7 @@ pub unsafe extern "C" fn aeron_publication_is_connected(publication: *mut aeron_
 pub unsafe extern "C" fn aeron_publication_position(publication: *mut aeron_publication_t) -> i64 {
     ffi_boundary!("aeron_publication_position", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.position())
+        unsafe { query(publication, |p| p.position()) }
     })
 }
 
@@ -401,8 +619,7 @@ pub unsafe extern "C" fn aeron_publication_position(publication: *mut aeron_publ
 pub unsafe extern "C" fn aeron_publication_position_limit(publication: *mut aeron_publication_t) -> i64 {
     ffi_boundary!("aeron_publication_position_limit", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.position_limit())
+        unsafe { query(publication, |p| p.position_limit()) }
     })
 }
 
@@ -414,8 +631,7 @@ pub unsafe extern "C" fn aeron_publication_position_limit(publication: *mut aero
 pub unsafe extern "C" fn aeron_publication_channel(publication: *mut aeron_publication_t) -> *const c_char {
     ffi_boundary!("aeron_publication_channel", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.channel.as_ptr())
+        unsafe { channel(publication) }
     })
 }
 
@@ -427,8 +643,7 @@ pub unsafe extern "C" fn aeron_publication_channel(publication: *mut aeron_publi
 pub unsafe extern "C" fn aeron_publication_stream_id(publication: *mut aeron_publication_t) -> i32 {
     ffi_boundary!("aeron_publication_stream_id", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.stream_id())
+        unsafe { fixed(publication, |core| core.info.stream_id) }
     })
 }
 
@@ -440,8 +655,7 @@ pub unsafe extern "C" fn aeron_publication_stream_id(publication: *mut aeron_pub
 pub unsafe extern "C" fn aeron_publication_session_id(publication: *mut aeron_publication_t) -> i32 {
     ffi_boundary!("aeron_publication_session_id", {
         // SAFETY: forwarded contract.
-        let p = unsafe { handle(publication) }?;
-        Ok(p.publication.session_id())
+        unsafe { fixed(publication, |core| core.info.session_id) }
     })
 }
 
@@ -456,28 +670,8 @@ pub unsafe extern "C" fn aeron_publication_constants(
     constants: *mut aeron_publication_constants_t,
 ) -> c_int {
     ffi_boundary!("aeron_publication_constants", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { handle(publication) }?;
-        require_non_null!(constants, "constants");
-        let p = &handle.publication;
-        let value = aeron_publication_constants_t {
-            channel: handle.channel.as_ptr(),
-            original_registration_id: p.original_registration_id(),
-            registration_id: p.registration_id(),
-            max_possible_position: p.max_possible_position(),
-            position_bits_to_shift: p.position_bits_to_shift() as usize,
-            term_buffer_length: p.term_buffer_length(),
-            max_message_length: p.max_message_length(),
-            max_payload_length: p.max_payload_length(),
-            stream_id: p.stream_id(),
-            session_id: p.session_id(),
-            initial_term_id: p.initial_term_id(),
-            publication_limit_counter_id: p.position_limit_counter_id(),
-            channel_status_indicator_id: p.channel_status_indicator_id(),
-        };
-        // SAFETY: non-null and writable (contract).
-        unsafe { constants.write(value) };
-        Ok(0)
+        // SAFETY: forwarded contract.
+        unsafe { self::constants(publication, constants) }
     })
 }
 
@@ -495,22 +689,8 @@ pub unsafe extern "C" fn aeron_publication_close(
     on_close_complete_clientd: *mut c_void,
 ) -> c_int {
     ffi_boundary!("aeron_publication_close", {
-        if publication.is_null() {
-            return Ok(0);
-        }
-        // SAFETY: open and closed once (contract); other threads may still read it until
-        // it is freed after lingering.
-        unsafe { handle(publication) }?.publication.close();
-        if let Some(notify) = on_close_complete {
-            // SAFETY: the caller's callback with its clientd.
-            unsafe { notify(on_close_complete_clientd) };
-        }
-        // SAFETY: closed once (contract): this is the only reclaim of the box.
-        if let Some(boxed) = unsafe { reclaim(publication) } {
-            let client = boxed.client.clone();
-            linger_or_drop(&client, boxed);
-        }
-        Ok(0)
+        // SAFETY: forwarded contract.
+        unsafe { close(publication, on_close_complete, on_close_complete_clientd) }
     })
 }
 
@@ -534,13 +714,15 @@ pub unsafe extern "C" fn aeron_publication_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_add_destination", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || h.publication.async_add_destination(uri)) }
+        unsafe {
+            destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)),
+            )
+        }
     })
 }
 
@@ -558,13 +740,15 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || h.publication.async_remove_destination(uri)) }
+        unsafe {
+            destination(
+                r#async,
+                client,
+                publication,
+                DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)),
+            )
+        }
     })
 }
 
@@ -583,12 +767,8 @@ pub unsafe extern "C" fn aeron_publication_async_remove_destination_by_id(
     destination_registration_id: i64,
 ) -> c_int {
     ffi_boundary!("aeron_publication_async_remove_destination_by_id", {
-        require_non_null!(r#async, "async");
         // SAFETY: forwarded contract.
-        let (client, h) = unsafe { client_and_handle(client, publication) }?;
-        let send = || h.publication.async_remove_destination_by_id(destination_registration_id);
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, send) }
+        unsafe { destination(r#async, client, publication, DestinationArg::Id(destination_registration_id)) }
     })
 }
 
@@ -611,20 +791,6 @@ pub unsafe extern "C" fn aeron_publication_async_destination_poll(
     })
 }
 
-/// The client and publication of a destination function.
-///
-/// # Safety
-/// Both NULL or open.
-unsafe fn client_and_handle<'a>(
-    client: *mut aeron_t,
-    publication: *mut aeron_publication_t,
-) -> Result<(&'a ClientHandle, &'a PublicationHandle)> {
-    // SAFETY: forwarded contract.
-    let client = unsafe { client_ref(client) }?;
-    // SAFETY: forwarded contract.
-    Ok((client, unsafe { handle(publication) }?))
-}
-
 /// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
 /// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
 /// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
@@ -641,11 +807,7 @@ pub unsafe extern "C" fn aeron_publication_local_sockaddrs(
     address_vec_len: usize,
 ) -> c_int {
     ffi_boundary!("aeron_publication_local_sockaddrs", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { handle(publication) }?;
-        check_address_vec(address_vec, address_vec_len)?;
-        let addresses = handle.publication.local_socket_addresses();
-        // SAFETY: address_vec valid for address_vec_len entries (contract).
-        unsafe { write_addresses(&addresses, address_vec, address_vec_len) }
+        // SAFETY: forwarded contract.
+        unsafe { local_sockaddrs(publication, address_vec, address_vec_len) }
     })
 }

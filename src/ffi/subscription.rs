@@ -17,25 +17,22 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
+use crate::client::local_socket_addresses::resolved_channel_parts;
+use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::concurrent::counters::CountersReader;
-use crate::ffi::async_add::{poll_destination, start_destination};
-use crate::ffi::c_str_arg;
-use crate::ffi::client::{ClientHandle, aeron_async_destination_t, aeron_t, client_ref, lossless_c_string};
+use crate::ffi::async_add::{DestinationArg, poll_destination, send_destination};
+use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
-use crate::ffi::handles::{self, ClientData, ClientShared, Handle, linger_or_drop};
+use crate::ffi::handles::{self, ClientData, Handle};
 use crate::ffi::header::{
     aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
     deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
-use crate::ffi::local_addresses::{
-    c_print_order, check_address_vec, has_wildcard_endpoint_port, write_addresses, write_parts,
-};
+use crate::ffi::local_addresses::{check_address_vec, write_addresses, write_parts};
 use crate::ffi::publication::aeron_iovec_t;
-use crate::uri::ChannelUri;
-use crate::uri::keys::ENDPOINT;
 use crate::util::error::{Error, Result};
 
 /// A subscription. Opaque; from `aeron_async_add_subscription_poll`, freed by
@@ -97,7 +94,7 @@ pub(crate) struct SubscriptionHandle {
     counters: OnceLock<CountersReader>,
     /// The destination commands, usable from any thread; set with `poller`.
     destinations: OnceLock<Destinations>,
-    client: Weak<ClientShared>,
+    client: Weak<ResourceLinger>,
 }
 
 /// An image handler calling the C one with the subscription and image pointers.
@@ -126,7 +123,7 @@ impl SubscriptionHandle {
         stream_id: i32,
         on_available_image: (aeron_on_available_image_t, ClientData),
         on_unavailable_image: (aeron_on_unavailable_image_t, ClientData),
-        client: Weak<ClientShared>,
+        client: Weak<ResourceLinger>,
     ) -> (Arc<Self>, Option<ImageHandler>, Option<ImageHandler>) {
         let shell = Arc::new(Self {
             view,
@@ -193,6 +190,7 @@ pub(crate) unsafe fn poller<'a>(subscription: *mut aeron_subscription_t) -> Resu
 /// # Safety
 /// `subscription` NULL or open, polled by this thread only now; `handler` safe to call
 /// with `clientd` on this thread.
+#[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeron_subscription_poll(
     subscription: *mut aeron_subscription_t,
@@ -600,17 +598,13 @@ pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
         }
         let text = std::str::from_utf8(h.channel.to_bytes())
             .map_err(|_| Error::invalid_argument("channel is not UTF-8"))?;
-        let mut parsed = ChannelUri::parse(text)?;
-        if has_wildcard_endpoint_port(&parsed) {
-            let Some(address) = h.local_socket_addresses().into_iter().next() else {
-                // SAFETY: uri_len >= 1 (checked).
-                unsafe { uri.write(0) };
-                return Ok(0);
-            };
-            parsed.put(ENDPOINT, &address)?;
-        }
+        let Some(parts) = resolved_channel_parts(text, || h.local_socket_addresses())? else {
+            // SAFETY: uri_len >= 1 (checked).
+            unsafe { uri.write(0) };
+            return Ok(0);
+        };
         // SAFETY: uri valid for uri_len bytes (contract).
-        Ok(unsafe { write_parts(&c_print_order(&parsed), uri, uri_len) })
+        Ok(unsafe { write_parts(&parts, uri, uri_len) })
     })
 }
 
@@ -632,13 +626,9 @@ pub unsafe extern "C" fn aeron_subscription_async_add_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_add_destination", {
-        require_non_null!(r#async, "async");
+        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri));
         // SAFETY: forwarded contract.
-        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Add(uri))) }
+        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
     })
 }
 
@@ -656,13 +646,9 @@ pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
     uri: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_subscription_async_remove_destination", {
-        require_non_null!(r#async, "async");
+        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri));
         // SAFETY: forwarded contract.
-        let (client, destinations) = unsafe { client_and_destinations(client, subscription) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        // SAFETY: async is non-NULL and writable (contract).
-        unsafe { start_destination(r#async, client, || destinations.send(DestinationCommand::Remove(uri))) }
+        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
     })
 }
 
@@ -681,21 +667,12 @@ pub unsafe extern "C" fn aeron_subscription_async_destination_poll(
     })
 }
 
-/// The client and the subscription's destination commands.
+/// The subscription's destination commands.
 ///
 /// # Safety
-/// Both NULL or open.
-unsafe fn client_and_destinations<'a>(
-    client: *mut aeron_t,
-    subscription: *mut aeron_subscription_t,
-) -> Result<(&'a ClientHandle, &'a Destinations)> {
-    // SAFETY: forwarded contract.
-    let client = unsafe { client_ref(client) }?;
+/// `subscription` NULL or open.
+unsafe fn destinations<'a>(subscription: *mut aeron_subscription_t) -> Result<&'a Destinations> {
     // SAFETY: forwarded contract.
     let h = unsafe { handle(subscription) }?;
-    let destinations = h
-        .destinations
-        .get()
-        .ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))?;
-    Ok((client, destinations))
+    h.destinations.get().ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))
 }
