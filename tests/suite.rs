@@ -59,6 +59,8 @@ mod driver_tether;
 mod ffi_destinations;
 #[path = "ffi_exported_symbols.rs"]
 mod ffi_exported_symbols;
+#[path = "ffi_fast_paths.rs"]
+mod ffi_fast_paths;
 #[path = "ffi_mapped_bus.rs"]
 mod ffi_mapped_bus;
 #[path = "ffi_poll_batch.rs"]
