@@ -364,16 +364,18 @@ unsafe fn add(
         unsafe { libc::free(list.cast()) };
         return Err(Error::with_code(libc::ENOMEM, "Unable to allocate distinct error description"));
     }
-    let next_offset = match distinct_error_log::append_record(buffer, offset, timestamp, error_code, text) {
-        Ok(next) => next,
-        Err(e) => {
-            // SAFETY: both allocated above, not shared.
-            unsafe { libc::free(copy.cast()) };
-            // SAFETY: as above.
-            unsafe { libc::free(list.cast()) };
-            return Err(e);
-        }
-    };
+    // SAFETY: the log is locked (contract) and next_offset is where its unused space begins.
+    let next_offset =
+        match unsafe { distinct_error_log::append_record(buffer, offset, timestamp, error_code, text) } {
+            Ok(next) => next,
+            Err(e) => {
+                // SAFETY: both allocated above, not shared.
+                unsafe { libc::free(copy.cast()) };
+                // SAFETY: as above.
+                unsafe { libc::free(list.cast()) };
+                return Err(e);
+            }
+        };
     // SAFETY: copy holds text.len() + 1 bytes; the regions are distinct.
     unsafe { std::ptr::copy_nonoverlapping(text.as_ptr(), copy, text.len()) };
     let observation = aeron_distinct_observation_t {
