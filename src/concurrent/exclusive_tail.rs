@@ -65,6 +65,22 @@ impl ExclusiveTail {
     }
 }
 
+impl ExclusiveTail {
+    /// [`claim`](Self::claim) that leaves the tail to the caller: the range and the tail
+    /// word, to store the new tail (with release) when it chooses, e.g. only once the frame
+    /// is written. The range is this owner's either way (`&mut self`).
+    #[inline(always)]
+    pub fn claim_deferred(&mut self, offset: usize, length: usize) -> (ClaimedRange<'_>, &AtomicI64) {
+        let capacity = self.buffer.capacity();
+        let start = offset.min(capacity);
+        let len = length.min(capacity - start);
+        // SAFETY: as in `claim`: in bounds (clipped), and this value is the buffer's only
+        // claimer with `&mut self` making this its only live claim.
+        let claimed = unsafe { ClaimedRange::new(&self.buffer, start, len) };
+        (claimed, self.tail.get())
+    }
+}
+
 impl Drop for ExclusiveTail {
     fn drop(&mut self) {
         let start = self.buffer.as_ptr() as usize;

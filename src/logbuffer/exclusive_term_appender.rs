@@ -156,9 +156,8 @@ impl ExclusiveTermAppender {
     /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes at
     /// `term_offset` with nothing that can panic or call out of line: the offer fast path.
     /// The resulting term offset once the frame is published; `None` when it would cross the
-    /// term end (the tail is then untouched) or does not lie in the term as checked (which
-    /// the log's validation excludes) — the general path then appends, over any header and
-    /// tail written here, at the same place.
+    /// term end or does not lie in the term as checked — the tail is then untouched and the
+    /// general path appends (over any header written here, at the same place).
     #[inline(always)]
     pub fn append_small(
         &mut self,
@@ -174,13 +173,14 @@ impl ExclusiveTermAppender {
             return None;
         }
         let offset = term_offset as usize;
-        // The tail goes out before the frame does, so the producer position never lags a
-        // published frame.
-        let mut frame = self.raw_tail.claim(pack_tail(term_id, resulting as i32), offset, aligned);
+        let (mut frame, raw_tail) = self.raw_tail.claim_deferred(offset, aligned);
         let words = header.try_write(&self.term, offset, frame_length as i32, term_id)?;
         if !frame.try_put_small_bytes(DATA_HEADER_LENGTH, payload) {
             return None;
         }
+        // The tail still goes out before the frame does, so the producer position never
+        // lags a published frame.
+        raw_tail.store(pack_tail(term_id, resulting as i32), Ordering::Release);
         // Release: header and payload are visible to whoever acquires the positive length.
         words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
         Some(resulting as i32)
