@@ -79,7 +79,7 @@ fn concurrent_append(threads: usize, rounds: usize) {
 
 fn exclusive_append(rounds: usize) {
     let log = fresh_log();
-    let appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
+    let mut appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
     let header = HeaderWriter::new(1, 1);
     let mut total = Duration::ZERO;
     let mut ops = 0u64;
@@ -101,7 +101,7 @@ fn exclusive_append(rounds: usize) {
 
 fn term_read(rounds: usize) {
     let log = fresh_log();
-    let appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
+    let mut appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
     let header = HeaderWriter::new(1, 1);
     for i in 0..PER_TERM {
         appender.append_unfragmented(&header, 0, (i * 64) as i32, &MESSAGE, None);
@@ -132,7 +132,7 @@ fn exclusive_append_and_poll(iterations: usize) {
     let term_length = 64 * 1024;
     let log = LogBuffers::alloc(term_length, 4096).unwrap();
     d::initialise_tails(log.metadata(), 0, 0, 0).unwrap();
-    let appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
+    let mut appender = ExclusiveTermAppender::new(log.term(0).clone(), log.metadata().clone(), 0).unwrap();
     let term: &AtomicBuffer = log.term(0);
     let header = HeaderWriter::new(1, 1);
     let mut h = Header::new(0, 16);

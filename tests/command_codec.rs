@@ -360,7 +360,8 @@ fn atomic_buffer_region_round_trip() {
     };
     let length = message.encode_into(&buffer, 72).unwrap();
     assert_eq!(length, 66);
-    let decoded = Command::decode(events::ADD_SUBSCRIPTION, buffer.published_slice(72, length)).unwrap();
+    let record = buffer.load_vec(72, length);
+    let decoded = Command::decode(events::ADD_SUBSCRIPTION, &record).unwrap();
     assert_eq!(decoded, Command::AddSubscription(message));
     assert!(message.encode_into(&buffer, 256 - 65).is_err());
 }

@@ -131,7 +131,7 @@ fn publication_subscription_and_sharing() {
     assert_eq!(m.get_i32(288), 0, "receiver window");
     assert_eq!(m.get_i32(316), 16, "max resend");
     let mut header = [0u8; 32];
-    m.get_bytes(320, &mut header);
+    m.load_bytes(320, &mut header);
     assert_eq!(&header[0..8], &[0, 0, 0, 0, 0, 0xC0, 1, 0]);
     assert_eq!(&header[12..16], &ready.session_id.to_le_bytes());
     assert_eq!(&header[16..20], &STREAM.to_le_bytes());

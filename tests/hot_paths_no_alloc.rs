@@ -66,7 +66,7 @@ fn ring_buffer_round_trips(rb: &impl RingBuffer) -> usize {
         for _ in 0..ROUNDS {
             assert!(rb.write(1, &payload).unwrap());
             let index = rb.try_claim(2, 16).unwrap().unwrap();
-            rb.buffer().put_bytes(index, &[1; 16]);
+            rb.buffer().store_bytes(index, &[1; 16]);
             rb.commit(index).unwrap();
             received += rb.read(|_, p| assert!(p.len() == 100 || p.len() == 16), usize::MAX).unwrap();
             received += rb
@@ -126,7 +126,7 @@ fn term_appenders_and_reader_without_allocating() {
 
     let exclusive_log = LogBuffers::alloc(term_length, 4096).unwrap();
     initialise_tails(exclusive_log.metadata(), 0, 0, 0).unwrap();
-    let exclusive =
+    let mut exclusive =
         ExclusiveTermAppender::new(exclusive_log.term(0).clone(), exclusive_log.metadata().clone(), 0)
             .unwrap();
     let mut term_offset = 0;

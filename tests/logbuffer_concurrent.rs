@@ -137,7 +137,7 @@ fn consume(
         position += (outcome.offset - offset) as i64;
         if outcome.offset == TERM_LENGTH {
             // Clean the finished term before publishers may reuse its partition.
-            log.term(index).set_memory(0, TERM_LENGTH, 0);
+            log.term(index).fill_bytes(0, TERM_LENGTH, 0);
         }
         // Release: the cleaning above is visible to publishers that see the new position.
         limit.put_i64_release(SUB_POS_OFFSET, position);

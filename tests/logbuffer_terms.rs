@@ -69,7 +69,7 @@ fn crossing_a_term_boundary_pads_rotates_and_continues() {
     assert_eq!(term0.get_u8(65472 + 5), 0xC0);
     assert_eq!(term0.get_i32(65472 + 8), 65472);
     assert_eq!(term0.get_i32(65472 + 20), -5);
-    assert!(term0.published_slice(65472 + 32, 32).iter().all(|&b| b == 0));
+    assert!(term0.load_vec(65472 + 32, 32).iter().all(|&b| b == 0));
     assert_eq!(d::active_term_count(log.metadata()), 1);
     assert_eq!(d::raw_tail(log.metadata(), 0), d::pack_tail(-5, 65472 + 1056));
     assert_eq!(d::raw_tail(log.metadata(), 1), d::pack_tail(-4, 1056));
@@ -88,7 +88,7 @@ fn crossing_a_term_boundary_pads_rotates_and_continues() {
 #[test]
 fn exclusive_appender_crosses_terms_with_local_state() {
     let log = new_log(0);
-    let appenders: Vec<ExclusiveTermAppender> = (0..3)
+    let mut appenders: Vec<ExclusiveTermAppender> = (0..3)
         .map(|i| ExclusiveTermAppender::new(log.term(i).clone(), log.metadata().clone(), i).unwrap())
         .collect();
     let header = HeaderWriter::new(SESSION, STREAM);
@@ -200,7 +200,7 @@ fn frames_of(log: &LogBuffers, count: usize) -> Vec<(usize, Vec<u8>)> {
     let mut offset = 0;
     for _ in 0..count {
         let aligned = (term.get_i32(offset) as usize).div_ceil(32) * 32;
-        out.push((offset, term.published_slice(offset, aligned).to_vec()));
+        out.push((offset, term.load_vec(offset, aligned).to_vec()));
         offset += aligned;
     }
     out
@@ -240,7 +240,7 @@ fn rebuilder_and_gap_scanner_with_out_of_order_and_duplicate_frames() {
     }
     let (end, found) = gaps(&image);
     assert_eq!((end, found.len()), (hwm, 0));
-    assert_eq!(image.published_slice(0, hwm), source.term(0).published_slice(0, hwm));
+    assert_eq!(image.load_vec(0, hwm), source.term(0).load_vec(0, hwm));
 }
 
 fn unblocker_log() -> (LogBuffers, Vec<TermAppender>) {
@@ -261,7 +261,7 @@ fn unblocker_turns_a_claimed_frame_into_padding() {
     assert_eq!(log.term(0).get_i32(64), -132);
     assert_eq!(unblock(log.metadata(), log.term(0), 64, tail, 100), UnblockStatus::Unblocked);
     let mut bytes = [0u8; 32];
-    log.term(0).get_bytes(64, &mut bytes);
+    log.term(0).load_bytes(64, &mut bytes);
     let h = Header::from_bytes(&bytes, 100, 16).unwrap();
     assert_eq!((h.frame_length(), h.frame_type(), h.flags(), h.term_offset()), (132, 0, 0xC0, 64));
     assert_eq!((h.session_id(), h.stream_id(), h.term_id()), (SESSION, STREAM, 100));

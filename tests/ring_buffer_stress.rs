@@ -74,7 +74,7 @@ fn produce(rb: &impl RingBuffer, producer: u32, count: u64) {
             let sent = if seq % 5 == 0 {
                 match rb.try_claim(msg_type_id, len).unwrap() {
                     Some(index) => {
-                        rb.buffer().put_bytes(index, &payload[..len]);
+                        rb.buffer().store_bytes(index, &payload[..len]);
                         rb.commit(index).unwrap();
                         true
                     }
@@ -192,7 +192,7 @@ fn child_role() {
     produce(&rb, producer, count);
     if role == "claim_and_hang" {
         let index = rb.try_claim(DEAD_CLAIM_TYPE, 40).unwrap().expect("room for the dead claim");
-        rb.buffer().put_bytes(index, &[0xDD; 40]);
+        rb.buffer().store_bytes(index, &[0xDD; 40]);
         println!("{CLAIMED_LINE}");
         // Wait to be killed; exit on our own if the parent never does.
         let start = Instant::now();

@@ -12,7 +12,7 @@ const TO_DRIVER_LENGTH: usize = 1_049_344;
 fn to_driver_buffer(cnc: &[u8]) -> ManyToOneRingBuffer {
     assert_eq!(i32::from_le_bytes(cnc[4..8].try_into().unwrap()), TO_DRIVER_LENGTH as i32);
     let buffer = AtomicBuffer::alloc(cnc.len());
-    buffer.put_bytes(0, cnc);
+    buffer.store_bytes(0, cnc);
     ManyToOneRingBuffer::new(buffer.view(TO_DRIVER_OFFSET, TO_DRIVER_LENGTH).unwrap()).unwrap()
 }
 
@@ -36,7 +36,7 @@ fn to_driver_buffer_after_four_clients() {
     let rb = to_driver_buffer(&cnc);
     assert_eq!((rb.producer_position(), rb.consumer_position()), (256, 256));
     // The driver zeroed what it consumed.
-    assert!(rb.buffer().published_slice(0, rb.capacity()).iter().all(|&b| b == 0));
+    assert!(rb.buffer().load_vec(0, rb.capacity()).iter().all(|&b| b == 0));
     assert_eq!(rb.next_correlation_id(), 10);
     // A command written now lands where the next Aeron client's would.
     assert!(rb.write(1, &[7; 20]).unwrap());

@@ -97,13 +97,13 @@ fn loss_report_is_byte_identical_to_the_c_drivers() {
         report.record_observation(entry, length, timestamp);
     }
     let mut written = vec![0u8; 1 << 20];
-    report.buffer().get_bytes(0, &mut written);
+    report.buffer().load_bytes(0, &mut written);
     let first_difference = written.iter().zip(&expected).position(|(a, b)| a != b);
     assert_eq!(first_difference, None, "loss-report.dat differs from the vector");
 
     // Reading the vector gives the decoded facts.
     let vector = AtomicBuffer::alloc(1 << 20);
-    vector.put_bytes(0, &expected);
+    vector.store_bytes(0, &expected);
     let mut entries = Vec::new();
     assert_eq!(read_loss_report(&vector, |e| entries.push(e)), 1);
     assert_eq!(
@@ -175,7 +175,7 @@ fn replayed_sender_answers_naks_like_the_c_driver() {
     };
     let packets = packets(&pcap);
     let term = AtomicBuffer::alloc(TERM_LENGTH);
-    term.put_bytes(0, &log[..TERM_LENGTH]);
+    term.store_bytes(0, &log[..TERM_LENGTH]);
     let retransmissions: Vec<&Packet> = {
         let mut seen = std::collections::HashSet::new();
         packets

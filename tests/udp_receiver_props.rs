@@ -50,7 +50,7 @@ proptest! {
             let length = d.len();
             prop_assert!(aligned as usize + length <= term.capacity());
             let mut copy = vec![0u8; length];
-            term.get_bytes(aligned as usize, &mut copy);
+            term.load_bytes(aligned as usize, &mut copy);
             prop_assert_eq!(copy, d.clone());
         } else {
             // Only a mutation, or a frame reaching past the window (half a term beyond the
@@ -72,7 +72,7 @@ fn well_formed_frames_are_rebuilt_and_bad_ones_counted() {
     let d = frame(1024, b"hello aeron");
     h.on_datagram(&d, 0).unwrap();
     let mut copy = vec![0u8; d.len()];
-    h.log().term(0).get_bytes(1024, &mut copy);
+    h.log().term(0).load_bytes(1024, &mut copy);
     assert_eq!(copy, d);
     assert_eq!(h.hwm(), 1024 + d.len() as i64);
     let mut bad = frame(2048, b"x");

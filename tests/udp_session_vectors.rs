@@ -133,8 +133,8 @@ fn c_senders_datagrams_rebuild_the_c_receivers_image() {
     }
     let log = LogBuffers::map_existing(std::path::Path::new(ready.log_file_name_str().unwrap())).unwrap();
     let mut ours = vec![0u8; 2 * TERM];
-    log.term(0).get_bytes(0, &mut ours[..TERM]);
-    log.term(1).get_bytes(0, &mut ours[TERM..]);
+    log.term(0).load_bytes(0, &mut ours[..TERM]);
+    log.term(1).load_bytes(0, &mut ours[TERM..]);
     assert!(ours[..2 * TERM] == expected[..2 * TERM], "terms 0 and 1 differ from udp-image.logbuffer");
     // Metadata fields the driver writes for an image (vectors §7).
     let (m, e) = (log.metadata(), &expected[3 * TERM..]);
@@ -142,10 +142,10 @@ fn c_senders_datagrams_rebuild_the_c_receivers_image() {
     assert_eq!((d::mtu_length(m), d::term_length(m), d::page_size(m)), (1408, TERM as i32, 4096));
     assert_eq!(d::receiver_window_length(m), 131072);
     let mut flags = [0u8; 8];
-    m.get_bytes(488, &mut flags);
+    m.load_bytes(488, &mut flags);
     assert_eq!(flags, e[488..496], "group, response, rejoin, reliable, sparse, eos, ssc, tether");
     let mut header = [0u8; 32];
-    m.get_bytes(320, &mut header);
+    m.load_bytes(320, &mut header);
     assert_eq!(header, e[320..352], "default frame header");
     assert_eq!(d::end_of_stream_position(m), i64::MAX);
     drop(client);
@@ -228,7 +228,7 @@ fn our_sender_lays_out_frames_as_the_c_sender() {
         received = received.max(offset + n);
     }
     let mut log_bytes = vec![0u8; end];
-    publication.log.term(0).get_bytes(0, &mut log_bytes);
+    publication.log.term(0).load_bytes(0, &mut log_bytes);
     assert!(rebuilt == log_bytes, "datagrams are the term bytes");
 
     // Idle: a heartbeat at the position (32-byte DATA header, length 0, flags 0xC0), as pkt 3.

@@ -608,7 +608,7 @@ fn counters_allocated_like_the_driver_did_give_identical_records() {
     }
     let count = d.counters.len() + 1; // and the UNUSED record after them
     let mut ours = vec![0u8; count * METADATA_LENGTH];
-    metadata.get_bytes(0, &mut ours);
+    metadata.load_bytes(0, &mut ours);
     let start = real.cnc.layout().counters_metadata_buffer_offset();
     let theirs = &real.bytes[start..start + ours.len()];
     if let Some(at) = first_difference(&ours, theirs) {
@@ -619,7 +619,7 @@ fn counters_allocated_like_the_driver_did_give_identical_records() {
         );
     }
     let mut ours = vec![0u8; count * COUNTER_LENGTH];
-    values.get_bytes(0, &mut ours);
+    values.load_bytes(0, &mut ours);
     let start = real.cnc.layout().counters_values_buffer_offset();
     let theirs = &real.bytes[start..start + ours.len()];
     if let Some(at) = first_difference(&ours, theirs) {
@@ -641,7 +641,7 @@ fn our_transmitter_writes_the_same_broadcast_bytes_as_the_aeron_driver() {
             transmitter.transmit(*type_id, payload).unwrap();
         }
         let mut written = vec![0u8; length];
-        ours.get_bytes(0, &mut written);
+        ours.load_bytes(0, &mut written);
         let start = real.cnc.layout().to_clients_buffer_offset();
         if let Some(at) = first_difference(&written, &real.bytes[start..start + length]) {
             panic!("{name}: to-clients buffer differs at offset {at}");

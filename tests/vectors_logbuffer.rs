@@ -191,8 +191,8 @@ fn check_metadata(log: &LogBuffers, m: &HashMap<String, String>) {
     assert_eq!(header.flags(), 0xC0);
     let hex: String = d::default_frame_header(meta).iter().map(|b| format!("{b:02x}")).collect();
     assert_eq!(hex, m["header.bytes"]);
-    assert!(meta.published_slice(320 + 32, 96).iter().all(|&b| b == 0));
-    assert!(meta.published_slice(496, 4096 - 496).iter().all(|&b| b == 0), "metadata 496..4095 zero");
+    assert!(meta.load_vec(320 + 32, 96).iter().all(|&b| b == 0));
+    assert!(meta.load_vec(496, 4096 - 496).iter().all(|&b| b == 0), "metadata 496..4095 zero");
 }
 
 /// Every frame listed is where our frame walker finds it, with the listed header and the
@@ -228,7 +228,7 @@ fn check_frames(log: &LogBuffers, f: &FramesTxt) {
                 num(start)
             );
             assert_eq!(header.position(), num(end), "p{p}@{offset} position");
-            let body = term.published_slice(offset + 32, length as usize - 32);
+            let body = term.load_vec(offset + 32, length as usize - 32);
             if kind == "PAD" {
                 assert!(line.label.starts_with("padding"), "p{p}@{offset} is PAD");
                 assert!(body.iter().all(|&b| b == 0), "PAD body zero");
@@ -242,7 +242,7 @@ fn check_frames(log: &LogBuffers, f: &FramesTxt) {
         }
     }
     for &(p, a, b) in &f.zero_ranges {
-        assert!(log.term(p).published_slice(a, b - a).iter().all(|&x| x == 0), "p{p} [{a},{b}) zero");
+        assert!(log.term(p).load_vec(a, b - a).iter().all(|&x| x == 0), "p{p} [{a},{b}) zero");
     }
 }
 
@@ -452,7 +452,7 @@ fn written_like(
 }
 
 fn assert_same_bytes(ours: &LogBuffers, golden: &[u8]) {
-    let ours = ours.buffer().published_slice(0, golden.len());
+    let ours = ours.buffer().load_vec(0, golden.len());
     if let Some(i) = (0..golden.len()).find(|&i| ours[i] != golden[i]) {
         panic!("first difference at file offset {i}: ours {:#04x}, golden {:#04x}", ours[i], golden[i]);
     }
@@ -489,7 +489,7 @@ fn our_appender_writes_udp_publication_byte_for_byte() {
     };
     let (ours, _) = written_like(&golden, 0, None, 4);
     // The driver cleaned up to sender position − T = 4224 (README §8).
-    ours.term(0).set_memory(0, 4224, 0);
+    ours.term(0).fill_bytes(0, 4224, 0);
     assert_same_bytes(&ours, &bytes);
 }
 
@@ -503,7 +503,7 @@ fn datagrams(log: &LogBuffers, end_position: i64) -> Vec<(usize, usize, Vec<u8>)
         let scan = term_scanner::scan_for_availability(log.term(index), offset, MTU);
         assert!(scan.available > 0, "stuck at {position}");
         let available = scan.available as usize;
-        out.push((index, offset, log.term(index).published_slice(offset, available).to_vec()));
+        out.push((index, offset, log.term(index).load_vec(offset, available).to_vec()));
         position += (available + scan.padding as usize) as i64;
     }
     out
@@ -560,7 +560,7 @@ fn rebuilder_with_loss_reorder_and_duplicates_rebuilds_udp_loss_image() {
 fn heap_and_mapped_views_agree() {
     let Some(bytes) = common::read_vector("ipc-publication.logbuffer") else { return };
     let buffer = AtomicBuffer::alloc(bytes.len());
-    buffer.put_bytes(0, &bytes);
+    buffer.store_bytes(0, &bytes);
     let log = LogBuffers::from_buffer(buffer).unwrap();
     assert_eq!(d::raw_tail(log.metadata(), 0) as u64, 0x0000_03E8_0001_0280);
     assert_eq!(log.term(0).get_i32(65120), 416);

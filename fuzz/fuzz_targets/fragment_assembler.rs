@@ -16,7 +16,7 @@ fuzz_target!(|data: &[u8]| {
     // The first byte picks a start offset (32-byte aligned) and a controlled action pattern.
     let Some((&selector, bytes)) = data.split_first() else { return };
     let term = AtomicBuffer::alloc(TERM_MIN_LENGTH);
-    term.put_bytes(0, &bytes[..bytes.len().min(TERM_MIN_LENGTH)]);
+    term.store_bytes(0, &bytes[..bytes.len().min(TERM_MIN_LENGTH)]);
     let start = (usize::from(selector) * 32) % TERM_MIN_LENGTH;
 
     let mut delivered = 0usize;

@@ -191,12 +191,12 @@ impl DriverProxy {
         let length = command.encoded_length();
         let type_id = command.type_id();
         for attempt in 0..CLAIM_ATTEMPTS {
-            if let Some(index) = self.to_driver.try_claim(type_id, length)? {
-                let encoded = command.encode(self.to_driver.buffer().claimed_slice_mut(index, length));
+            if let Some(mut claim) = self.to_driver.try_claim_record(type_id, length)? {
+                let encoded = command.encode(claim.payload().as_mut_slice());
                 return match encoded {
-                    Ok(_) => self.to_driver.commit(index),
+                    Ok(_) => claim.commit(),
                     Err(e) => {
-                        self.to_driver.abort(index)?;
+                        claim.abort()?;
                         Err(e)
                     }
                 };

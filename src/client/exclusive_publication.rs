@@ -10,7 +10,7 @@ use crate::client::publication_accessors::publication_accessors;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
-    partition, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
+    partition_mut, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
 };
 use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::term_appender::ReservedValueSupplier;
@@ -109,7 +109,7 @@ impl ExclusivePublication {
         {
             return None;
         }
-        let resulting = partition(&self.appenders, tail.index).append_small(
+        let resulting = partition_mut(&mut self.appenders, tail.index).append_small(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -137,7 +137,7 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = partition(&self.appenders, tail.index).append_unfragmented(
+        let outcome = partition_mut(&mut self.appenders, tail.index).append_unfragmented(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -168,7 +168,7 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = partition(&self.appenders, tail.index).appendv(
+        let outcome = partition_mut(&mut self.appenders, tail.index).appendv(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -187,7 +187,7 @@ impl ExclusivePublication {
             return Ok((code, None));
         }
         let tail = self.tail;
-        let (outcome, claim) = partition(&self.appenders, tail.index).claim(
+        let (outcome, claim) = partition_mut(&mut self.appenders, tail.index).claim(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -204,7 +204,7 @@ impl ExclusivePublication {
             return Ok(code);
         }
         let tail = self.tail;
-        let outcome = partition(&self.appenders, tail.index).append_padding(
+        let outcome = partition_mut(&mut self.appenders, tail.index).append_padding(
             &self.header,
             tail.term_id,
             tail.term_offset,
@@ -228,7 +228,7 @@ impl ExclusivePublication {
                 self.core.term_length
             )));
         }
-        let outcome = partition(&self.appenders, tail.index).append_block(
+        let outcome = partition_mut(&mut self.appenders, tail.index).append_block(
             &self.header,
             tail.term_id,
             tail.term_offset,

@@ -11,13 +11,13 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use crate::client::client_conductor::RegistrationKind;
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::counter::counter_value_view;
-use crate::concurrent::AtomicBuffer;
+use crate::concurrent::{AtomicBuffer, PublishedRange};
 use crate::logbuffer::descriptor::{
     active_transport_count, end_of_stream_position, index_by_position, initial_term_id, mtu_length,
     partition, position_bits_to_shift,
 };
 use crate::logbuffer::frame_descriptor::{
-    aligned_frame_length, frame_fits, frame_length_volatile, frame_term_id, is_padding_frame,
+    acquire_frame, aligned_frame_length, frame_term_id, is_padding_frame,
 };
 use crate::logbuffer::term_reader::{controlled_read, controlled_read_bounded, read, read_bounded};
 use crate::logbuffer::{ControlledPollAction, Header, LogBuffers};
@@ -262,21 +262,22 @@ impl Image {
         let mut offset = term_offset;
         let mut resulting_position = initial_position;
         while offset < limit_offset && !self.is_closed() {
-            let frame_length = frame_length_volatile(term, offset);
-            if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
+            let Some(frame) = acquire_frame(term, offset) else {
+                break;
+            };
+            let frame_length = frame.len();
+            if frame_length < DATA_HEADER_LENGTH {
                 break;
             }
             let frame_offset = offset;
-            offset += aligned_frame_length(frame_length as usize);
+            offset += aligned_frame_length(frame_length);
             if is_padding_frame(term, frame_offset) {
                 resulting_position = initial_position + (offset - term_offset) as i64;
                 continue;
             }
-            header.load(term, frame_offset, frame_length);
-            let payload = term.published_slice(
-                frame_offset + DATA_HEADER_LENGTH,
-                frame_length as usize - DATA_HEADER_LENGTH,
-            );
+            // In range: the frame fits in the term, whose length is an i32.
+            header.load(term, frame_offset, frame_length as i32);
+            let payload = &frame.as_slice()[DATA_HEADER_LENGTH..];
             let action = handler(payload, &header);
             if action == ControlledPollAction::Abort {
                 break;
@@ -324,13 +325,13 @@ impl Image {
         let term_offset = (position & self.term_length_mask) as usize;
         let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
         let limit_offset = term_offset.saturating_add(block_length_limit).min(term.capacity());
-        let end = scan_block(term, term_offset, limit_offset);
-        let length = end - term_offset;
-        if length > 0 {
-            let term_id = frame_term_id(term, term_offset);
-            handler(term.published_slice(term_offset, length), self.info.session_id, term_id);
-            self.subscriber_position.put_i64_release(0, position.wrapping_add(length as i64));
-        }
+        let Some(block) = scan_block(term, term_offset, limit_offset) else {
+            return 0;
+        };
+        let length = block.len();
+        let term_id = frame_term_id(term, term_offset);
+        handler(block.as_slice(), self.info.session_id, term_id);
+        self.subscriber_position.put_i64_release(0, position.wrapping_add(length as i64));
         length
     }
 
@@ -485,29 +486,35 @@ impl Image {
     }
 }
 
-/// End offset of the complete frames from `offset` up to `limit_offset` in one term:
-/// stops at an unpublished frame, before a frame that would pass the limit, and at padding
-/// (skipping it only when it is the first frame, so the next call moves on).
-fn scan_block(term: &AtomicBuffer, offset: usize, limit_offset: usize) -> usize {
+/// The complete frames (aligned, as published) from `offset` up to `limit_offset` in one
+/// term, `None` if there are none: stops at an unpublished frame, before a frame that would
+/// pass the limit, and at padding (taking it only when it is the first frame, so the next
+/// call moves on).
+fn scan_block(term: &AtomicBuffer, offset: usize, limit_offset: usize) -> Option<PublishedRange<'_>> {
+    let mut block: Option<PublishedRange<'_>> = None;
     let mut end = offset;
     while end < limit_offset {
-        let frame_length = frame_length_volatile(term, end);
-        if frame_length <= 0 {
+        let Some(frame) = term.acquire_record_aligned(end, FRAME_ALIGNMENT) else {
             break;
-        }
-        let aligned = aligned_frame_length(frame_length as usize);
+        };
+        let aligned = frame.len();
         if is_padding_frame(term, end) {
             if end == offset {
-                end += aligned;
+                block = Some(frame);
             }
             break;
         }
         if end + aligned > limit_offset {
             break;
         }
+        // Consecutive frames, so the join cannot fail.
+        block = Some(match block {
+            Some(before) => before.join(frame).unwrap_or(before),
+            None => frame,
+        });
         end += aligned;
     }
-    end.min(term.capacity())
+    block
 }
 
 impl std::fmt::Debug for Image {

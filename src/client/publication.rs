@@ -8,6 +8,7 @@ use std::sync::Arc;
 use crate::client::conductor_handle::ConductorHandle;
 use crate::client::publication_accessors::publication_accessors;
 use crate::client::publication_core::{ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, PublicationCore};
+use crate::concurrent::ClaimedRange;
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_active_term_count, partition,
     rotate_log, term_id, term_offset,
@@ -30,10 +31,12 @@ pub struct Publication {
 }
 
 /// A claim [`Publication::offer_fast`] made and leaves to [`Publication::complete_claim`]:
-/// the raw tail its get-and-add returned, in the term of `term_count`.
-#[derive(Debug, Clone, Copy)]
-pub struct PendingClaim {
+/// the raw tail its get-and-add returned and the range it reserved, in the term of
+/// `term_count`.
+#[derive(Debug)]
+pub struct PendingClaim<'a> {
     raw_tail: i64,
+    frame: ClaimedRange<'a>,
     term_count: i32,
 }
 
@@ -78,7 +81,11 @@ impl Publication {
     /// [`complete_claim`](Self::complete_claim)), whose result is returned.
     #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
     #[inline(always)]
-    pub fn offer_fast(&self, message: &[u8], complete: impl FnOnce(PendingClaim) -> i64) -> Option<i64> {
+    pub fn offer_fast<'a>(
+        &'a self,
+        message: &[u8],
+        complete: impl FnOnce(PendingClaim<'a>) -> i64,
+    ) -> Option<i64> {
         let core = &*self.core;
         if !core.takes_fast_offer(message.len()) {
             return None;
@@ -98,7 +105,9 @@ impl Publication {
             Ok(resulting_offset) => {
                 Some(active.term_begin_position.wrapping_add(i64::from(resulting_offset)))
             }
-            Err(raw_tail) => Some(complete(PendingClaim { raw_tail, term_count: active.term_count })),
+            Err((raw_tail, frame)) => {
+                Some(complete(PendingClaim { raw_tail, frame, term_count: active.term_count }))
+            }
         }
     }
 
@@ -107,13 +116,13 @@ impl Publication {
     /// writes the frame with the checked accessors. Returns the new position or
     /// ADMIN_ACTION / MAX_POSITION_EXCEEDED. Out of line, so the fast path stays a leaf.
     #[inline(never)]
-    pub fn complete_claim(&self, message: &[u8], claim: PendingClaim) -> i64 {
+    pub fn complete_claim(&self, message: &[u8], claim: PendingClaim<'_>) -> i64 {
         self.complete_claim_inline(message, claim)
     }
 
     /// [`complete_claim`](Self::complete_claim)'s body, for the general path to inline.
     #[inline(always)]
-    fn complete_claim_inline(&self, message: &[u8], claim: PendingClaim) -> i64 {
+    fn complete_claim_inline(&self, message: &[u8], claim: PendingClaim<'_>) -> i64 {
         let core = &*self.core;
         // The fast path saw this term count with a matching term id in the tail.
         let term_id = core.initial_term_id.wrapping_add(claim.term_count);
@@ -130,6 +139,7 @@ impl Publication {
             &self.header,
             message,
             claim.raw_tail,
+            claim.frame,
             None,
             term_id,
         );
@@ -164,8 +174,9 @@ impl Publication {
         }
         // The fast path's own completion, so a term end met here (where the fast path
         // declines) and a claim a concurrent publisher pushed over it run the same code.
-        let raw_tail = partition(&self.appenders, active.index).claim_frame(message.len());
-        Ok(self.complete_claim_inline(message, PendingClaim { raw_tail, term_count: active.term_count }))
+        let (raw_tail, frame) = partition(&self.appenders, active.index).claim_frame(message.len());
+        Ok(self
+            .complete_claim_inline(message, PendingClaim { raw_tail, frame, term_count: active.term_count }))
     }
 
     /// Appends the concatenation of `parts` as one message (Aeron `offerv`).

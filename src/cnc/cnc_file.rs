@@ -382,7 +382,7 @@ mod tests {
         assert_eq!(std::fs::metadata(&path).unwrap().len(), 12_288);
         let b = cnc.buffer();
         let mut header = [0u8; 128];
-        b.get_bytes(0, &mut header);
+        b.load_bytes(0, &mut header);
         let mut expected = [0u8; 128];
         expected[4..8].copy_from_slice(&1792i32.to_le_bytes());
         expected[8..12].copy_from_slice(&1152i32.to_le_bytes());
@@ -511,7 +511,7 @@ mod tests {
 
     fn image_with(buffer: &AtomicBuffer, length: usize) -> AtomicBuffer {
         let copy = AtomicBuffer::alloc(length);
-        copy.put_buffer(0, buffer, 0, length.min(buffer.capacity()));
+        copy.store_bytes(0, &buffer.load_vec(0, length.min(buffer.capacity())));
         copy
     }
 

@@ -40,12 +40,16 @@ pub trait ControlMessage<'a>: Sized {
     /// Parses a body from untrusted bytes.
     fn decode(src: &'a [u8]) -> Result<Self>;
 
-    /// Encodes into `[index, index + encoded_length())` of `buffer`, a range the caller owns
-    /// exclusively until it publishes it (a ring-buffer claim, or a private scratch buffer).
+    /// Encodes into `[index, index + encoded_length())` of `buffer` through a scratch copy
+    /// stored with atomic word stores (off the hot paths: tests and setup). Writers into a
+    /// ring-buffer claim encode straight into its [`ClaimedRange`](crate::concurrent::ClaimedRange).
     fn encode_into(&self, buffer: &AtomicBuffer, index: usize) -> Result<usize> {
         let length = self.encoded_length();
         buffer.check_bounds(index, length).map_err(|e| e.context(Self::NAME))?;
-        self.encode(buffer.claimed_slice_mut(index, length))
+        let mut scratch = vec![0; length];
+        let written = self.encode(&mut scratch)?;
+        buffer.store_bytes(index, &scratch[..written]);
+        Ok(written)
     }
 }
 

@@ -4,8 +4,9 @@
 //! decoders, plus the [`Command`] and [`Response`] enums that dispatch on the record type id.
 //!
 //! The driver conductor decodes straight from ring-buffer records
-//! (`AtomicBuffer::published_slice`); the client conductor from the copy its broadcast
-//! receiver makes. Encoders write into a claimed record (`ControlMessage::encode_into`).
+//! (a `PublishedRange`); the client conductor from the copy its broadcast
+//! receiver makes. Encoders write into a claimed record (`ControlMessage::encode` into a
+//! `ClaimedRange`).
 #![forbid(unsafe_code)]
 
 pub(crate) mod codec;

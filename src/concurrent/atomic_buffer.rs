@@ -8,10 +8,18 @@
 //! bounds- and alignment-checked, so a bad index is a panic (a bug), never UB. Indices
 //! that come from shared memory or the network must be validated by the caller with
 //! [`AtomicBuffer::check_bounds`] first, turning bad input into an `Err`.
+//!
+//! Bytes are reached safely either with atomic word copies ([`AtomicBuffer::store_bytes`],
+//! [`AtomicBuffer::load_bytes`], [`AtomicBuffer::fill_bytes`]) or, with plain accesses,
+//! only through the values a protocol step makes: a [`ClaimedRange`] from a claim, a
+//! [`PublishedRange`] from an acquire load of a positive length (see `byte_range`). The
+//! plain copies that take a bare index are `unsafe fn`s stating the exclusivity they need.
 
 use std::ptr::NonNull;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU8, AtomicU16, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicI64, AtomicU8, AtomicU16, AtomicU64, Ordering};
+
+use crate::concurrent::byte_range::{ClaimedRange, PublishedRange};
 
 use crate::util::error::{Error, Result};
 
@@ -37,7 +45,8 @@ pub struct AtomicBuffer {
     owner: Option<Arc<Owner>>,
 }
 
-// SAFETY: the buffer only hands out atomic accessors and explicit byte copies; the memory
+// SAFETY: the buffer only hands out atomic accessors, plain byte access through the claim
+// and publication values (`byte_range`) or `unsafe` fns with that contract; the memory
 // is either owned by `owner` (kept alive by the Arc) or guaranteed alive by the caller of
 // `from_raw`. Concurrent use from several threads is the whole point of the type.
 unsafe impl Send for AtomicBuffer {}
@@ -397,120 +406,320 @@ impl AtomicBuffer {
 
     // ---- bytes ----
 
-    /// Copies `src` into the buffer at `index`. Other parties may only read the range after
-    /// it is published by a later release store.
-    #[inline]
+    /// Copies `src` to `index` with Relaxed atomic stores (8-byte words where aligned, single
+    /// bytes at the ends): word accesses like [`put_i64`](Self::put_i64), so never a plain
+    /// access that could race. For single-writer protocols off the offer path (a received
+    /// datagram, a gap's padding header, a report entry) and for setting up buffers; readers
+    /// see the bytes once a later release store publishes them.
     #[track_caller]
-    pub fn put_bytes(&self, index: usize, src: &[u8]) {
-        if src.is_empty() {
-            return;
-        }
-        let dst = self.checked_range(index, src.len());
-        if src.len() <= SMALL_COPY_MAX {
-            // SAFETY: as below, and the length is within copy_small's limit.
-            unsafe { copy_small(src.as_ptr(), dst, src.len()) };
-            return;
-        }
-        // SAFETY: [index, index + src.len()) is in bounds (checked); src is a distinct
-        // Rust slice so the ranges cannot overlap; the range is not concurrently read
-        // until a release store publishes it (protocol invariant).
-        unsafe { std::ptr::copy_nonoverlapping(src.as_ptr(), dst, src.len()) }
-    }
-
-    /// As [`AtomicBuffer::put_bytes`] for at most `INLINE_COPY_MAX` bytes, copied inline
-    /// (no `memcpy` call); `false`, copying nothing, when `src` is longer or the range does
-    /// not lie in the buffer. Never panics: for the offer fast path.
-    #[inline(always)]
-    pub fn try_put_small_bytes(&self, index: usize, src: &[u8]) -> bool {
-        if src.len() > INLINE_COPY_MAX || index > self.len || src.len() > self.len - index {
-            return false;
-        }
-        // SAFETY: [index, index + src.len()) is in bounds (checked); src is a distinct Rust
-        // slice, so no overlap; the range is not read concurrently until a release store
-        // publishes it (protocol invariant); each copy is within its length limit.
+    pub fn store_bytes(&self, index: usize, src: &[u8]) {
+        let base = self.checked_range(index, src.len());
+        let head = base.align_offset(8).min(src.len());
+        let (head_bytes, rest) = src.split_at(head);
+        let mut words = rest.chunks_exact(8);
+        // SAFETY: every access lies in [index, index + src.len()), checked above, and the
+        // word accesses are 8-aligned (they start `head` bytes in, at the first aligned
+        // address); the memory lives as long as &self and is accessed atomically only.
         unsafe {
-            let dst = self.ptr.as_ptr().add(index);
-            if src.len() <= SMALL_COPY_MAX {
-                copy_small(src.as_ptr(), dst, src.len());
-            } else {
-                copy_chunks(src.as_ptr(), dst, src.len());
+            for (i, &byte) in head_bytes.iter().enumerate() {
+                AtomicU8::from_ptr(base.add(i)).store(byte, Ordering::Relaxed);
+            }
+            let mut at = head;
+            for word in &mut words {
+                let value = u64::from_ne_bytes(word.try_into().expect("8 bytes"));
+                AtomicU64::from_ptr(base.add(at).cast::<u64>()).store(value, Ordering::Relaxed);
+                at += 8;
+            }
+            for (i, &byte) in words.remainder().iter().enumerate() {
+                AtomicU8::from_ptr(base.add(at + i)).store(byte, Ordering::Relaxed);
             }
         }
-        true
     }
 
-    /// Copies `dst.len()` bytes from `index` into `dst`. The range must have been
-    /// published by a release store that the caller observed with an acquire load.
-    #[inline]
+    /// Copies `dst.len()` bytes from `index` into `dst` with Relaxed atomic loads (as
+    /// [`store_bytes`](Self::store_bytes) stores): a snapshot, consistent when the range was
+    /// published or is no longer written.
     #[track_caller]
-    pub fn get_bytes(&self, index: usize, dst: &mut [u8]) {
-        if dst.is_empty() {
-            return;
+    pub fn load_bytes(&self, index: usize, dst: &mut [u8]) {
+        let base = self.checked_range(index, dst.len());
+        let head = base.align_offset(8).min(dst.len());
+        let (head_bytes, rest) = dst.split_at_mut(head);
+        let mut words = rest.chunks_exact_mut(8);
+        // SAFETY: as in store_bytes: in bounds (checked), aligned words, atomic accesses only.
+        unsafe {
+            for (i, byte) in head_bytes.iter_mut().enumerate() {
+                *byte = AtomicU8::from_ptr(base.add(i)).load(Ordering::Relaxed);
+            }
+            let mut at = head;
+            for word in &mut words {
+                let value = AtomicU64::from_ptr(base.add(at).cast::<u64>()).load(Ordering::Relaxed);
+                word.copy_from_slice(&value.to_ne_bytes());
+                at += 8;
+            }
+            for (i, byte) in words.into_remainder().iter_mut().enumerate() {
+                *byte = AtomicU8::from_ptr(base.add(at + i)).load(Ordering::Relaxed);
+            }
         }
-        let src = self.checked_range(index, dst.len());
-        // SAFETY: in bounds (checked); dst is an exclusive Rust slice, so no overlap.
-        unsafe { std::ptr::copy_nonoverlapping(src, dst.as_mut_ptr(), dst.len()) }
     }
 
-    /// Copies `length` bytes from `src[src_index..]` into this buffer at `index`
-    /// (`memmove` semantics, so the two may be views of the same memory).
+    /// [`load_bytes`](Self::load_bytes) of `[index, index + length)` into a new `Vec`.
+    #[track_caller]
+    pub fn load_vec(&self, index: usize, length: usize) -> Vec<u8> {
+        let mut bytes = vec![0; length];
+        self.load_bytes(index, &mut bytes);
+        bytes
+    }
+
+    /// Fills `[index, index + length)` with `value` by Relaxed atomic stores (as
+    /// [`store_bytes`](Self::store_bytes)): for cleaning consumed space, which the protocol
+    /// then publishes with a release store.
+    #[track_caller]
+    pub fn fill_bytes(&self, index: usize, length: usize, value: u8) {
+        let base = self.checked_range(index, length);
+        let head = base.align_offset(8).min(length);
+        let words = (length - head) / 8;
+        let word = u64::from_ne_bytes([value; 8]);
+        // SAFETY: as in store_bytes: in bounds (checked), aligned words, atomic accesses only.
+        unsafe {
+            for i in 0..head {
+                AtomicU8::from_ptr(base.add(i)).store(value, Ordering::Relaxed);
+            }
+            for w in 0..words {
+                AtomicU64::from_ptr(base.add(head + w * 8).cast::<u64>()).store(word, Ordering::Relaxed);
+            }
+            for i in head + words * 8..length {
+                AtomicU8::from_ptr(base.add(i)).store(value, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// Claims `length` bytes with a SeqCst get-and-add on `tail`, whose low 32 bits are the
+    /// offset in this buffer the next claim starts at (a log partition's raw tail, a
+    /// bus's or report's next free offset); returns the tail before the add and the range
+    /// reserved, clipped to the buffer (a claim that crosses the end reaches only to it).
+    /// Every claimer of the buffer adding to the same tail gets a distinct range, which is
+    /// what makes the range exclusive.
+    #[inline]
+    pub fn claim_get_and_add(&self, tail: &AtomicI64, length: usize) -> (i64, ClaimedRange<'_>) {
+        let before = tail.fetch_add(length as i64, Ordering::SeqCst);
+        let start = ((before & 0xFFFF_FFFF) as usize).min(self.len);
+        let len = length.min(self.len - start);
+        // SAFETY: start + len <= self.len (clipped above); the get-and-add reserved
+        // [offset, offset + length) of the tail's space for this caller alone, and the range
+        // is inside it.
+        (before, unsafe { ClaimedRange::new(self, start, len) })
+    }
+
+    /// Claims `length` bytes with a SeqCst get-and-add on the i64 at `tail_index` of this
+    /// buffer, whose value is the offset the next claim starts at (a mapped bus segment's
+    /// limit); returns the value before the add and the range reserved, clipped to the
+    /// buffer and to the space after the tail word (a corrupt tail never hands out the word
+    /// itself). Panics if the word is out of bounds or misaligned.
     #[inline]
     #[track_caller]
-    pub fn put_buffer(&self, index: usize, src: &AtomicBuffer, src_index: usize, length: usize) {
+    pub fn claim_get_and_add_i64(&self, tail_index: usize, length: usize) -> (i64, ClaimedRange<'_>) {
+        let before = self.i64_at(tail_index).fetch_add(length as i64, Ordering::SeqCst);
+        let floor = tail_index + 8;
+        let start = usize::try_from(before).unwrap_or(usize::MAX);
+        let len = if start < floor { 0 } else { length.min(self.len - start.min(self.len)) };
+        let start = if len == 0 { self.len } else { start };
+        // SAFETY: start + len <= self.len (clipped above) and the range lies after the tail
+        // word; the get-and-add reserved [before, before + length) for this caller alone.
+        (before, unsafe { ClaimedRange::new(self, start, len) })
+    }
+
+    /// The range `[index, index + length)`, claimed by a protocol the caller follows;
+    /// panics if it does not lie in the buffer.
+    ///
+    /// # Safety
+    /// Until the returned range is dropped no other thread or process reads or writes those
+    /// bytes (except through atomics after the caller publishes them): the caller holds a
+    /// claim on them (a ring buffer or error log record it reserved, a private buffer).
+    #[inline]
+    #[track_caller]
+    pub unsafe fn claim_unchecked(&self, index: usize, length: usize) -> ClaimedRange<'_> {
+        self.checked_range(index, length);
+        // SAFETY: in bounds (checked); exclusive by the caller's contract.
+        unsafe { ClaimedRange::new(self, index, length) }
+    }
+
+    /// Acquire load of the i32 length of the frame or record starting at `index`; the
+    /// record `[index, index + length)` when the length is positive and the record lies in
+    /// the buffer, else `None` (nothing published there yet, a claim in progress, or a
+    /// corrupt length). The release store of that length by the writer came after the last
+    /// write to the record, so the bytes are complete and stay so until readers move on.
+    /// Panics if `index` itself is out of bounds or not 4-aligned, as the word accessors do.
+    #[inline]
+    #[track_caller]
+    pub fn acquire_record(&self, index: usize) -> Option<PublishedRange<'_>> {
+        let length = self.i32_at(index).load(Ordering::Acquire);
+        self.published_record(index, length)
+    }
+
+    /// [`acquire_record`](Self::acquire_record) whose range extends to the length aligned up
+    /// to `alignment` (a power of two): for protocols whose records are claimed aligned (log
+    /// frames, 32 bytes), so the bytes up to the next record belong to the same claim and
+    /// were published with it. `None` also when the aligned record does not fit.
+    #[inline]
+    #[track_caller]
+    pub fn acquire_record_aligned(&self, index: usize, alignment: usize) -> Option<PublishedRange<'_>> {
+        debug_assert!(alignment.is_power_of_two());
+        let length = self.i32_at(index).load(Ordering::Acquire);
+        if length <= 0 {
+            return None;
+        }
+        let aligned = (length as usize).checked_add(alignment - 1)? & !(alignment - 1);
+        if index > self.len || aligned > self.len - index {
+            return None;
+        }
+        // SAFETY: in bounds (checked); the acquire load saw the writer's release store of a
+        // positive length, made after its last write to the aligned record it claimed.
+        Some(unsafe { PublishedRange::new(self, index, aligned) })
+    }
+
+    /// Acquire load of the status word (i32) at `index`; `[body_index, body_index +
+    /// body_length)` as published when it holds `published`, the value whose release store
+    /// (or SeqCst CAS) the writer made after the body (a mapped bus record's commit). `None`
+    /// otherwise or when the body does not lie in the buffer.
+    #[inline]
+    #[track_caller]
+    pub fn acquire_status_i32(
+        &self,
+        index: usize,
+        published: i32,
+        body_index: usize,
+        body_length: usize,
+    ) -> Option<PublishedRange<'_>> {
+        if self.i32_at(index).load(Ordering::Acquire) != published {
+            return None;
+        }
+        self.check_bounds(body_index, body_length).ok()?;
+        // SAFETY: in bounds (checked); the acquire load saw the store that published the body.
+        Some(unsafe { PublishedRange::new(self, body_index, body_length) })
+    }
+
+    /// [`acquire_status_i32`](Self::acquire_status_i32) for an i64 status word.
+    #[inline]
+    #[track_caller]
+    pub fn acquire_status_i64(
+        &self,
+        index: usize,
+        published: i64,
+        body_index: usize,
+        body_length: usize,
+    ) -> Option<PublishedRange<'_>> {
+        if self.i64_at(index).load(Ordering::Acquire) != published {
+            return None;
+        }
+        self.check_bounds(body_index, body_length).ok()?;
+        // SAFETY: in bounds (checked); the acquire load saw the store that published the body.
+        Some(unsafe { PublishedRange::new(self, body_index, body_length) })
+    }
+
+    /// [`acquire_record`](Self::acquire_record) that says what the length was when there is
+    /// no record: `Err(length)` for a zero, negative or out-of-bounds length, from the same
+    /// single acquire load.
+    #[inline]
+    #[track_caller]
+    pub fn acquire_record_or_length(&self, index: usize) -> std::result::Result<PublishedRange<'_>, i32> {
+        let length = self.i32_at(index).load(Ordering::Acquire);
+        self.published_record(index, length).ok_or(length)
+    }
+
+    #[inline(always)]
+    fn published_record(&self, index: usize, length: i32) -> Option<PublishedRange<'_>> {
+        if length <= 0 {
+            return None;
+        }
+        let length = length as usize;
+        if index > self.len || length > self.len - index {
+            return None;
+        }
+        // SAFETY: in bounds (checked); the acquire load saw the writer's release store of a
+        // positive length, made after its last write to the record.
+        Some(unsafe { PublishedRange::new(self, index, length) })
+    }
+
+    /// The range `[index, index + length)` as published bytes; panics if it does not lie in
+    /// the buffer.
+    ///
+    /// # Safety
+    /// The caller observed, with an acquire load, a release store made after the last write
+    /// to those bytes, and no one writes them while the returned range lives.
+    #[inline]
+    #[track_caller]
+    pub unsafe fn published_unchecked(&self, index: usize, length: usize) -> PublishedRange<'_> {
+        self.checked_range(index, length);
+        // SAFETY: in bounds (checked); published and not rewritten (contract).
+        unsafe { PublishedRange::new(self, index, length) }
+    }
+
+    /// Copies `src` into the buffer at `index` with plain stores.
+    ///
+    /// # Safety
+    /// No other thread or process accesses `[index, index + src.len())` during the copy
+    /// (the caller holds a claim on it); readers see it after a later release store.
+    #[inline]
+    #[track_caller]
+    pub unsafe fn put_bytes(&self, index: usize, src: &[u8]) {
+        // SAFETY: exclusive by the caller's contract.
+        unsafe { self.claim_unchecked(index, src.len()) }.put_bytes(0, src)
+    }
+
+    /// Copies `dst.len()` bytes from `index` into `dst` with plain loads.
+    ///
+    /// # Safety
+    /// The range was published (release store observed with acquire) and no one writes it
+    /// during the copy.
+    #[inline]
+    #[track_caller]
+    pub unsafe fn get_bytes(&self, index: usize, dst: &mut [u8]) {
+        // SAFETY: published and not written meanwhile (the caller's contract).
+        let range = unsafe { self.published_unchecked(index, dst.len()) };
+        dst.copy_from_slice(range.as_slice());
+    }
+
+    /// Fills `[index, index + length)` with `value` with plain stores.
+    ///
+    /// # Safety
+    /// As [`put_bytes`](Self::put_bytes): the caller owns the range (consumed space, a
+    /// claimed record) until it publishes it.
+    #[inline]
+    #[track_caller]
+    pub unsafe fn set_memory(&self, index: usize, length: usize, value: u8) {
+        // SAFETY: exclusive by the caller's contract.
+        unsafe { self.claim_unchecked(index, length) }.fill(0, length, value)
+    }
+
+    /// Copies `length` bytes from `src[src_index..]` into this buffer at `index` with plain
+    /// accesses (`memmove` semantics, so the two may be views of the same memory).
+    ///
+    /// # Safety
+    /// The destination range is the caller's as for [`put_bytes`](Self::put_bytes), and
+    /// the source range is published and not written during the copy.
+    #[inline]
+    #[track_caller]
+    pub unsafe fn put_buffer(&self, index: usize, src: &AtomicBuffer, src_index: usize, length: usize) {
         if length == 0 {
             return;
         }
         let dst = self.checked_range(index, length);
         let s = src.checked_range(src_index, length);
         // SAFETY: both ranges are in bounds of live buffers (checked); `copy` tolerates
-        // overlap; publication of the range follows by a release store (protocol).
+        // overlap; no one else touches either range meanwhile (the caller's contract).
         unsafe { std::ptr::copy(s, dst, length) }
     }
 
-    /// Fills `[index, index + length)` with `value`.
-    #[inline]
-    #[track_caller]
-    pub fn set_memory(&self, index: usize, length: usize, value: u8) {
-        if length == 0 {
-            return;
-        }
-        let dst = self.checked_range(index, length);
-        // SAFETY: in bounds (checked); the range is owned by the caller under the protocol
-        // (consumed space, a claimed record, or a term being cleaned).
-        unsafe { std::ptr::write_bytes(dst, value, length) }
-    }
-
-    /// Borrows `[index, index + length)` as a slice, for zero-copy delivery to handlers.
+    /// Borrows `[index, index + length)` as a slice.
     ///
-    /// The range must have been published (release store observed with acquire) and must
-    /// not be written by anyone while the slice is alive. Aeron's protocols guarantee this
-    /// for a committed frame or record until the reader advances past it; that is the
-    /// only use this method has.
+    /// # Safety
+    /// As [`published_unchecked`](Self::published_unchecked): the range was published and
+    /// no one writes it while the slice lives.
     #[inline]
     #[track_caller]
-    pub fn published_slice(&self, index: usize, length: usize) -> &[u8] {
-        if length == 0 {
-            return &[];
-        }
-        let p = self.checked_range(index, length);
-        // SAFETY: in bounds of memory alive for &self; no writer touches a published range
-        // while it is being read (protocol invariant stated above).
-        unsafe { std::slice::from_raw_parts(p, length) }
-    }
-
-    /// Mutable slice over a range this thread exclusively owns under the protocol (a
-    /// claimed record or frame not yet published).
-    #[inline]
-    #[track_caller]
-    #[allow(clippy::mut_from_ref)]
-    pub fn claimed_slice_mut(&self, index: usize, length: usize) -> &mut [u8] {
-        if length == 0 {
-            return &mut [];
-        }
-        let p = self.checked_range(index, length);
-        // SAFETY: in bounds; the caller holds the claim on this range, so no one else reads
-        // or writes it until the caller publishes it with a release store.
-        unsafe { std::slice::from_raw_parts_mut(p, length) }
+    pub unsafe fn published_slice(&self, index: usize, length: usize) -> &[u8] {
+        // SAFETY: the caller's contract is published_unchecked's.
+        unsafe { self.published_unchecked(index, length) }.as_slice()
     }
 }
 
@@ -531,7 +740,7 @@ fn misaligned(index: usize, size: usize) -> ! {
 /// Longest copy [`copy_small`] does.
 pub const SMALL_COPY_MAX: usize = 64;
 
-/// Longest copy [`AtomicBuffer::try_put_small_bytes`] does inline: beyond it `memcpy`'s
+/// Longest copy [`ClaimedRange::try_put_small_bytes`] does inline: beyond it `memcpy`'s
 /// wide copies win over a loop of 32-byte chunks.
 pub const INLINE_COPY_MAX: usize = 256;
 
@@ -541,7 +750,7 @@ pub const INLINE_COPY_MAX: usize = 256;
 /// # Safety
 /// As [`copy_small`].
 #[inline(always)]
-unsafe fn copy_chunks(src: *const u8, dst: *mut u8, len: usize) {
+pub(crate) unsafe fn copy_chunks(src: *const u8, dst: *mut u8, len: usize) {
     debug_assert!(len > 32 && len <= INLINE_COPY_MAX);
     // SAFETY: every access lies within [0, len) of src or dst: chunks start below len - 32,
     // and the last one starts at len - 32 >= 0.
@@ -570,7 +779,7 @@ unsafe fn copy_chunks(src: *const u8, dst: *mut u8, len: usize) {
 /// # Safety
 /// `src` valid for reading and `dst` for writing `len` bytes; the ranges do not overlap.
 #[inline(always)]
-unsafe fn copy_small(src: *const u8, dst: *mut u8, len: usize) {
+pub(crate) unsafe fn copy_small(src: *const u8, dst: *mut u8, len: usize) {
     debug_assert!(len <= SMALL_COPY_MAX);
     // SAFETY: each access lies within [0, len) of src or dst (the caller's ranges): a head
     // access of w bytes is made only when len >= w, and the tail one starts at len - w.
@@ -622,21 +831,25 @@ mod tests {
         for length in lengths {
             for offset in [0usize, 1, 3, 8, 13] {
                 let b = AtomicBuffer::alloc(INLINE_COPY_MAX + 32);
-                assert!(b.try_put_small_bytes(offset, &source[..length]), "length {length}");
+                // SAFETY: a private buffer; nothing else touches it.
+                let mut whole = unsafe { b.claim_unchecked(0, b.capacity()) };
+                assert!(whole.try_put_small_bytes(offset, &source[..length]), "length {length}");
                 let mut out = vec![0xEEu8; INLINE_COPY_MAX + 32];
-                b.get_bytes(0, &mut out);
+                b.load_bytes(0, &mut out);
                 assert!(out[..offset].iter().all(|&x| x == 0), "before, length {length}");
                 assert_eq!(&out[offset..offset + length], &source[..length]);
                 assert!(out[offset + length..].iter().all(|&x| x == 0), "after, length {length}");
             }
         }
         let b = AtomicBuffer::alloc(128);
-        assert!(!b.try_put_small_bytes(0, &source[..INLINE_COPY_MAX + 1]), "longer than the limit");
-        assert!(!b.try_put_small_bytes(100, &source[..29]), "past the end");
-        assert!(!b.try_put_small_bytes(usize::MAX, &source[..1]), "index past the end");
-        assert!(b.try_put_small_bytes(128, &[]), "empty at the end");
+        // SAFETY: a private buffer; nothing else touches it.
+        let mut whole = unsafe { b.claim_unchecked(0, b.capacity()) };
+        assert!(!whole.try_put_small_bytes(0, &source[..INLINE_COPY_MAX + 1]), "longer than the limit");
+        assert!(!whole.try_put_small_bytes(100, &source[..29]), "past the end");
+        assert!(!whole.try_put_small_bytes(usize::MAX, &source[..1]), "index past the end");
+        assert!(whole.try_put_small_bytes(128, &[]), "empty at the end");
         let mut out = vec![0xEEu8; 128];
-        b.get_bytes(0, &mut out);
+        b.load_bytes(0, &mut out);
         assert!(out.iter().all(|&x| x == 0), "refusals write nothing");
     }
 
@@ -662,9 +875,10 @@ mod tests {
         for offset in [0usize, 1, 3, 8, 13] {
             for length in 0..=(SMALL_COPY_MAX + 17) {
                 let b = AtomicBuffer::alloc(256);
-                b.put_bytes(offset, &source[..length]);
+                // SAFETY: a private buffer; nothing else touches it.
+                unsafe { b.put_bytes(offset, &source[..length]) };
                 let mut out = vec![0xEEu8; 256];
-                b.get_bytes(0, &mut out);
+                b.load_bytes(0, &mut out);
                 assert!(out[..offset].iter().all(|&x| x == 0), "before, length {length}");
                 assert_eq!(&out[offset..offset + length], &source[..length], "length {length}");
                 assert!(out[offset + length..].iter().all(|&x| x == 0), "after, length {length}");
@@ -688,7 +902,8 @@ mod tests {
         b.put_i64_release(8, 0x0102_0304_0506_0708);
         assert_eq!(b.get_i64_acquire(8), 0x0102_0304_0506_0708);
         let mut bytes = [0u8; 8];
-        b.get_bytes(8, &mut bytes);
+        // SAFETY: published by the release store above, on this thread.
+        unsafe { b.get_bytes(8, &mut bytes) };
         assert_eq!(bytes, [8, 7, 6, 5, 4, 3, 2, 1]);
         b.put_i32(0, -5);
         assert_eq!(b.get_i32_volatile(0), -5);
@@ -708,14 +923,49 @@ mod tests {
     #[test]
     fn byte_copies_and_views() {
         let b = AtomicBuffer::alloc(128);
-        b.put_bytes(10, b"hello");
+        // SAFETY: a private buffer used by this thread alone (so for each block below).
+        unsafe { b.put_bytes(10, b"hello") };
         let v = b.view(8, 16).unwrap();
-        assert_eq!(v.published_slice(2, 5), b"hello");
-        v.set_memory(2, 2, b'x');
-        assert_eq!(b.published_slice(10, 5), b"xxllo");
-        b.put_buffer(64, &b, 10, 5);
-        assert_eq!(b.published_slice(64, 5), b"xxllo");
+        // SAFETY: as above.
+        assert_eq!(unsafe { v.published_slice(2, 5) }, b"hello");
+        // SAFETY: as above.
+        unsafe { v.set_memory(2, 2, b'x') };
+        // SAFETY: as above.
+        assert_eq!(unsafe { b.published_slice(10, 5) }, b"xxllo");
+        // SAFETY: as above.
+        unsafe { b.put_buffer(64, &b, 10, 5) };
+        // SAFETY: as above.
+        assert_eq!(unsafe { b.published_slice(64, 5) }, b"xxllo");
         assert!(b.view(120, 16).is_err());
+    }
+
+    #[test]
+    fn atomic_byte_copies_match_at_every_alignment() {
+        let source: Vec<u8> = (1..=100).collect();
+        for offset in 0..9 {
+            for length in [0usize, 1, 7, 8, 9, 15, 16, 17, 40, 100] {
+                let b = AtomicBuffer::alloc(128);
+                b.store_bytes(offset, &source[..length]);
+                let out = b.load_vec(0, 128);
+                assert!(out[..offset].iter().all(|&x| x == 0), "before, {offset}+{length}");
+                assert_eq!(&out[offset..offset + length], &source[..length], "{offset}+{length}");
+                assert!(out[offset + length..].iter().all(|&x| x == 0), "after, {offset}+{length}");
+                b.fill_bytes(offset, length, 0xAB);
+                let mut filled = vec![0; length];
+                b.load_bytes(offset, &mut filled);
+                assert!(filled.iter().all(|&x| x == 0xAB));
+                assert_eq!(
+                    b.load_vec(offset + length, 128 - offset - length),
+                    vec![0; 128 - offset - length]
+                );
+            }
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "out of bounds")]
+    fn atomic_byte_copy_past_the_end_panics() {
+        AtomicBuffer::alloc(16).store_bytes(9, &[0; 8]);
     }
 
     #[test]

@@ -325,7 +325,7 @@ mod tests {
 
     fn contents(buffer: &AtomicBuffer) -> Vec<u8> {
         let mut out = vec![0u8; buffer.capacity()];
-        buffer.get_bytes(0, &mut out);
+        buffer.load_bytes(0, &mut out);
         out
     }
 

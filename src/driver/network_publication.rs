@@ -39,7 +39,7 @@ use crate::driver::position_counters::Position;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
-use crate::logbuffer::term_scanner::scan_for_availability;
+use crate::logbuffer::term_scanner::scan_published;
 use crate::protocol::data::DataHeader;
 use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::protocol::setup::{SETUP_GROUP_FLAG, SETUP_HEADER_LENGTH, SETUP_SEND_RESPONSE_SETUP_FLAG, Setup};
@@ -478,13 +478,13 @@ impl NetworkPublication {
         let limit = (self.current_messages_per_send * endpoint.datagrams_per_message()).min(MAX_BATCH);
         while scanned < limit && available_window > 0 {
             let scan_limit = (available_window as usize).min(sender.mtu_length);
-            let availability = scan_for_availability(term, term_offset as usize, scan_limit);
-            if availability.available <= 0 {
+            let (availability, run) = scan_published(term, term_offset as usize, scan_limit);
+            let Some(run) = run.filter(|_| availability.available > 0) else {
                 break;
-            }
+            };
             let available = availability.available as usize;
-            // The scanner counted only frames whose lengths it read with acquire: published.
-            batch[scanned] = term.published_slice(term_offset as usize, available);
+            // The frames whose lengths the scanner acquired.
+            batch[scanned] = run.as_slice();
             consumed[scanned] = (available + availability.padding as usize) as i32;
             available_window -= i64::from(consumed[scanned]);
             term_offset += consumed[scanned];

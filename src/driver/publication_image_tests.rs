@@ -111,7 +111,7 @@ fn data_is_rebuilt_within_the_window_and_the_rest_counted() {
     let frame = data(1024, 100);
     assert_eq!(f.insert(&frame, MS), InsertOutcome::Accepted);
     let mut copy = vec![0u8; frame.len()];
-    f.log.term(0).get_bytes(1024, &mut copy);
+    f.log.term(0).load_bytes(1024, &mut copy);
     assert_eq!(copy, frame);
     assert_eq!(f.hwm(), 1024 + 160);
     assert_eq!(f.status.time_of_last_packet_ns.load(Ordering::Acquire), MS);

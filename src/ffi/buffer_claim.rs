@@ -65,7 +65,10 @@ pub unsafe extern "C" fn aeron_buffer_claim_commit(buffer_claim: *mut aeron_buff
     ffi_boundary!("aeron_buffer_claim_commit", {
         // SAFETY: forwarded contract.
         let (frame, length) = unsafe { claimed_frame(buffer_claim) }?;
-        BufferClaim::new(&frame, 0, length).commit();
+        // SAFETY: the frame is the caller's claim (try_claim filled it and it is not yet
+        // committed or aborted, by contract), so no one else touches it until this publishes it.
+        let claimed = unsafe { frame.claim_unchecked(0, frame.capacity()) };
+        BufferClaim::new(&frame, 0, length, claimed).commit();
         Ok(0)
     })
 }
@@ -80,7 +83,10 @@ pub unsafe extern "C" fn aeron_buffer_claim_abort(buffer_claim: *mut aeron_buffe
     ffi_boundary!("aeron_buffer_claim_abort", {
         // SAFETY: forwarded contract.
         let (frame, length) = unsafe { claimed_frame(buffer_claim) }?;
-        BufferClaim::new(&frame, 0, length).abort();
+        // SAFETY: the frame is the caller's claim (try_claim filled it and it is not yet
+        // committed or aborted, by contract), so no one else touches it until this publishes it.
+        let claimed = unsafe { frame.claim_unchecked(0, frame.capacity()) };
+        BufferClaim::new(&frame, 0, length, claimed).abort();
         Ok(0)
     })
 }

@@ -518,7 +518,7 @@ unsafe fn complete_offer(
     publication: *mut aeron_publication_t,
     buffer: *const u8,
     length: usize,
-    claim: PendingClaim,
+    claim: PendingClaim<'_>,
 ) -> i64 {
     offer_boundary("aeron_publication_offer", || {
         // SAFETY: NULL or open (contract).

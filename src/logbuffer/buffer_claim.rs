@@ -2,7 +2,7 @@
 //! and then committed or aborted (`spec/log-buffer.md` §6.3).
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
+use crate::concurrent::{AtomicBuffer, ClaimedRange};
 use crate::logbuffer::frame_descriptor::{frame_length_ordered, set_frame_type};
 use crate::protocol::header::{DATA_HEADER_LENGTH, FLAGS_OFFSET, HDR_TYPE_PAD, RESERVED_VALUE_OFFSET};
 
@@ -17,11 +17,26 @@ pub struct BufferClaim<'a> {
     term: &'a AtomicBuffer,
     frame_offset: usize,
     length: usize,
+    /// The claimed frame, header included, from `frame_offset`.
+    frame: ClaimedRange<'a>,
 }
 
 impl<'a> BufferClaim<'a> {
-    pub(crate) fn new(term: &'a AtomicBuffer, frame_offset: usize, length: usize) -> Self {
-        Self { term, frame_offset, length }
+    /// The claim of the frame at `frame_offset` of `term` for `length` payload bytes;
+    /// `frame` is the claimed range from the frame's header on (at least
+    /// `DATA_HEADER_LENGTH + length` bytes).
+    pub(crate) fn new(
+        term: &'a AtomicBuffer,
+        frame_offset: usize,
+        length: usize,
+        frame: ClaimedRange<'a>,
+    ) -> Self {
+        assert!(
+            frame.len() >= DATA_HEADER_LENGTH + length,
+            "claimed range of {} bytes cannot hold a frame of {length} payload bytes",
+            frame.len()
+        );
+        Self { term, frame_offset, length, frame }
     }
 
     /// Offset of the frame header in its term.
@@ -42,8 +57,7 @@ impl<'a> BufferClaim<'a> {
 
     /// The payload bytes to write.
     pub fn buffer(&mut self) -> &mut [u8] {
-        // The claim owns this range until it publishes the frame length.
-        self.term.claimed_slice_mut(self.frame_offset + DATA_HEADER_LENGTH, self.length)
+        &mut self.frame.as_mut_slice()[DATA_HEADER_LENGTH..DATA_HEADER_LENGTH + self.length]
     }
 
     /// Copies `src` into the payload at `offset`; an error if it does not fit.
@@ -55,7 +69,7 @@ impl<'a> BufferClaim<'a> {
                 src.len()
             )));
         }
-        self.term.put_bytes(self.frame_offset + DATA_HEADER_LENGTH + offset, src);
+        self.frame.put_bytes(DATA_HEADER_LENGTH + offset, src);
         Ok(())
     }
 

@@ -192,6 +192,12 @@ pub fn partition<T>(items: &[T; PARTITION_COUNT], index: usize) -> &T {
     &items[index.min(PARTITION_COUNT - 1)]
 }
 
+/// [`partition`], to change the item.
+#[inline(always)]
+pub fn partition_mut<T>(items: &mut [T; PARTITION_COUNT], index: usize) -> &mut T {
+    &mut items[index.min(PARTITION_COUNT - 1)]
+}
+
 /// [`index_by_term_count`] of a log's active term count (an i32, never negative in a valid
 /// log) as one unsigned remainder, without the sign fix-up: the publications' offer path.
 /// A negative (corrupt) count still gives an index below 3.

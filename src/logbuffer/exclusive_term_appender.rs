@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::concurrent::{AtomicBuffer, AtomicI64Word};
+use crate::concurrent::{AtomicBuffer, ClaimedRange, ExclusiveTail};
 use crate::logbuffer::buffer_claim::BufferClaim;
 use crate::logbuffer::descriptor::{compute_fragmented_length, pack_tail};
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered};
@@ -20,17 +20,25 @@ use crate::protocol::header::{
 };
 use crate::util::error::{Error, Result};
 
-/// Single-writer appender over one partition.
-#[derive(Debug, Clone)]
+/// Single-writer appender over one partition: it owns the partition's tail (an
+/// [`ExclusiveTail`], one per term in the process), so appends take `&mut self`.
+#[derive(Debug)]
 pub struct ExclusiveTermAppender {
     term: AtomicBuffer,
-    /// This partition's raw tail in the log metadata.
-    raw_tail: AtomicI64Word,
+    /// This partition's raw tail in the log metadata, owned by this appender.
+    raw_tail: ExclusiveTail,
 }
 
+/// Where a reservation stands: the new tail and the claimed range, or the end-of-term
+/// outcome already handled.
+type Reserved<'a> = std::result::Result<(i64, ClaimedRange<'a>), AppendOutcome>;
+
 impl ExclusiveTermAppender {
+    /// An appender for `term` (partition `partition_index`) whose tail lives in `metadata`;
+    /// an error if another exclusive appender owns the term meanwhile.
     pub fn new(term: AtomicBuffer, metadata: AtomicBuffer, partition_index: usize) -> Result<Self> {
-        let raw_tail = checked_raw_tail(&term, &metadata, partition_index)?;
+        let raw_tail =
+            ExclusiveTail::new(term.clone(), checked_raw_tail(&term, &metadata, partition_index)?)?;
         Ok(Self { term, raw_tail })
     }
 
@@ -38,36 +46,32 @@ impl ExclusiveTermAppender {
         &self.term
     }
 
-    /// Release: the driver and other processes reading the tail see a consistent value.
-    /// Stored before the frame is written, as Aeron does, so the producer position never
-    /// lags a published frame.
+    /// Reserves `[term_offset, term_offset + length)`, storing the new tail with release
+    /// (the driver and other processes reading the tail see a consistent value; stored
+    /// before the frame is written, as Aeron does, so the producer position never lags a
+    /// published frame). The claimed range, or the end-of-term outcome when it does not fit.
     #[inline]
-    fn put_raw_tail_ordered(&self, term_id: i32, term_offset: i64) {
-        self.raw_tail.get().store(pack_tail(term_id, term_offset as i32), Ordering::Release);
-    }
-
-    /// Reserves `[term_offset, resulting)`; `None` when it fits, else the end-of-term outcome.
-    #[inline]
-    fn reserve(
-        &self,
+    fn reserve<'a>(
+        raw_tail: &'a mut ExclusiveTail,
+        term: &AtomicBuffer,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
         length: usize,
-    ) -> (i64, Option<AppendOutcome>) {
+    ) -> Reserved<'a> {
         let term_offset = i64::from(term_offset);
         let resulting = term_offset + length as i64;
-        self.put_raw_tail_ordered(term_id, resulting);
-        if resulting > self.term.capacity() as i64 {
-            return (resulting, Some(handle_end_of_log_condition(&self.term, header, term_offset, term_id)));
+        let claimed = raw_tail.claim(pack_tail(term_id, resulting as i32), term_offset as usize, length);
+        if resulting > term.capacity() as i64 {
+            return Err(handle_end_of_log_condition(term, header, term_offset, term_id));
         }
-        (resulting, None)
+        Ok((resulting, claimed))
     }
 
     /// Appends a message at `term_offset` of `term_id`: unfragmented if it fits the max
     /// payload, else fragmented; an error beyond the max message length.
     pub fn append(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
@@ -87,7 +91,7 @@ impl ExclusiveTermAppender {
 
     /// [`append`](Self::append) of the concatenation of `parts`.
     pub fn appendv(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
@@ -104,12 +108,14 @@ impl ExclusiveTermAppender {
             return Err(Error::invalid_argument("max payload length is 0"));
         }
         let required = compute_fragmented_length(length, max_payload_length);
-        let (resulting, end) = self.reserve(header, term_id, term_offset, required);
-        if let Some(outcome) = end {
-            return Ok(outcome);
-        }
+        let (resulting, mut claimed) =
+            match Self::reserve(&mut self.raw_tail, &self.term, header, term_id, term_offset, required) {
+                Ok(reserved) => reserved,
+                Err(outcome) => return Ok(outcome),
+            };
         write_fragments(
             &self.term,
+            &mut claimed,
             header,
             term_offset as usize,
             term_id,
@@ -124,7 +130,7 @@ impl ExclusiveTermAppender {
     /// Appends `payload` as one frame (the caller checked it fits the max payload).
     #[inline]
     pub fn append_unfragmented(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
@@ -133,14 +139,16 @@ impl ExclusiveTermAppender {
     ) -> AppendOutcome {
         // One slice: the hot path of `offer`, without the gather loop of the vectored form.
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
-        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
-        if let Some(outcome) = end {
-            return outcome;
-        }
+        let aligned = aligned_frame_length(frame_length);
+        let (resulting, mut frame) =
+            match Self::reserve(&mut self.raw_tail, &self.term, header, term_id, term_offset, aligned) {
+                Ok(reserved) => reserved,
+                Err(outcome) => return outcome,
+            };
         let offset = term_offset as usize;
         header.write(&self.term, offset, frame_length as i32, term_id);
-        self.term.put_bytes(offset + DATA_HEADER_LENGTH, payload);
-        publish(&self.term, offset, frame_length, supplier);
+        frame.put_bytes(DATA_HEADER_LENGTH, payload);
+        publish(&self.term, offset, frame_length, (&frame, 0), supplier);
         AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
     }
 
@@ -152,25 +160,27 @@ impl ExclusiveTermAppender {
     /// general path appends (over any header written here, at the same place).
     #[inline(always)]
     pub fn append_small(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
         payload: &[u8],
     ) -> Option<i32> {
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
-        let resulting = i64::from(term_offset) + aligned_frame_length(frame_length) as i64;
+        let aligned = aligned_frame_length(frame_length);
+        let resulting = i64::from(term_offset) + aligned as i64;
         if resulting > self.term.capacity() as i64 {
             return None;
         }
         let offset = term_offset as usize;
+        let (mut frame, raw_tail) = self.raw_tail.claim_deferred(offset, aligned);
         let words = header.try_write(&self.term, offset, frame_length as i32, term_id)?;
-        if !self.term.try_put_small_bytes(offset + DATA_HEADER_LENGTH, payload) {
+        if !frame.try_put_small_bytes(DATA_HEADER_LENGTH, payload) {
             return None;
         }
         // The tail still goes out before the frame does, so the producer position never
         // lags a published frame.
-        self.put_raw_tail_ordered(term_id, resulting);
+        raw_tail.store(pack_tail(term_id, resulting as i32), Ordering::Release);
         // Release: header and payload are visible to whoever acquires the positive length.
         words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
         Some(resulting as i32)
@@ -178,7 +188,7 @@ impl ExclusiveTermAppender {
 
     #[inline]
     fn append_unfragmentedv(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
@@ -187,49 +197,55 @@ impl ExclusiveTermAppender {
         supplier: Option<ReservedValueSupplier<'_>>,
     ) -> AppendOutcome {
         let frame_length = length + DATA_HEADER_LENGTH;
-        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
-        if let Some(outcome) = end {
-            return outcome;
-        }
+        let aligned = aligned_frame_length(frame_length);
+        let (resulting, mut frame) =
+            match Self::reserve(&mut self.raw_tail, &self.term, header, term_id, term_offset, aligned) {
+                Ok(reserved) => reserved,
+                Err(outcome) => return outcome,
+            };
         let offset = term_offset as usize;
         header.write(&self.term, offset, frame_length as i32, term_id);
-        copy_parts(&self.term, offset + DATA_HEADER_LENGTH, parts, 0, length);
-        publish(&self.term, offset, frame_length, supplier);
+        copy_parts(&mut frame, DATA_HEADER_LENGTH, parts, 0, length);
+        publish(&self.term, offset, frame_length, (&frame, 0), supplier);
         AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
     }
 
     /// Claims a frame of `length` payload bytes to be written in place.
     pub fn claim(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
         length: usize,
     ) -> (AppendOutcome, Option<BufferClaim<'_>>) {
         let frame_length = length + DATA_HEADER_LENGTH;
-        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
-        if let Some(outcome) = end {
-            return (outcome, None);
-        }
+        let aligned = aligned_frame_length(frame_length);
+        let (resulting, frame) =
+            match Self::reserve(&mut self.raw_tail, &self.term, header, term_id, term_offset, aligned) {
+                Ok(reserved) => reserved,
+                Err(outcome) => return (outcome, None),
+            };
         let offset = term_offset as usize;
         header.write(&self.term, offset, frame_length as i32, term_id);
         let outcome = AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 };
-        (outcome, Some(BufferClaim::new(&self.term, offset, length)))
+        (outcome, Some(BufferClaim::new(&self.term, offset, length, frame)))
     }
 
     /// Appends a PAD frame whose body is `length` bytes (Aeron `appendPadding`).
     pub fn append_padding(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
         length: usize,
     ) -> AppendOutcome {
         let frame_length = length + DATA_HEADER_LENGTH;
-        let (resulting, end) = self.reserve(header, term_id, term_offset, aligned_frame_length(frame_length));
-        if let Some(outcome) = end {
-            return outcome;
-        }
+        let aligned = aligned_frame_length(frame_length);
+        let resulting =
+            match Self::reserve(&mut self.raw_tail, &self.term, header, term_id, term_offset, aligned) {
+                Ok((resulting, _)) => resulting,
+                Err(outcome) => return outcome,
+            };
         write_padding(&self.term, header, term_offset as usize, frame_length as i32, term_id);
         AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 }
     }
@@ -238,7 +254,7 @@ impl ExclusiveTermAppender {
     /// first frame must be a DATA frame stamped with this position and stream; the block is
     /// copied, then its first frame length is stored last with release, publishing it all.
     pub fn append_block(
-        &self,
+        &mut self,
         header: &HeaderWriter,
         term_id: i32,
         term_offset: i32,
@@ -248,8 +264,8 @@ impl ExclusiveTermAppender {
         let resulting = i64::from(term_offset) + block.len() as i64;
         let offset = term_offset as usize;
         let first_frame_length = i32::from_le_bytes([block[0], block[1], block[2], block[3]]);
-        self.put_raw_tail_ordered(term_id, resulting);
-        self.term.put_bytes(offset + 4, &block[4..]);
+        let mut claimed = self.raw_tail.claim(pack_tail(term_id, resulting as i32), offset, block.len());
+        claimed.put_bytes(4, &block[4..]);
         frame_length_ordered(&self.term, offset, first_frame_length);
         Ok(AppendOutcome::Appended { term_id, term_offset, resulting_offset: resulting as i32 })
     }
@@ -305,7 +321,7 @@ mod tests {
 
     #[test]
     fn appends_publish_tail_first_and_frames_after() {
-        let (log, appender) = setup();
+        let (log, mut appender) = setup();
         let header = HeaderWriter::new(3, 4);
         let outcome = appender.append_unfragmented(&header, 9, 0, &[1; 32], None);
         assert_eq!(outcome, AppendOutcome::Appended { term_id: 9, term_offset: 0, resulting_offset: 64 });
@@ -321,15 +337,15 @@ mod tests {
     fn small_append_writes_the_same_frame_and_tail_as_the_general_one() {
         for length in [0usize, 1, 5, 8, 15, 16, 31, 32, 40, 63, 64, 65, 97, 200, 255, 256] {
             let payload: Vec<u8> = (0..length).map(|i| i as u8 ^ 0xa5).collect();
-            let (general_log, general) = setup();
-            let (small_log, small) = setup();
+            let (general_log, mut general) = setup();
+            let (small_log, mut small) = setup();
             let header = HeaderWriter::new(3, 4);
             let outcome = general.append_unfragmented(&header, 9, 128, &payload, None);
             let resulting = small.append_small(&header, 9, 128, &payload);
             assert_eq!(resulting, outcome.resulting_offset(), "length {length}");
             let (mut expected, mut actual) = ([0u8; 448], [0u8; 448]);
-            general_log.term(0).get_bytes(0, &mut expected);
-            small_log.term(0).get_bytes(0, &mut actual);
+            general_log.term(0).load_bytes(0, &mut expected);
+            small_log.term(0).load_bytes(0, &mut actual);
             assert_eq!(actual, expected, "length {length}");
             assert_eq!(raw_tail(small_log.metadata(), 0), raw_tail(general_log.metadata(), 0));
         }
@@ -337,7 +353,7 @@ mod tests {
 
     #[test]
     fn small_append_declines_the_term_end_leaving_the_tail() {
-        let (log, appender) = setup();
+        let (log, mut appender) = setup();
         let header = HeaderWriter::new(3, 4);
         let before = raw_tail(log.metadata(), 0);
         assert_eq!(appender.append_small(&header, 9, 65536 - 32, &[1; 8]), None);
@@ -349,7 +365,7 @@ mod tests {
 
     #[test]
     fn end_of_term_pads_and_reports_trip() {
-        let (log, appender) = setup();
+        let (log, mut appender) = setup();
         let header = HeaderWriter::new(3, 4);
         let outcome = appender.append(&header, 9, 65536 - 32, &[0; 1], 1376, None).unwrap();
         assert_eq!(outcome, AppendOutcome::Tripped { term_id: 9, term_offset: 65536 - 32 });
@@ -359,16 +375,16 @@ mod tests {
 
     #[test]
     fn block_append_checks_and_copies() {
-        let (log, appender) = setup();
+        let (log, mut appender) = setup();
         let header = HeaderWriter::new(3, 4);
         // Build the block with a scratch exclusive appender on another log.
-        let (scratch, other) = setup();
+        let (scratch, mut other) = setup();
         other.append_unfragmented(&header, 9, 128, &[7; 10], None);
         other.append_unfragmented(&header, 9, 192, &[8; 40], None);
-        let block = scratch.term(0).published_slice(128, 64 + 96).to_vec();
+        let block = scratch.term(0).load_vec(128, 64 + 96).to_vec();
         let outcome = appender.append_block(&header, 9, 128, &block).unwrap();
         assert_eq!(outcome.resulting_offset(), Some(128 + 160));
-        assert_eq!(log.term(0).published_slice(128, 160), &block[..]);
+        assert_eq!(log.term(0).load_vec(128, 160), &block[..]);
         assert!(
             appender.append_block(&header, 9, 0, &block).unwrap_err().message().contains("term offset=128")
         );

@@ -89,7 +89,7 @@ mod tests {
 
         // A lost middle fragment: the message is dropped, the next one still works.
         let term = AtomicBuffer::alloc(65536);
-        term.put_bytes(0, log.term(0).published_slice(0, 3200));
+        term.store_bytes(0, &log.term(0).load_vec(0, 3200));
         term.put_i32(1024, 0);
         let mut lengths = Vec::new();
         let mut assembler = FragmentAssembler::new(|p: &[u8], _: &Header| lengths.push(p.len()));

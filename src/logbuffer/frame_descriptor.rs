@@ -2,7 +2,7 @@
 //! that publishes a frame, and the type and flags readers look at after it.
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
+use crate::concurrent::{AtomicBuffer, PublishedRange};
 use crate::protocol::header::{
     FLAGS_OFFSET, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET, HDR_TYPE_PAD, TERM_ID_FIELD_OFFSET,
     TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET,
@@ -13,6 +13,13 @@ use crate::protocol::header::{
 #[inline]
 pub fn frame_length_volatile(term: &AtomicBuffer, frame_offset: usize) -> i32 {
     term.get_i32_acquire(frame_offset + FRAME_LENGTH_OFFSET)
+}
+
+/// Acquire load of the frame length at `frame_offset`; the frame's bytes when the length
+/// is positive and the frame fits in the term (what [`frame_fits`] checks), else `None`.
+#[inline]
+pub fn acquire_frame(term: &AtomicBuffer, frame_offset: usize) -> Option<PublishedRange<'_>> {
+    term.acquire_record(frame_offset + FRAME_LENGTH_OFFSET)
 }
 
 /// Release store of the frame length: publishes the header and body written before it.

@@ -208,7 +208,7 @@ mod tests {
         assert_eq!(header.position(), 65536 + 1056);
         assert_eq!(header.next_term_offset(), 1056);
         let mut bytes = [0u8; 32];
-        term.get_bytes(992, &mut bytes);
+        term.load_bytes(992, &mut bytes);
         assert_eq!(Header::from_bytes(&bytes, 1000, 16), Some(header));
         assert_eq!(Header::from_bytes(&bytes[..31], 1000, 16), None);
     }

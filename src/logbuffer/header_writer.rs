@@ -101,7 +101,7 @@ mod tests {
         let term = AtomicBuffer::alloc(128);
         HeaderWriter::new(-1_964_816_251, 1001).write(&term, 32, 33, 1000);
         let mut bytes = [0u8; 32];
-        term.get_bytes(32, &mut bytes);
+        term.load_bytes(32, &mut bytes);
         let mut expected = Vec::new();
         expected.extend_from_slice(&(-33i32).to_le_bytes());
         expected.extend_from_slice(&[0, 0xC0, 1, 0]);
@@ -119,8 +119,8 @@ mod tests {
         let words = writer.try_write(&fast, 32, 33, 1000).expect("in bounds");
         assert_eq!(words[0].load(Ordering::Relaxed), -33);
         let (mut expected, mut actual) = ([0u8; 128], [0u8; 128]);
-        general.get_bytes(0, &mut expected);
-        fast.get_bytes(0, &mut actual);
+        general.load_bytes(0, &mut expected);
+        fast.load_bytes(0, &mut actual);
         assert_eq!(actual, expected);
         // Past the end, or not on a word: None, and the buffer is untouched.
         let untouched = AtomicBuffer::alloc(128);
@@ -128,7 +128,7 @@ mod tests {
         assert!(writer.try_write(&untouched, 2, 33, 1000).is_none());
         assert!(writer.try_write(&untouched, usize::MAX, 33, 1000).is_none());
         let mut bytes = [0xEEu8; 128];
-        untouched.get_bytes(0, &mut bytes);
+        untouched.load_bytes(0, &mut bytes);
         assert!(bytes.iter().all(|&b| b == 0));
     }
 }

@@ -258,7 +258,7 @@ pub fn store_default_frame_header(metadata: &AtomicBuffer, header: &[u8]) -> Res
         )));
     }
     set_default_frame_header_length(metadata, DATA_HEADER_LENGTH as i32);
-    metadata.put_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, header);
+    metadata.store_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, header);
     Ok(())
 }
 
@@ -277,13 +277,13 @@ pub fn fill_default_frame_header(
     header[STREAM_ID_FIELD_OFFSET..STREAM_ID_FIELD_OFFSET + 4].copy_from_slice(&stream_id.to_le_bytes());
     header[TERM_ID_FIELD_OFFSET..TERM_ID_FIELD_OFFSET + 4].copy_from_slice(&initial_term_id.to_le_bytes());
     set_default_frame_header_length(metadata, DATA_HEADER_LENGTH as i32);
-    metadata.put_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, &header);
+    metadata.store_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, &header);
 }
 
 /// The stored 32-byte template.
 pub fn default_frame_header(metadata: &AtomicBuffer) -> [u8; DATA_HEADER_LENGTH] {
     let mut header = [0u8; DATA_HEADER_LENGTH];
-    metadata.get_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, &mut header);
+    metadata.load_bytes(LOG_DEFAULT_FRAME_HEADER_OFFSET, &mut header);
     header
 }
 

@@ -5,7 +5,7 @@
 
 use std::sync::atomic::Ordering;
 
-use crate::concurrent::{AtomicBuffer, AtomicI64Word};
+use crate::concurrent::{AtomicBuffer, AtomicI64Word, ClaimedRange};
 use crate::logbuffer::buffer_claim::BufferClaim;
 use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_fragmented_length, compute_max_message_length, tail_counter_offset,
@@ -75,12 +75,13 @@ impl TermAppender {
         self.raw_tail.get().load(Ordering::Acquire)
     }
 
-    /// Claims `length` bytes; returns the raw tail before the claim. SeqCst RMW: every
-    /// publisher gets a distinct range, and the claim is ordered after the caller's reads of
-    /// the active term count and limit.
+    /// Claims `length` bytes; returns the raw tail before the claim and the range it
+    /// reserved in the term (clipped to the term's end). SeqCst RMW: every publisher gets a
+    /// distinct range, and the claim is ordered after the caller's reads of the active term
+    /// count and limit.
     #[inline]
-    fn get_and_add_raw_tail(&self, length: usize) -> i64 {
-        self.raw_tail.get().fetch_add(length as i64, Ordering::SeqCst)
+    fn get_and_add_raw_tail(&self, length: usize) -> (i64, ClaimedRange<'_>) {
+        self.term.claim_get_and_add(self.raw_tail.get(), length)
     }
 
     /// Appends `payload` as one message: unfragmented when it fits `max_payload_length`,
@@ -126,26 +127,27 @@ impl TermAppender {
         active_term_id: i32,
     ) -> AppendOutcome {
         // One slice, without the gather loop of the vectored form.
-        let raw_tail = self.claim_frame(payload.len());
-        self.complete_claim(header, payload, raw_tail, supplier, active_term_id)
+        let (raw_tail, frame) = self.claim_frame(payload.len());
+        self.complete_claim(header, payload, raw_tail, frame, supplier, active_term_id)
     }
 
     /// Claims the space of one frame of `payload_length` bytes; returns the raw tail before
-    /// the claim, for [`complete_claim`](Self::complete_claim).
+    /// the claim and the claimed range, for [`complete_claim`](Self::complete_claim).
     #[inline]
-    pub fn claim_frame(&self, payload_length: usize) -> i64 {
+    pub fn claim_frame(&self, payload_length: usize) -> (i64, ClaimedRange<'_>) {
         self.get_and_add_raw_tail(aligned_frame_length(payload_length + DATA_HEADER_LENGTH))
     }
 
     /// Finishes the one-frame append of `payload` whose space was claimed by the get-and-add
-    /// that returned `raw_tail`: pads and trips the term when the claim crossed its end (or
-    /// landed in another term), else writes and publishes the frame.
+    /// that returned `raw_tail` and `frame`: pads and trips the term when the claim crossed
+    /// its end (or landed in another term), else writes and publishes the frame.
     #[inline]
     pub fn complete_claim(
         &self,
         header: &HeaderWriter,
         payload: &[u8],
         raw_tail: i64,
+        mut frame: ClaimedRange<'_>,
         supplier: Option<ReservedValueSupplier<'_>>,
         active_term_id: i32,
     ) -> AppendOutcome {
@@ -157,15 +159,15 @@ impl TermAppender {
         }
         let offset = term_offset as usize;
         header.write(&self.term, offset, frame_length as i32, term_id);
-        self.term.put_bytes(offset + DATA_HEADER_LENGTH, payload);
-        publish(&self.term, offset, frame_length, supplier);
+        frame.put_bytes(DATA_HEADER_LENGTH, payload);
+        publish(&self.term, offset, frame_length, (&frame, 0), supplier);
         AppendOutcome::Appended { term_id, term_offset: offset as i32, resulting_offset: resulting as i32 }
     }
 
     /// The one-frame append of a payload of at most
     /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes with nothing
     /// that can panic or call out of line: the offer fast path. `Ok(resulting term offset)`
-    /// once the frame is published; `Err(raw tail)` when the claim must be finished by
+    /// once the frame is published; `Err((raw tail, claimed range))` when the claim must be finished by
     /// [`complete_claim`](Self::complete_claim) — it crossed the term end or landed in
     /// another term (a concurrent publisher got there first), or the frame did not lie in
     /// the term as checked (which the log's validation excludes).
@@ -175,21 +177,21 @@ impl TermAppender {
         header: &HeaderWriter,
         payload: &[u8],
         active_term_id: i32,
-    ) -> std::result::Result<i32, i64> {
+    ) -> std::result::Result<i32, (i64, ClaimedRange<'_>)> {
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
         let aligned = aligned_frame_length(frame_length);
-        let raw_tail = self.get_and_add_raw_tail(aligned);
+        let (raw_tail, mut frame) = self.get_and_add_raw_tail(aligned);
         let (term_id, term_offset) = split(raw_tail);
         let resulting = term_offset + aligned as i64;
         if resulting > self.term.capacity() as i64 || term_id != active_term_id {
-            return Err(raw_tail);
+            return Err((raw_tail, frame));
         }
         let offset = term_offset as usize;
         let Some(words) = header.try_write(&self.term, offset, frame_length as i32, term_id) else {
-            return Err(raw_tail);
+            return Err((raw_tail, frame));
         };
-        if !self.term.try_put_small_bytes(offset + DATA_HEADER_LENGTH, payload) {
-            return Err(raw_tail);
+        if !frame.try_put_small_bytes(DATA_HEADER_LENGTH, payload) {
+            return Err((raw_tail, frame));
         }
         // Release: header and payload are visible to whoever acquires the positive length.
         words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
@@ -207,7 +209,7 @@ impl TermAppender {
     ) -> AppendOutcome {
         let frame_length = length + DATA_HEADER_LENGTH;
         let aligned = aligned_frame_length(frame_length);
-        let raw_tail = self.get_and_add_raw_tail(aligned);
+        let (raw_tail, mut frame) = self.get_and_add_raw_tail(aligned);
         let (term_id, term_offset) = split(raw_tail);
         let resulting = term_offset + aligned as i64;
         if let Some(outcome) = self.check_claim(header, term_id, term_offset, resulting, active_term_id) {
@@ -215,8 +217,8 @@ impl TermAppender {
         }
         let offset = term_offset as usize;
         header.write(&self.term, offset, frame_length as i32, term_id);
-        copy_parts(&self.term, offset + DATA_HEADER_LENGTH, parts, 0, length);
-        publish(&self.term, offset, frame_length, supplier);
+        copy_parts(&mut frame, DATA_HEADER_LENGTH, parts, 0, length);
+        publish(&self.term, offset, frame_length, (&frame, 0), supplier);
         AppendOutcome::Appended { term_id, term_offset: offset as i32, resulting_offset: resulting as i32 }
     }
 
@@ -244,7 +246,7 @@ impl TermAppender {
         active_term_id: i32,
     ) -> AppendOutcome {
         let required = compute_fragmented_length(length, max_payload_length);
-        let raw_tail = self.get_and_add_raw_tail(required);
+        let (raw_tail, mut claimed) = self.get_and_add_raw_tail(required);
         let (term_id, term_offset) = split(raw_tail);
         let resulting = term_offset + required as i64;
         if let Some(outcome) = self.check_claim(header, term_id, term_offset, resulting, active_term_id) {
@@ -252,6 +254,7 @@ impl TermAppender {
         }
         write_fragments(
             &self.term,
+            &mut claimed,
             header,
             term_offset as usize,
             term_id,
@@ -277,7 +280,7 @@ impl TermAppender {
     ) -> (AppendOutcome, Option<BufferClaim<'_>>) {
         let frame_length = length + DATA_HEADER_LENGTH;
         let aligned = aligned_frame_length(frame_length);
-        let raw_tail = self.get_and_add_raw_tail(aligned);
+        let (raw_tail, frame) = self.get_and_add_raw_tail(aligned);
         let (term_id, term_offset) = split(raw_tail);
         let resulting = term_offset + aligned as i64;
         if let Some(outcome) = self.check_claim(header, term_id, term_offset, resulting, active_term_id) {
@@ -290,7 +293,7 @@ impl TermAppender {
             term_offset: offset as i32,
             resulting_offset: resulting as i32,
         };
-        (outcome, Some(BufferClaim::new(&self.term, offset, length)))
+        (outcome, Some(BufferClaim::new(&self.term, offset, length, frame)))
     }
 
     /// `None` when the claim `[term_offset, resulting)` in `term_id` may be written;
@@ -354,16 +357,18 @@ fn split(raw_tail: i64) -> (i32, i64) {
     (crate::logbuffer::descriptor::term_id(raw_tail), raw_tail & 0xFFFF_FFFF)
 }
 
-/// Stores the reserved value (if a supplier is given) and publishes the frame.
+/// Stores the reserved value (if a supplier is given) and publishes the frame, which starts
+/// `at` bytes into `claimed`.
 #[inline]
 pub(crate) fn publish<'s>(
     term: &AtomicBuffer,
     frame_offset: usize,
     frame_length: usize,
+    (claimed, at): (&ClaimedRange<'_>, usize),
     supplier: Option<&mut ReservedValueFn<'s>>,
 ) {
     if let Some(supplier) = supplier {
-        let value = supplier(term.published_slice(frame_offset, frame_length));
+        let value = supplier(&claimed.as_slice()[at..at + frame_length]);
         term.put_i64(frame_offset + RESERVED_VALUE_OFFSET, value);
     }
     // Release: header, payload and reserved value are visible to whoever acquires the length.
@@ -371,10 +376,10 @@ pub(crate) fn publish<'s>(
 }
 
 /// Copies `length` bytes of the concatenation of `parts`, starting `skip` bytes into it,
-/// to `dst_offset`.
+/// to `dst_offset` of the claimed range.
 #[inline]
 pub(crate) fn copy_parts(
-    term: &AtomicBuffer,
+    claimed: &mut ClaimedRange<'_>,
     mut dst_offset: usize,
     parts: &[&[u8]],
     mut skip: usize,
@@ -390,17 +395,19 @@ pub(crate) fn copy_parts(
             continue;
         }
         let n = (part.len() - skip).min(remaining);
-        term.put_bytes(dst_offset, &part[skip..skip + n]);
+        claimed.put_bytes(dst_offset, &part[skip..skip + n]);
         dst_offset += n;
         remaining -= n;
         skip = 0;
     }
 }
 
-/// Writes the fragments of a message of `length` bytes from `frame_offset` on.
+/// Writes the fragments of a message of `length` bytes from `frame_offset` on, into
+/// `claimed`, the range claimed for them all (starting at `frame_offset`).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_fragments(
     term: &AtomicBuffer,
+    claimed: &mut ClaimedRange<'_>,
     header: &HeaderWriter,
     mut frame_offset: usize,
     term_id: i32,
@@ -409,6 +416,7 @@ pub(crate) fn write_fragments(
     max_payload_length: usize,
     supplier: &mut Option<ReservedValueSupplier<'_>>,
 ) {
+    let start = frame_offset;
     let mut flags = BEGIN_FLAG;
     let mut written = 0;
     loop {
@@ -416,12 +424,12 @@ pub(crate) fn write_fragments(
         let chunk = remaining.min(max_payload_length);
         let frame_length = chunk + DATA_HEADER_LENGTH;
         header.write(term, frame_offset, frame_length as i32, term_id);
-        copy_parts(term, frame_offset + DATA_HEADER_LENGTH, parts, written, chunk);
+        copy_parts(claimed, frame_offset - start + DATA_HEADER_LENGTH, parts, written, chunk);
         if remaining <= max_payload_length {
             flags |= END_FLAG;
         }
         term.put_u8(frame_offset + FLAGS_OFFSET, flags);
-        publish(term, frame_offset, frame_length, supplier.as_deref_mut());
+        publish(term, frame_offset, frame_length, (claimed, frame_offset - start), supplier.as_deref_mut());
         flags = 0;
         written += chunk;
         frame_offset += aligned_frame_length(frame_length);
@@ -490,7 +498,7 @@ mod tests {
         );
         let term = log.term(0);
         let mut frame = [0u8; 64];
-        term.get_bytes(40992, &mut frame);
+        term.load_bytes(40992, &mut frame);
         assert_eq!(&frame[..8], &[33, 0, 0, 0, 0, UNFRAGMENTED, 1, 0]);
         assert_eq!(&frame[8..24], &[0x20, 0xA0, 0, 0, 5, 0, 0, 0, 6, 0, 0, 0, 0xe8, 3, 0, 0]);
         assert_eq!(&frame[24..33], &[0, 0, 0, 0, 0, 0, 0, 0, 0x11]);
@@ -537,8 +545,8 @@ mod tests {
             let resulting = small.append_small(&header, &payload, 1000);
             assert_eq!(Some(resulting.expect("appended")), outcome.resulting_offset(), "length {length}");
             let (mut expected, mut actual) = ([0u8; 320], [0u8; 320]);
-            general_log.term(0).get_bytes(40992, &mut expected);
-            small_log.term(0).get_bytes(40992, &mut actual);
+            general_log.term(0).load_bytes(40992, &mut expected);
+            small_log.term(0).load_bytes(40992, &mut actual);
             assert_eq!(actual, expected, "length {length}");
             assert_eq!(raw_tail(small_log.metadata(), 0), raw_tail(general_log.metadata(), 0));
         }
@@ -549,20 +557,21 @@ mod tests {
         // Across the term end: claimed, nothing written; completing it pads and trips.
         let (log, appender) = log_at(3, (T - 32) as i32);
         let header = HeaderWriter::new(1, 2);
-        let raw = appender.append_small(&header, &[7; 8], 3).expect_err("crosses the end");
+        let (raw, frame) = appender.append_small(&header, &[7; 8], 3).expect_err("crosses the end");
         assert_eq!(raw, pack_tail(3, (T - 32) as i32));
+        assert_eq!(frame.len(), 32, "the claim, clipped to the term end");
         assert_eq!(log.term(0).get_i32(T - 32), 0, "nothing written before completion");
         assert_eq!(
-            appender.complete_claim(&header, &[7; 8], raw, None, 3),
+            appender.complete_claim(&header, &[7; 8], raw, frame, None, 3),
             AppendOutcome::Tripped { term_id: 3, term_offset: (T - 32) as i32 }
         );
         assert_eq!(log.term(0).get_i32(T - 32), 32);
         assert_eq!(log.term(0).get_u16(T - 32 + TYPE_OFFSET), HDR_TYPE_PAD);
         // In another term than the caller checked: handed back, completion pads it.
         let (log, appender) = log_at(3, 0);
-        let raw = appender.append_small(&header, &[1; 10], 2).expect_err("stale term id");
+        let (raw, frame) = appender.append_small(&header, &[1; 10], 2).expect_err("stale term id");
         assert_eq!(
-            appender.complete_claim(&header, &[1; 10], raw, None, 2),
+            appender.complete_claim(&header, &[1; 10], raw, frame, None, 2),
             AppendOutcome::Failed { term_id: 3 }
         );
         assert_eq!(log.term(0).get_u16(TYPE_OFFSET), HDR_TYPE_PAD);
@@ -592,7 +601,7 @@ mod tests {
         {
             assert_eq!(term.get_i32(offset), length);
             assert_eq!(term.get_u8(offset + FLAGS_OFFSET), flags);
-            let payload = term.published_slice(offset + 32, length as usize - 32);
+            let payload = term.load_vec(offset + 32, length as usize - 32);
             assert_eq!(payload, &message[start..start + length as usize - 32]);
         }
         let err = appender.append(&header, &vec![0; 8193], 1376, None, 0).unwrap_err();

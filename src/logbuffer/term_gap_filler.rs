@@ -38,7 +38,7 @@ pub fn try_fill_gap(
         slot += FRAME_ALIGNMENT;
     }
     // Length stays 0 (invisible) while the rest of the header is written.
-    term.put_bytes(gap_offset + 4, &default_header[4..]);
+    term.store_bytes(gap_offset + 4, &default_header[4..]);
     term.put_u16(gap_offset + TYPE_OFFSET, HDR_TYPE_PAD);
     term.put_i32(gap_offset + TERM_OFFSET_FIELD_OFFSET, gap_offset as i32);
     term.put_i32(gap_offset + TERM_ID_FIELD_OFFSET, term_id);

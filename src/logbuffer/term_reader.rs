@@ -6,7 +6,7 @@
 use std::sync::atomic::{AtomicI32, Ordering};
 
 use crate::concurrent::AtomicBuffer;
-use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_fits, frame_length_volatile};
+use crate::logbuffer::frame_descriptor::{acquire_frame, aligned_frame_length};
 use crate::logbuffer::header::{HEADER_WORDS, Header};
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_PAD, TYPE_OFFSET};
 
@@ -138,21 +138,24 @@ where
     let mut offset = term_offset;
     let mut fragments_read = 0;
     while fragments_read < fragments_limit && offset < limit_offset {
-        let frame_length = frame_length_volatile(term, offset);
-        if !frame_fits(term, offset, frame_length) || (frame_length as usize) < DATA_HEADER_LENGTH {
+        let Some(frame) = acquire_frame(term, offset) else {
+            break;
+        };
+        let frame_length = frame.len();
+        if frame_length < DATA_HEADER_LENGTH {
             break;
         }
         let frame_offset = offset;
-        let aligned = aligned_frame_length(frame_length as usize);
+        let aligned = aligned_frame_length(frame_length);
         offset += aligned;
         // The header's words, bounds-checked once for the type test and the copy.
         let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
         if is_padding_word(&words[TYPE_OFFSET / 4]) {
             continue;
         }
-        header.load_words(words, frame_length);
-        let payload = term
-            .published_slice(frame_offset + DATA_HEADER_LENGTH, frame_length as usize - DATA_HEADER_LENGTH);
+        // In range: the frame fits in the term, whose length is an i32.
+        header.load_words(words, frame_length as i32);
+        let payload = &frame.as_slice()[DATA_HEADER_LENGTH..];
         fragments_read += 1;
         match handler(payload, header) {
             ControlledPollAction::Abort => {

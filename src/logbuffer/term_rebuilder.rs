@@ -31,7 +31,9 @@ pub fn insert(term: &AtomicBuffer, term_offset: usize, packet: &[u8]) -> Result<
     };
     let int = |o: usize| i32::from_le_bytes([packet[o], packet[o + 1], packet[o + 2], packet[o + 3]]);
     // Body and any further frames first; readers stop at the still-zero first length.
-    term.put_bytes(term_offset + DATA_HEADER_LENGTH, &packet[DATA_HEADER_LENGTH..]);
+    // Word stores, not a claim: the receiver is this term's one writer by the driver's
+    // design, which the type system cannot see, so no plain copy.
+    term.store_bytes(term_offset + DATA_HEADER_LENGTH, &packet[DATA_HEADER_LENGTH..]);
     term.put_i64(term_offset + RESERVED_VALUE_OFFSET, word(RESERVED_VALUE_OFFSET));
     term.put_i64(term_offset + SESSION_ID_FIELD_OFFSET + 4, word(SESSION_ID_FIELD_OFFSET + 4));
     term.put_i64(term_offset + TERM_OFFSET_FIELD_OFFSET, word(TERM_OFFSET_FIELD_OFFSET));
@@ -56,7 +58,7 @@ mod tests {
         packet[24..32].copy_from_slice(&7i64.to_le_bytes());
         packet[32..40].copy_from_slice(b"abcdefgh");
         assert!(insert(&term, 1024, &packet).unwrap());
-        assert_eq!(term.published_slice(1024, 64), &packet[..]);
+        assert_eq!(term.load_vec(1024, 64), &packet[..]);
         let mut other = packet.clone();
         other[32] = b'z';
         assert!(!insert(&term, 1024, &other).unwrap());

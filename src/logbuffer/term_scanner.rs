@@ -2,10 +2,8 @@
 //! (`spec/wire-protocol.md` §3.2, Aeron `scan_for_availability`).
 #![forbid(unsafe_code)]
 
-use crate::concurrent::AtomicBuffer;
-use crate::logbuffer::frame_descriptor::{
-    aligned_frame_length, frame_fits, frame_length_volatile, is_padding_frame,
-};
+use crate::concurrent::{AtomicBuffer, PublishedRange};
+use crate::logbuffer::frame_descriptor::is_padding_frame;
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
 
 /// Result of a scan from some term offset.
@@ -24,24 +22,38 @@ pub struct Availability {
 /// The scan stops at a frame not yet published, after a PAD frame, or before the frame
 /// that would cross the limit. Nothing is available at an offset that is not frame-aligned.
 pub fn scan_for_availability(term: &AtomicBuffer, offset: usize, max_length: usize) -> Availability {
+    scan_published(term, offset, max_length).0
+}
+
+/// [`scan_for_availability`] with the bytes to send: the published run of the `available`
+/// bytes from `offset` (`None` when nothing is available).
+#[inline]
+pub fn scan_published(
+    term: &AtomicBuffer,
+    offset: usize,
+    max_length: usize,
+) -> (Availability, Option<PublishedRange<'_>>) {
     if offset % FRAME_ALIGNMENT != 0 {
         // No frame starts here, and the length word could not be loaded atomically.
-        return Availability { available: 0, padding: 0 };
+        return (Availability { available: 0, padding: 0 }, None);
     }
     let capacity = term.capacity();
     let limit = max_length.min(capacity.saturating_sub(offset));
     let mut available = 0usize;
     let mut padding = 0usize;
+    let mut run: Option<PublishedRange<'_>> = None;
     while padding == 0 && available < limit {
         let frame_offset = offset + available;
-        let frame_length = frame_length_volatile(term, frame_offset);
-        if !frame_fits(term, frame_offset, frame_length) {
+        // The frame with its alignment, which its claim covered (a term's capacity is a
+        // multiple of the alignment, so a frame that fits fits aligned).
+        let Some(mut frame) = term.acquire_record_aligned(frame_offset, FRAME_ALIGNMENT) else {
             break;
-        }
-        let mut aligned = aligned_frame_length(frame_length as usize);
+        };
+        let mut aligned = frame.len();
         if is_padding_frame(term, frame_offset) {
             padding = aligned.saturating_sub(DATA_HEADER_LENGTH);
             aligned = DATA_HEADER_LENGTH;
+            frame = frame.sub_range(0, DATA_HEADER_LENGTH).unwrap_or(frame);
         }
         available += aligned;
         if available > limit {
@@ -49,12 +61,18 @@ pub fn scan_for_availability(term: &AtomicBuffer, offset: usize, max_length: usi
             available -= aligned;
             padding = 0;
             if first {
-                return Availability { available: -(aligned as i32), padding: 0 };
+                return (Availability { available: -(aligned as i32), padding: 0 }, None);
             }
             break;
         }
+        // Consecutive frames, so the join cannot fail.
+        run = Some(match run {
+            Some(before) => before.join(frame).unwrap_or(before),
+            None => frame,
+        });
     }
-    Availability { available: available as i32, padding: padding as i32 }
+    debug_assert_eq!(run.map_or(0, |r| r.len()), available);
+    (Availability { available: available as i32, padding: padding as i32 }, run)
 }
 
 #[cfg(test)]

@@ -157,9 +157,28 @@ impl MappedBusReader {
             match self.step()? {
                 Step::Record(offset, metadata, body_length) => {
                     let position = Position { segment: self.segment.index(), offset: offset as u64 };
-                    // Committed (status read with acquire in `step`) and never written again.
-                    let body = self.segment.buffer().published_slice(offset + HEADER_LENGTH, body_length);
-                    return Ok(Some(Record { position, metadata, body }));
+                    // Committed (status read with acquire in `step`) and never written again:
+                    // the status is acquired again (a load from a line in cache) to take the
+                    // body as published.
+                    let buffer = self.segment.buffer();
+                    let body = match self.layout.mode() {
+                        RecordMode::FixedSize { .. } => buffer.acquire_status_i32(
+                            offset,
+                            STATUS_COMMIT,
+                            offset + HEADER_LENGTH,
+                            body_length,
+                        ),
+                        RecordMode::VariableLength => buffer.acquire_status_i64(
+                            offset,
+                            variable_header(STATUS_COMMIT, metadata as u32),
+                            offset + HEADER_LENGTH,
+                            body_length,
+                        ),
+                    };
+                    let Some(body) = body else {
+                        return Err(self.corrupt(offset, format_args!("committed record changed status")));
+                    };
+                    return Ok(Some(Record { position, metadata, body: body.as_slice() }));
                 }
                 Step::Moved => {}
                 Step::Idle => return Ok(None),

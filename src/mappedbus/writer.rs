@@ -11,8 +11,8 @@ use super::layout::{
 use super::preparer::SegmentPreparer;
 use super::segment::{self, Segment};
 use super::{MappedBusConfig, Position};
-use crate::concurrent::AtomicBuffer;
 use crate::concurrent::mapped_file::{self, PageAccess};
+use crate::concurrent::{AtomicBuffer, OwnedClaimedRange};
 use crate::util::error::{Error, Result};
 
 /// A claim's header could be rolled back by a reader between allocation and the header
@@ -100,12 +100,13 @@ impl MappedBusWriter {
     /// no rollback to arrange).
     #[inline]
     fn write_fixed(&mut self, metadata: i32, body: &[u8], record_size: usize) -> Result<WriteOutcome> {
-        let offset = self.allocate(HEADER_LENGTH + record_size)?;
+        let (offset, mut record) = self.allocate(HEADER_LENGTH + record_size)?;
         let buffer = self.segment.buffer();
         // Plain stores: published by the commit CAS, read only after it. Body bytes past
         // `body` stay as they are (zeros), as Mappedbus leaves them.
         buffer.put_i32(offset + METADATA_OFFSET, metadata);
-        buffer.put_bytes(offset + HEADER_LENGTH, body);
+        record.range().put_bytes(HEADER_LENGTH, body);
+        drop(record);
         // SeqCst CAS: releases the stores above; fails only when a reader rolled it back.
         let position = Position { segment: self.segment.index(), offset: offset as u64 };
         Ok(if buffer.compare_and_set_i32(offset, STATUS_NOT_SET, STATUS_COMMIT) {
@@ -140,7 +141,7 @@ impl MappedBusWriter {
         let stride = self.layout.stride(body_length);
         let mode = self.layout.mode();
         for _ in 0..MAX_CLAIM_ATTEMPTS {
-            let offset = self.allocate(stride)?;
+            let (offset, record) = self.allocate(stride)?;
             let buffer = self.segment.buffer();
             let pending = match mode {
                 RecordMode::FixedSize { .. } => {
@@ -164,6 +165,7 @@ impl MappedBusWriter {
             let position = Position { segment: self.segment.index(), offset: offset as u64 };
             return Ok(Claim {
                 buffer: self.segment.buffer(),
+                record,
                 mode,
                 position,
                 offset,
@@ -191,15 +193,22 @@ impl MappedBusWriter {
         ))
     }
 
-    /// Reserves `stride` bytes and returns their offset in the (possibly new) current segment.
+    /// Reserves `stride` bytes and returns their offset in the (possibly new) current segment
+    /// with the claimed record.
     #[inline]
-    fn allocate(&mut self, stride: usize) -> Result<usize> {
-        let raw = self.segment.buffer().get_and_add_i64(LIMIT_OFFSET, stride as i64);
+    fn allocate(&mut self, stride: usize) -> Result<(usize, OwnedClaimedRange)> {
+        let buffer = self.segment.buffer();
+        let (raw, record) = buffer.claim_get_and_add_i64(LIMIT_OFFSET, stride);
         // Opening validated `limit` and only fetch-and-adds of whole records changed it
         // since, so a range check suffices here (the grid check divides).
         match self.layout.limit_in_range(raw) {
-            Some(offset) if self.layout.fits(offset, stride) => Ok(offset),
-            _ => self.allocate_past_end(raw, stride),
+            Some(offset) if self.layout.fits(offset, stride) => {
+                Ok((offset, OwnedClaimedRange::new(buffer, record)))
+            }
+            _ => {
+                let record = OwnedClaimedRange::new(buffer, record);
+                self.allocate_past_end(raw, record, stride)
+            }
         }
     }
 
@@ -207,7 +216,12 @@ impl MappedBusWriter {
     /// segment with room and allocate there.
     #[cold]
     #[inline(never)]
-    fn allocate_past_end(&mut self, mut raw: i64, stride: usize) -> Result<usize> {
+    fn allocate_past_end(
+        &mut self,
+        mut raw: i64,
+        mut record: OwnedClaimedRange,
+        stride: usize,
+    ) -> Result<(usize, OwnedClaimedRange)> {
         loop {
             let Some(offset) = self.layout.limit_in_range(raw) else {
                 return Err(super::layout::not_a_bus_file(
@@ -218,7 +232,8 @@ impl MappedBusWriter {
                 ));
             };
             if self.layout.fits(offset, stride) {
-                return Ok(offset);
+                // The claim of the get-and-add that returned `raw`.
+                return Ok((offset, record));
             }
             // The record straddles the end or starts past it: the segment is full. In
             // variable-length mode the one writer whose allocation straddles the end marks
@@ -246,7 +261,9 @@ impl MappedBusWriter {
                 None => drop(full),
             }
             self.moved_since_flush = true;
-            raw = self.segment.buffer().get_and_add_i64(LIMIT_OFFSET, stride as i64);
+            let buffer = self.segment.buffer();
+            let (next_raw, claimed) = buffer.claim_get_and_add_i64(LIMIT_OFFSET, stride);
+            (raw, record) = (next_raw, OwnedClaimedRange::new(buffer, claimed));
         }
     }
 
@@ -318,6 +335,8 @@ fn release_lost_allocation(buffer: &AtomicBuffer, offset: usize, stride: usize) 
 /// without waiting for the timeout.
 pub struct Claim<'a> {
     buffer: &'a AtomicBuffer,
+    /// The whole record, header included, from `offset`.
+    record: OwnedClaimedRange,
     mode: RecordMode,
     position: Position,
     offset: usize,
@@ -338,7 +357,7 @@ impl Claim<'_> {
     pub fn body_mut(&mut self) -> &mut [u8] {
         // The allocation made this range ours alone until the status says otherwise:
         // readers read a body only after seeing it committed.
-        self.buffer.claimed_slice_mut(self.offset + HEADER_LENGTH, self.body_length)
+        &mut self.record.as_mut_slice()[HEADER_LENGTH..HEADER_LENGTH + self.body_length]
     }
 
     /// Publishes the record. SeqCst CAS, so it releases the body and metadata written

@@ -123,7 +123,7 @@ mod tests {
         let log = DistinctErrorLog::new(AtomicBuffer::alloc(1024)).unwrap();
         log.record(1_795_962_628_103, 11, "boom").unwrap();
         let mut bytes = vec![0xFFu8; 64];
-        bytes.extend_from_slice(log.buffer().published_slice(0, 1024));
+        bytes.extend_from_slice(&log.buffer().load_vec(0, 1024));
         let file = dir.path().join("errors.dat");
         std::fs::write(&file, &bytes).unwrap();
         let options =

@@ -108,7 +108,7 @@ impl Cnc {
 
     pub fn counter_key(&self, id: i32) -> Vec<u8> {
         let mut key = vec![0u8; 112];
-        self.counters_metadata.get_bytes(id as usize * 512 + 16, &mut key);
+        self.counters_metadata.load_bytes(id as usize * 512 + 16, &mut key);
         key
     }
 
@@ -116,7 +116,7 @@ impl Cnc {
         let base = id as usize * 512;
         let length = self.counters_metadata.get_i32_acquire(base + 128) as usize;
         let mut label = vec![0u8; length];
-        self.counters_metadata.get_bytes(base + 132, &mut label);
+        self.counters_metadata.load_bytes(base + 132, &mut label);
         String::from_utf8(label).unwrap()
     }
 
@@ -155,7 +155,7 @@ impl Cnc {
                 break;
             }
             let mut text = vec![0u8; length - 24];
-            self.error_log.get_bytes(offset + 24, &mut text);
+            self.error_log.load_bytes(offset + 24, &mut text);
             out.push(String::from_utf8_lossy(&text).into_owned());
             offset += (length + 7) & !7;
         }

@@ -147,7 +147,7 @@ mod tests {
         assert_eq!(b.get_i32(LENGTH_OFFSET), 20);
         assert_eq!(b.get_i32(TYPE_OFFSET), 0x0f08);
         let mut raw = [0u8; 8];
-        b.get_bytes(0, &mut raw);
+        b.load_bytes(0, &mut raw);
         assert_eq!(raw, [20, 0, 0, 0, 0x08, 0x0f, 0, 0]);
         let pad = header_word(48, PADDING_MSG_TYPE_ID);
         assert_eq!(header_length(pad), 48);
@@ -158,11 +158,11 @@ mod tests {
     #[test]
     fn payload_words_round_trip_and_zero_pad() {
         let b = AtomicBuffer::alloc(64);
-        b.set_memory(0, 64, 0xFF);
+        b.fill_bytes(0, 64, 0xFF);
         let src: Vec<u8> = (1..=13).collect();
         store_payload(&b, 8, &src);
         let mut raw = [0u8; 24];
-        b.get_bytes(8, &mut raw);
+        b.load_bytes(8, &mut raw);
         assert_eq!(&raw[..13], &src[..]);
         assert_eq!(&raw[13..16], &[0, 0, 0], "rest of the last word is zeroed");
         assert_eq!(&raw[16..], &[0xFF; 8], "nothing past the aligned record is touched");

@@ -127,7 +127,7 @@ mod tests {
         t.transmit(7, &[0xAA; 12]).unwrap();
         assert_eq!(buffer.get_i32(0), 20, "length = header + payload, unaligned");
         assert_eq!(buffer.get_i32(4), 7);
-        assert_eq!(buffer.published_slice(8, 12), &[0xAA; 12]);
+        assert_eq!(buffer.load_vec(8, 12), &[0xAA; 12]);
         assert_eq!(buffer.get_i64(CAPACITY), 24, "tail intent");
         assert_eq!(buffer.get_i64(CAPACITY + 8), 24, "tail");
         assert_eq!(buffer.get_i64(CAPACITY + 16), 0, "latest = start of the record");

@@ -182,7 +182,7 @@ mod tests {
         assert_eq!(append_to_label(&metadata, 1, b" name=").unwrap(), 6);
         assert_eq!(metadata.get_i32(METADATA_LENGTH + LABEL_OFFSET), 28);
         assert_eq!(
-            metadata.published_slice(METADATA_LENGTH + LABEL_BYTES_OFFSET, 28),
+            metadata.load_vec(METADATA_LENGTH + LABEL_BYTES_OFFSET, 28),
             b"client-heartbeat: id=1 name="
         );
         assert_eq!(append_to_label(&metadata, 1, &[b'x'; 400]).unwrap(), 352);

@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(id, 0);
         let md = m.reader().metadata_buffer().clone();
         let mut record = [0u8; METADATA_LENGTH];
-        md.get_bytes(0, &mut record);
+        md.load_bytes(0, &mut record);
         let mut expected = [0u8; METADATA_LENGTH];
         expected[0..4].copy_from_slice(&1i32.to_le_bytes());
         expected[4..8].copy_from_slice(&11i32.to_le_bytes());

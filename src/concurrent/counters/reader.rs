@@ -252,7 +252,7 @@ mod tests {
         let m = r.metadata_buffer();
         let rec = metadata_offset(id);
         m.put_i32(rec + TYPE_ID_OFFSET, type_id);
-        m.put_bytes(rec + LABEL_BYTES_OFFSET, label);
+        m.store_bytes(rec + LABEL_BYTES_OFFSET, label);
         m.put_i32(rec + LABEL_OFFSET, label.len() as i32);
         m.put_i32_release(rec, state);
     }

@@ -124,8 +124,11 @@ impl DistinctErrorLog {
         key: String,
     ) -> Result<usize> {
         let offset = state.next_offset;
+        // SAFETY: `state` is the log's writer state, held locked by the caller (the `&mut`),
+        // and next_offset is where its unused space begins; this log is the buffer's only
+        // writer (it owns the buffer).
         state.next_offset =
-            append_record(&self.buffer, offset, timestamp_ms, error_code, description.as_bytes())?;
+            unsafe { append_record(&self.buffer, offset, timestamp_ms, error_code, description.as_bytes()) }?;
         state.observations.insert(0, Observation { error_code, key: key.into(), offset });
         Ok(offset)
     }
@@ -135,7 +138,12 @@ impl DistinctErrorLog {
 /// and first timestamp, then its length (release), which makes it exist for readers.
 /// Returns the offset of the next record. `ENOMEM` when it does not fit in `buffer`.
 /// The caller serialises appends and owns the offsets (a writer's state).
-pub fn append_record(
+///
+/// # Safety
+/// `[offset, buffer.capacity())` is unused space no one else writes or reads (other than
+/// acquiring the zero length there) while this runs: the caller is the log's only writer,
+/// and `offset` is its next free offset.
+pub unsafe fn append_record(
     buffer: &AtomicBuffer,
     offset: usize,
     timestamp_ms: i64,
@@ -153,7 +161,9 @@ pub fn append_record(
             ),
         ));
     }
-    buffer.put_bytes(offset + ENCODED_ERROR_OFFSET, description);
+    // SAFETY: the record's space lies past every published record and is this writer's alone
+    // (contract); readers stop at its zero length until the release store below.
+    unsafe { buffer.put_bytes(offset + ENCODED_ERROR_OFFSET, description) };
     buffer.put_i64(offset + FIRST_OBSERVATION_TIMESTAMP_OFFSET, timestamp_ms);
     buffer.put_i32(offset + OBSERVATION_COUNT_OFFSET, 0);
     // Release: the text and first timestamp are visible before the length that makes
@@ -184,7 +194,7 @@ mod tests {
         assert_eq!(b.get_i32(4), 1);
         assert_eq!(b.get_i64(8), 1_795_962_627_767);
         assert_eq!(b.get_i64(16), 1_795_962_627_767);
-        assert_eq!(b.published_slice(24, 22), b"(22) Invalid argument\n");
+        assert_eq!(b.load_vec(24, 22), b"(22) Invalid argument\n");
         assert_eq!(b.get_i64(48), 0, "alignment padding and the next record are untouched");
     }
 
@@ -233,7 +243,7 @@ mod tests {
         assert_eq!(log.buffer().get_i64(8), 999, "last observed");
         let length = log.buffer().get_i32(0) as usize;
         let mut first = vec![0u8; length - 24];
-        log.buffer().get_bytes(24, &mut first);
+        log.buffer().load_bytes(24, &mut first);
         assert_eq!(first, b"exceeded session limit, stream-id=1001 session-id=0", "the first text is kept");
         log.record(1000, 11, "another kind of error").unwrap();
         assert_eq!(log.num_observations(), 2, "and there is room for others");

@@ -51,17 +51,17 @@ where
     let mut offset = 0;
     while offset + HEADER_LENGTH <= capacity {
         // Acquire: the text and first timestamp were written before the length.
-        let length = buffer.get_i32_acquire(offset + LENGTH_OFFSET);
-        if length == 0 {
-            break;
-        }
-        let length = usize::try_from(length).unwrap_or(0);
-        if length < HEADER_LENGTH || length > capacity - offset {
-            return Err(Error::out_of_bounds(format!(
-                "error log record at offset {offset} has invalid length {}",
-                buffer.get_i32(offset + LENGTH_OFFSET)
-            )));
-        }
+        let record = match buffer.acquire_record_or_length(offset + LENGTH_OFFSET) {
+            Ok(record) if record.len() >= HEADER_LENGTH => record,
+            Err(0) => break,
+            _ => {
+                return Err(Error::out_of_bounds(format!(
+                    "error log record at offset {offset} has invalid length {}",
+                    buffer.get_i32(offset + LENGTH_OFFSET)
+                )));
+            }
+        };
+        let length = record.len();
         // Acquire: pairs with the writer's release of the timestamp after the count.
         let last = buffer.get_i64_acquire(offset + LAST_OBSERVATION_TIMESTAMP_OFFSET);
         if last >= since_timestamp {
@@ -74,7 +74,9 @@ where
                 first_observation_timestamp: buffer.get_i64(offset + FIRST_OBSERVATION_TIMESTAMP_OFFSET),
                 last_observation_timestamp: last,
                 // The text never changes once its record is published.
-                encoded_error: buffer.published_slice(offset + ENCODED_ERROR_OFFSET, length - HEADER_LENGTH),
+                encoded_error: record
+                    .sub_range(ENCODED_ERROR_OFFSET, length - HEADER_LENGTH)
+                    .map_or(&[], |text| text.as_slice()),
             });
         }
         offset += align(length, RECORD_ALIGNMENT);

@@ -200,7 +200,8 @@ mod tests {
         let rb = rb();
         assert!(rb.write(3, &[0xFF; 100]).unwrap());
         drain(&rb, usize::MAX);
-        assert!(rb.buffer().published_slice(0, CAPACITY).iter().all(|&b| b == 0));
+        // SAFETY: a test's private buffer; no other thread touches it.
+        assert!(unsafe { rb.buffer().published_slice(0, CAPACITY) }.iter().all(|&b| b == 0));
         assert_eq!(rb.buffer().get_i64(CAPACITY + HEAD_POSITION_OFFSET), 112);
     }
 
@@ -419,7 +420,8 @@ mod tests {
     fn a_skip_across_the_end_of_the_buffer_zeroes_both_parts() {
         let rb = rb();
         set_positions(&rb, (CAPACITY - 16) as i64, (CAPACITY + 32) as i64);
-        rb.buffer().set_memory(0, CAPACITY, 0xFF);
+        // SAFETY: a test's private buffer; no other thread touches it.
+        unsafe { rb.buffer().set_memory(0, CAPACITY, 0xFF) }
         rb.buffer().put_i32_release(CAPACITY - 16, 3);
         assert_eq!(rb.skip_corrupt_head(), Some(48));
         assert!((CAPACITY - 16..CAPACITY).chain(0..32).all(|i| rb.buffer().get_u8(i) == 0));

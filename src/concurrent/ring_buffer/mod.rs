@@ -21,7 +21,6 @@
 
 use std::path::Path;
 
-use crate::concurrent::AtomicBuffer;
 use crate::concurrent::mapped_file::{Allocation, create_mapped, map_existing};
 use crate::util::error::Result;
 
@@ -32,6 +31,48 @@ mod ring;
 
 pub use many_to_one::ManyToOneRingBuffer;
 pub use one_to_one::OneToOneRingBuffer;
+
+use crate::concurrent::{AtomicBuffer, ClaimedRange};
+
+/// A record claimed by [`RingBuffer::try_claim_record`]: write the payload through
+/// [`payload`](Self::payload), then [`commit`](Self::commit) or [`abort`](Self::abort) it
+/// (the consumer stops at it until then; dropped without either, it blocks the consumer
+/// until `unblock` frees it, as a dead producer's claim does).
+pub struct RecordClaim<'a> {
+    ring: &'a ring::Ring,
+    index: usize,
+    payload: ClaimedRange<'a>,
+}
+
+impl std::fmt::Debug for RecordClaim<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RecordClaim").field("index", &self.index).field("payload", &self.payload).finish()
+    }
+}
+
+impl<'a> RecordClaim<'a> {
+    /// The payload's index in the ring buffer's buffer (what `try_claim` returns).
+    pub fn index(&self) -> usize {
+        self.index
+    }
+
+    /// The claimed payload bytes.
+    #[inline]
+    pub fn payload(&mut self) -> &mut ClaimedRange<'a> {
+        &mut self.payload
+    }
+
+    /// Publishes the record.
+    #[inline]
+    pub fn commit(self) -> Result<()> {
+        self.ring.commit(self.index)
+    }
+
+    /// Turns the record into padding the consumer skips.
+    pub fn abort(self) -> Result<()> {
+        self.ring.abort(self.index)
+    }
+}
 
 /// What a controlled read handler asks the ring buffer to do with the message it was given
 /// (Agrona `ControlledMessageHandler.Action`, C `aeron_rb_read_action_t`; same numbering).
@@ -80,9 +121,14 @@ pub trait RingBuffer: Send + Sync {
 
     /// Claims room for a `length`-byte payload and returns its index in
     /// [`buffer`](Self::buffer), or `None` when there is no room. Write the payload at that
-    /// index (e.g. `buffer().put_bytes(index, ..)`), then [`commit`](Self::commit) or
+    /// index (e.g. `buffer().store_bytes(index, ..)`, or use
+    /// [`try_claim_record`](Self::try_claim_record)), then [`commit`](Self::commit) or
     /// [`abort`](Self::abort) it; the consumer stops at the claim until then.
     fn try_claim(&self, msg_type_id: i32, length: usize) -> Result<Option<usize>>;
+
+    /// [`try_claim`](Self::try_claim) that hands over the claimed payload bytes to write,
+    /// with the commit and abort of that claim.
+    fn try_claim_record(&self, msg_type_id: i32, length: usize) -> Result<Option<RecordClaim<'_>>>;
 
     /// Publishes the claimed message whose payload index `try_claim` returned.
     fn commit(&self, index: usize) -> Result<()>;

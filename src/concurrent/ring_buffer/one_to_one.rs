@@ -113,7 +113,9 @@ impl RingBuffer for OneToOneRingBuffer {
             return Ok(false);
         };
         let header = words.header(record_index);
-        self.ring.buffer.put_bytes(encoded_msg_offset(record_index), payload);
+        // SAFETY: claim_capacity reserved this record for the single producer; the consumer
+        // stops at its zero length until `publish` stores the positive one.
+        unsafe { self.ring.buffer.put_bytes(encoded_msg_offset(record_index), payload) };
         header.write_type(msg_type_id);
         header.publish(record_length);
         Ok(true)
@@ -136,8 +138,10 @@ mod tests {
     /// first header, as a reused one-to-one buffer would.
     fn stale_rb() -> OneToOneRingBuffer {
         let rb = OneToOneRingBuffer::with_capacity(CAPACITY).unwrap();
-        rb.buffer().set_memory(0, CAPACITY, 0xAA);
-        rb.buffer().set_memory(0, 8, 0);
+        // SAFETY: a test's private buffer; no other thread touches it.
+        unsafe { rb.buffer().set_memory(0, CAPACITY, 0xAA) }
+        // SAFETY: a test's private buffer; no other thread touches it.
+        unsafe { rb.buffer().set_memory(0, 8, 0) }
         rb
     }
 
@@ -146,7 +150,9 @@ mod tests {
         let rb = stale_rb();
         assert!(rb.write(7, b"abc").unwrap());
         assert_eq!(header(&rb, 0), (11, 7));
-        assert_eq!(rb.buffer().published_slice(8, 8), &[b'a', b'b', b'c', 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]);
+        // SAFETY: a test's private buffer; no other thread touches it.
+        let record = unsafe { rb.buffer().published_slice(8, 8) };
+        assert_eq!(record, &[b'a', b'b', b'c', 0xAA, 0xAA, 0xAA, 0xAA, 0xAA]);
         assert_eq!(header(&rb, 16), (0, 0), "next header pre-zeroed");
         assert_eq!(rb.buffer().get_u8(24), 0xAA, "nothing beyond it touched");
         assert_eq!(drain(&rb, usize::MAX).1, vec![(7, b"abc".to_vec())]);
@@ -157,13 +163,15 @@ mod tests {
     #[test]
     fn exact_fit_and_wrap_pre_zero_the_header_at_start() {
         let rb = stale_rb();
-        rb.buffer().set_memory(0, 8, 0xFF);
+        // SAFETY: a test's private buffer; no other thread touches it.
+        unsafe { rb.buffer().set_memory(0, 8, 0xFF) }
         set_positions(&rb, 992, 992);
         assert!(rb.write(6, &[1; 24]).unwrap());
         assert_eq!(header(&rb, 0), (0, 0), "exact fit: header at 0 pre-zeroed");
 
         let rb = stale_rb();
-        rb.buffer().set_memory(0, 8, 0xFF);
+        // SAFETY: a test's private buffer; no other thread touches it.
+        unsafe { rb.buffer().set_memory(0, 8, 0xFF) }
         set_positions(&rb, 1008, 1008);
         assert!(rb.write(6, &[2; 24]).unwrap());
         assert_eq!(header(&rb, 1008), (16, PADDING_MSG_TYPE_ID));

@@ -45,7 +45,10 @@ impl<const ZERO: bool> Consumed<'_, ZERO> {
             if ZERO {
                 // Many-to-one producers rely on free space reading as zero (unblock's scan
                 // and their record headers); the range is ours until head moves past it.
-                ring.buffer.set_memory(self.head_index, self.bytes_read, 0);
+                // SAFETY: space read but not yet released is the consumer's alone: producers
+                // claim only behind the head stored below, and the handler's slices of it
+                // ended when it returned.
+                unsafe { ring.buffer.set_memory(self.head_index, self.bytes_read, 0) };
             }
             self.head += self.bytes_read as i64;
             self.head_index += self.bytes_read;
@@ -173,8 +176,12 @@ impl Ring {
         }
         // The skipped region may wrap around the end of the buffer.
         let first = skipped.min(self.layout.capacity - head_index);
-        self.buffer.set_memory(head_index, first, 0);
-        self.buffer.set_memory(0, skipped - first, 0);
+        // SAFETY: the consumer alone calls this; what lies between head and tail is given up
+        // by its producers (dead or discarded), and no producer claims it until the head
+        // stored below moves past it.
+        unsafe { self.buffer.set_memory(head_index, first, 0) };
+        // SAFETY: as above, for the part wrapped to the start.
+        unsafe { self.buffer.set_memory(0, skipped - first, 0) };
         // Release: the zeroing above happens before a producer that acquires the new head
         // reuses the space.
         words.head().store(head + skipped as i64, Ordering::Release);
@@ -220,8 +227,12 @@ impl Ring {
             if msg_type_id == PADDING_MSG_TYPE_ID {
                 continue;
             }
-            let payload =
-                self.buffer.published_slice(encoded_msg_offset(record_index), length - HEADER_LENGTH);
+            // SAFETY: next_record acquired this record's positive length (its producer's
+            // release store after the payload) and checked it lies in the buffer; producers
+            // do not reuse it until the head moves past it, after the handler returns.
+            let payload = unsafe {
+                self.buffer.published_slice(encoded_msg_offset(record_index), length - HEADER_LENGTH)
+            };
             match handler(msg_type_id, payload) {
                 ControlledReadAction::Abort => {
                     consumed.bytes_read -= aligned;
@@ -314,7 +325,10 @@ impl Ring {
         record_length: usize,
         payload: &[u8],
     ) {
-        self.buffer.put_bytes(encoded_msg_offset(record_index), payload);
+        // SAFETY: `claim` reserved this record for this producer alone (the kind's
+        // claim_capacity moved the tail past it); the consumer stops at its header until
+        // `publish` stores the positive length.
+        unsafe { self.buffer.put_bytes(encoded_msg_offset(record_index), payload) };
         header.publish(record_length);
     }
 
@@ -515,6 +529,23 @@ macro_rules! ring_buffer_delegates {
             Ok(self
                 .claim(msg_type_id, length)?
                 .map(|(record_index, _, _)| super::descriptor::encoded_msg_offset(record_index)))
+        }
+
+        #[inline]
+        fn try_claim_record(
+            &self,
+            msg_type_id: i32,
+            length: usize,
+        ) -> $crate::util::error::Result<Option<super::RecordClaim<'_>>> {
+            Ok(self.claim(msg_type_id, length)?.map(|(record_index, _, _)| {
+                let index = super::descriptor::encoded_msg_offset(record_index);
+                // SAFETY: `claim` reserved this record for this producer (the kind's
+                // claim_capacity moved the tail past it, and its header holds the negative
+                // claimed length the consumer stops at), so no one else touches the payload
+                // until the record's commit or abort.
+                let payload = unsafe { self.ring.buffer.claim_unchecked(index, length) };
+                super::RecordClaim { ring: &self.ring, index, payload }
+            }))
         }
 
         fn commit(&self, index: usize) -> $crate::util::error::Result<()> {

@@ -72,6 +72,7 @@ both!(
     wrap_without_room_at_start_pads_and_reports_full,
     exact_fit_at_end_needs_no_padding,
     claim_commit_publishes_in_place,
+    record_claim_is_the_payload_and_commits_or_aborts,
     claim_abort_leaves_padding_the_reader_skips,
     commit_and_abort_reject_what_is_not_claimed,
     controlled_read_actions,
@@ -86,7 +87,8 @@ fn write_then_read_exact_bytes<R: RingBuffer>(kind: Kind<R>) {
     let rb = kind.new_rb();
     assert!(rb.write(7, b"abc").unwrap());
     assert_eq!(header(&rb, 0), (11, 7));
-    assert_eq!(rb.buffer().published_slice(8, 3), b"abc");
+    // SAFETY: a test's private buffer; no other thread touches it.
+    assert_eq!(unsafe { rb.buffer().published_slice(8, 3) }, b"abc");
     assert_eq!(rb.producer_position(), 16);
     assert_eq!(rb.consumer_position(), 0);
     assert_eq!(rb.size(), 16);
@@ -100,7 +102,8 @@ fn write_then_read_exact_bytes<R: RingBuffer>(kind: Kind<R>) {
     assert_eq!(rb.consumer_position(), 40);
     assert_eq!(rb.size(), 0);
     if kind.zeroes {
-        assert!(rb.buffer().published_slice(0, 40).iter().all(|&b| b == 0));
+        // SAFETY: a test's private buffer; no other thread touches it.
+        assert!(unsafe { rb.buffer().published_slice(0, 40) }.iter().all(|&b| b == 0));
     } else {
         assert_eq!(header(&rb, 0), (11, 7));
     }
@@ -214,12 +217,31 @@ fn claim_commit_publishes_in_place<R: RingBuffer>(kind: Kind<R>) {
     assert_eq!(header(&rb, 0), (-13, 4), "claimed: negative length");
     assert!(rb.write(2, b"later").unwrap());
     assert_eq!(drain(&rb, usize::MAX).0, 0, "the reader waits at the claim");
-    rb.buffer().put_bytes(index, b"hello");
+    // SAFETY: a test's private buffer; no other thread touches it.
+    unsafe { rb.buffer().put_bytes(index, b"hello") }
     rb.commit(index).unwrap();
     assert_eq!(header(&rb, 0), (13, 4));
     let (n, got) = drain(&rb, usize::MAX);
     assert_eq!(n, 2);
     assert_eq!(got, vec![(4, b"hello".to_vec()), (2, b"later".to_vec())]);
+}
+
+fn record_claim_is_the_payload_and_commits_or_aborts<R: RingBuffer>(kind: Kind<R>) {
+    let rb = kind.new_rb();
+    let mut claim = rb.try_claim_record(4, 5).unwrap().unwrap();
+    assert_eq!(claim.index(), 8);
+    assert_eq!(claim.payload().len(), 5, "exactly the payload");
+    assert_eq!(header(&rb, 0), (-13, 4), "claimed: negative length");
+    claim.payload().put_bytes(0, b"hello");
+    let mut second = rb.try_claim_record(2, 3).unwrap().unwrap();
+    assert_eq!(second.index(), 16 + 8, "after the first record (13 bytes, 8-aligned)");
+    second.payload().as_mut_slice().copy_from_slice(b"bye");
+    claim.commit().unwrap();
+    second.abort().unwrap();
+    assert_eq!(header(&rb, 0), (13, 4));
+    assert_eq!(header(&rb, 16), (11, PADDING_MSG_TYPE_ID));
+    let (n, got) = drain(&rb, usize::MAX);
+    assert_eq!((n, got), (1, vec![(4, b"hello".to_vec())]));
 }
 
 fn claim_abort_leaves_padding_the_reader_skips<R: RingBuffer>(kind: Kind<R>) {

@@ -306,7 +306,7 @@ impl IpcPublication {
         let length = ((position - clean) as usize).min(term_length - term_offset);
         let term = self.log.term(index);
         if length > 8 {
-            term.set_memory(term_offset + 8, length - 8, 0);
+            term.fill_bytes(term_offset + 8, length - 8, 0);
         }
         term.put_i64_release(term_offset, 0);
         self.clean_position = clean + length as i64;
@@ -488,7 +488,7 @@ mod tests {
 
         // 1024 bytes published and read by both subscribers.
         let term = p.log.term(0).clone();
-        term.set_memory(0, 1024, 0xAB);
+        term.fill_bytes(0, 1024, 0xAB);
         p.log.metadata().put_i64(0, log::pack_tail(100, 1024));
         values.put_i64(2 * 128, 1024);
         values.put_i64(3 * 128, 512);

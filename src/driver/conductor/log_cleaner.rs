@@ -19,7 +19,7 @@ pub fn clean_log_to(log_buffers: &LogBuffers, clean_position: i64, position: i64
     let length = ((position - clean_position) as usize).min(term_length - term_offset);
     let term = log_buffers.term(index);
     if length > 8 {
-        term.set_memory(term_offset + 8, length - 8, 0);
+        term.fill_bytes(term_offset + 8, length - 8, 0);
     }
     // Release: ordered after the body was zeroed.
     term.put_i64_release(term_offset, 0);
@@ -33,8 +33,8 @@ mod tests {
     #[test]
     fn cleans_up_to_the_target_one_term_at_a_time() {
         let log_buffers = LogBuffers::alloc(65536, 4096).unwrap();
-        log_buffers.term(0).set_memory(0, 65536, 0xAA);
-        log_buffers.term(1).set_memory(0, 4096, 0xBB);
+        log_buffers.term(0).fill_bytes(0, 65536, 0xAA);
+        log_buffers.term(1).fill_bytes(0, 4096, 0xBB);
         assert_eq!(clean_log_to(&log_buffers, 0, 0), 0);
         assert_eq!(clean_log_to(&log_buffers, 0, 1024), 1024);
         assert!((0..1024).all(|i| log_buffers.term(0).get_u8(i) == 0));

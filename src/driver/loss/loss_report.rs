@@ -89,10 +89,10 @@ impl LossReport {
         b.put_i32(at + SESSION_ID_OFFSET, session_id);
         b.put_i32(at + STREAM_ID_OFFSET, stream_id);
         b.put_i32(at + CHANNEL_OFFSET, channel.len() as i32);
-        b.put_bytes(at + CHANNEL_OFFSET + 4, channel.as_bytes());
+        b.store_bytes(at + CHANNEL_OFFSET + 4, channel.as_bytes());
         let source_at = at + CHANNEL_OFFSET + align(4 + channel.len(), 4);
         b.put_i32(source_at, source.len() as i32);
-        b.put_bytes(source_at + 4, source.as_bytes());
+        b.store_bytes(source_at + 4, source.as_bytes());
         // Release: every field above is visible to a reader that sees the count.
         b.put_i64_release(at + OBSERVATION_COUNT_OFFSET, 1);
         self.next_record_offset += align(required, ENTRY_ALIGNMENT);
@@ -128,7 +128,7 @@ fn read_text(buffer: &AtomicBuffer, at: usize) -> Option<(String, usize)> {
     let length = usize::try_from(buffer.get_i32(at)).ok()?;
     buffer.check_bounds(at + 4, length).ok()?;
     let mut bytes = vec![0u8; length];
-    buffer.get_bytes(at + 4, &mut bytes);
+    buffer.load_bytes(at + 4, &mut bytes);
     Some((String::from_utf8_lossy(&bytes).into_owned(), length))
 }
 

@@ -8,7 +8,7 @@
 
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::compute_max_message_length;
-use crate::logbuffer::term_scanner::scan_for_availability;
+use crate::logbuffer::term_scanner::scan_published;
 use crate::util::error::Result;
 use crate::util::sys::udp::MAX_BATCH;
 
@@ -48,13 +48,13 @@ pub fn resend_from_term(
         let mut count = 0;
         let (mut scan_offset, mut scan_remaining) = (offset, remaining);
         while count < MAX_BATCH && scan_remaining > 0 {
-            let availability = scan_for_availability(term, scan_offset, scan_remaining.min(mtu_length));
-            if availability.available <= 0 {
+            let (availability, run) = scan_published(term, scan_offset, scan_remaining.min(mtu_length));
+            let Some(run) = run.filter(|_| availability.available > 0) else {
                 break;
-            }
+            };
             let available = availability.available as usize;
-            // The scanner only counted frames whose length it read with acquire: published.
-            batch[count] = term.published_slice(scan_offset, available);
+            // The frames whose lengths the scanner acquired.
+            batch[count] = run.as_slice();
             consumed[count] = available + availability.padding as usize;
             scan_offset += consumed[count];
             scan_remaining = scan_remaining.saturating_sub(consumed[count]);

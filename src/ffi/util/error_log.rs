@@ -365,16 +365,18 @@ unsafe fn add(
             return Err(e);
         }
     };
-    let next_offset = match distinct_error_log::append_record(buffer, offset, timestamp, error_code, text) {
-        Ok(next) => next,
-        Err(e) => {
-            // SAFETY: both allocated above, not shared.
-            unsafe { libc::free(copy.cast_mut().cast()) };
-            // SAFETY: as above.
-            unsafe { libc::free(list.cast()) };
-            return Err(e);
-        }
-    };
+    // SAFETY: the log is locked (contract) and next_offset is where its unused space begins.
+    let next_offset =
+        match unsafe { distinct_error_log::append_record(buffer, offset, timestamp, error_code, text) } {
+            Ok(next) => next,
+            Err(e) => {
+                // SAFETY: both allocated above, not shared.
+                unsafe { libc::free(copy.cast_mut().cast()) };
+                // SAFETY: as above.
+                unsafe { libc::free(list.cast()) };
+                return Err(e);
+            }
+        };
     let observation = aeron_distinct_observation_t {
         description: copy,
         error_code,
