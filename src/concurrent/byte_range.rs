@@ -94,7 +94,7 @@ impl<'a> ClaimedRange<'a> {
     }
 
     /// As [`put_bytes`](Self::put_bytes) for at most
-    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes, copied
+    /// `INLINE_COPY_MAX` (256) bytes, copied
     /// inline (no `memcpy` call); `false`, copying nothing, when `src` is longer or does not
     /// fit at `offset`. Never panics: for the offer fast path.
     #[inline(always)]
