@@ -7,4 +7,4 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export MIRIFLAGS="${MIRIFLAGS:-}"
-cargo +nightly miri test --lib -- concurrent::ring_buffer concurrent::atomic_buffer concurrent::byte_range concurrent::exclusive_tail concurrent::caller_synchronized ffi::handles "$@"
+cargo +nightly miri test --lib -- concurrent::ring_buffer concurrent::atomic_buffer concurrent::byte_copy concurrent::byte_range concurrent::exclusive_tail concurrent::caller_synchronized ffi::handles "$@"

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::client::counter::counter_value_view;
-use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
+use crate::concurrent::byte_copy::INLINE_COPY_MAX;
 use crate::concurrent::{AtomicBuffer, AtomicI32Word, AtomicI64Word};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor::{

@@ -20,7 +20,7 @@ use std::marker::PhantomData;
 use std::ptr::NonNull;
 
 use crate::concurrent::AtomicBuffer;
-use crate::concurrent::atomic_buffer::{INLINE_COPY_MAX, SMALL_COPY_MAX, copy_chunks, copy_small};
+use crate::concurrent::byte_copy::{INLINE_COPY_MAX, SMALL_COPY_MAX, copy_chunks, copy_small};
 
 /// Bytes of shared memory this writer alone owns until it publishes them. Not `Clone`: a
 /// claim has one owner, and commit or abort (of the claim that holds it) consume it.

@@ -3,6 +3,7 @@
 pub(crate) mod atomic_buffer;
 pub(crate) mod atomic_word;
 pub mod broadcast;
+pub(crate) mod byte_copy;
 pub mod byte_range;
 pub(crate) mod caller_synchronized;
 pub mod counters;

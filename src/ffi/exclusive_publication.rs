@@ -14,7 +14,7 @@ use std::sync::{Arc, Weak};
 use crate::client::ExclusivePublication;
 use crate::client::destination::DestinationCommand;
 use crate::client::resource_linger::ResourceLinger;
-use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
+use crate::concurrent::byte_copy::INLINE_COPY_MAX;
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::ffi::async_add::{DestinationArg, poll_destination};
 use crate::ffi::buffer_claim::aeron_buffer_claim_t;

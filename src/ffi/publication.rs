@@ -19,7 +19,7 @@ use crate::client::publication::PendingClaim;
 use crate::client::publication_accessors::PublicationWriter;
 use crate::client::publication_core::PublicationCore;
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
-use crate::concurrent::atomic_buffer::INLINE_COPY_MAX;
+use crate::concurrent::byte_copy::INLINE_COPY_MAX;
 use crate::ffi::async_add::{DestinationArg, poll_destination, send_destination};
 use crate::ffi::buffer_claim::{aeron_buffer_claim_t, store_claim};
 use crate::ffi::client::{aeron_async_destination_t, aeron_t};

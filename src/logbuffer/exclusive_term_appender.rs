@@ -153,7 +153,7 @@ impl ExclusiveTermAppender {
     }
 
     /// The one-frame append of a payload of at most
-    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes at
+    /// [`INLINE_COPY_MAX`](crate::concurrent::byte_copy::INLINE_COPY_MAX) bytes at
     /// `term_offset` with nothing that can panic or call out of line: the offer fast path.
     /// The resulting term offset once the frame is published; `None` when it would cross the
     /// term end or does not lie in the term as checked — the tail is then untouched and the

@@ -165,7 +165,7 @@ impl TermAppender {
     }
 
     /// The one-frame append of a payload of at most
-    /// [`INLINE_COPY_MAX`](crate::concurrent::atomic_buffer::INLINE_COPY_MAX) bytes with nothing
+    /// [`INLINE_COPY_MAX`](crate::concurrent::byte_copy::INLINE_COPY_MAX) bytes with nothing
     /// that can panic or call out of line: the offer fast path. `Ok(resulting term offset)`
     /// once the frame is published; `Err((raw tail, claimed range))` when the claim must be finished by
     /// [`complete_claim`](Self::complete_claim) — it crossed the term end or landed in

@@ -124,11 +124,12 @@ impl DistinctErrorLog {
         key: String,
     ) -> Result<usize> {
         let offset = state.next_offset;
+        let record = description.as_bytes();
         // SAFETY: `state` is the log's writer state, held locked by the caller (the `&mut`),
         // and next_offset is where its unused space begins; this log is the buffer's only
         // writer (it owns the buffer).
-        state.next_offset =
-            unsafe { append_record(&self.buffer, offset, timestamp_ms, error_code, description.as_bytes()) }?;
+        let next = unsafe { append_record(&self.buffer, offset, timestamp_ms, error_code, record) };
+        state.next_offset = next?;
         state.observations.insert(0, Observation { error_code, key: key.into(), offset });
         Ok(offset)
     }
