@@ -4,6 +4,9 @@
 
 use std::path::PathBuf;
 
+#[path = "build/idle_strategy_exports.rs"]
+mod idle_strategy_exports;
+
 fn main() {
     let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
     let version = std::env::var("CARGO_PKG_VERSION").expect("CARGO_PKG_VERSION");
@@ -50,10 +53,18 @@ fn main() {
         std::fs::write(&settings_ffi, generated_ffi).expect("write driver_settings_ffi.rs");
     }
 
+    println!("cargo:rerun-if-changed=build");
+    let idle_ffi = out_dir.join("driver_idle_strategy_ffi.rs");
+    let generated_idle = idle_strategy_exports::generate();
+    if std::fs::read_to_string(&idle_ffi).ok().as_deref() != Some(generated_idle.as_str()) {
+        std::fs::write(&idle_ffi, generated_idle).expect("write driver_idle_strategy_ffi.rs");
+    }
+
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src/ffi/mod.rs"))
         .with_src(&settings_ffi)
+        .with_src(&idle_ffi)
         .generate()
         .expect("cbindgen could not generate include/aeronrs.h");
 

@@ -2111,170 +2111,6 @@ int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t
 // `context` must be NULL or live.
 aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
 
-// Selects the idle strategy of the sender by name (`AERON_SENDER_IDLE_STRATEGY`; default
-// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
-// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_sender_idle_strategy(struct aeron_driver_context_t *context,
-                                                  const char *value);
-
-// Returns the idle strategy name of the sender, owned by the context (valid until it changes
-// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_sender_idle_strategy(struct aeron_driver_context_t *context);
-
-// Sets the init args of the sender's idle strategy (`AERON_SENDER_IDLE_STRATEGY_INIT_ARGS`;
-// NULL clears them). They apply when the strategy is next selected by name. Returns 0, or -1
-// (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_sender_idle_strategy_init_args(struct aeron_driver_context_t *context,
-                                                            const char *value);
-
-// Returns the init args of the sender's idle strategy, owned by the context; NULL when unset
-// or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_sender_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
-// Selects the idle strategy of the conductor by name (`AERON_CONDUCTOR_IDLE_STRATEGY`; default
-// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
-// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_conductor_idle_strategy(struct aeron_driver_context_t *context,
-                                                     const char *value);
-
-// Returns the idle strategy name of the conductor, owned by the context (valid until it
-// changes or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_conductor_idle_strategy(struct aeron_driver_context_t *context);
-
-// Sets the init args of the conductor's idle strategy
-// (`AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy
-// is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context,
-                                                               const char *value);
-
-// Returns the init args of the conductor's idle strategy, owned by the context; NULL when
-// unset or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
-// Selects the idle strategy of the receiver by name (`AERON_RECEIVER_IDLE_STRATEGY`; default
-// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
-// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_receiver_idle_strategy(struct aeron_driver_context_t *context,
-                                                    const char *value);
-
-// Returns the idle strategy name of the receiver, owned by the context (valid until it changes
-// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_receiver_idle_strategy(struct aeron_driver_context_t *context);
-
-// Sets the init args of the receiver's idle strategy
-// (`AERON_RECEIVER_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy
-// is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context,
-                                                              const char *value);
-
-// Returns the init args of the receiver's idle strategy, owned by the context; NULL when unset
-// or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
-// Selects the idle strategy of the shared sender/receiver thread (SHARED_NETWORK) by name
-// (`AERON_SHAREDNETWORK_IDLE_STRATEGY`; default `backoff`), built with the init args set for
-// it. Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args
-// (the setting is then unchanged).
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_sharednetwork_idle_strategy(struct aeron_driver_context_t *context,
-                                                         const char *value);
-
-// Returns the idle strategy name of the shared sender/receiver thread (SHARED_NETWORK), owned
-// by the context (valid until it changes or the context closes); `aeron_idle_strategy_backoff`
-// for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_sharednetwork_idle_strategy(struct aeron_driver_context_t *context);
-
-// Sets the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy
-// (`AERON_SHAREDNETWORK_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the
-// strategy is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context,
-                                                                   const char *value);
-
-// Returns the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy,
-// owned by the context; NULL when unset or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
-// Selects the idle strategy of the single agent thread (SHARED, INVOKER) by name
-// (`AERON_SHARED_IDLE_STRATEGY`; default `backoff`), built with the init args set for it.
-// Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args (the
-// setting is then unchanged).
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_shared_idle_strategy(struct aeron_driver_context_t *context,
-                                                  const char *value);
-
-// Returns the idle strategy name of the single agent thread (SHARED, INVOKER), owned by the
-// context (valid until it changes or the context closes); `aeron_idle_strategy_backoff` for a
-// NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_shared_idle_strategy(struct aeron_driver_context_t *context);
-
-// Sets the init args of the single agent thread (SHARED, INVOKER)'s idle strategy
-// (`AERON_SHARED_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy is
-// next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_context_t *context,
-                                                            const char *value);
-
-// Returns the init args of the single agent thread (SHARED, INVOKER)'s idle strategy, owned by
-// the context; NULL when unset or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
-
 // Sets whether receivers act as part of a group (`AERON_RECEIVER_GROUP_CONSIDERATION`:
 // `true`, `infer`, else false; default infer). Returns 0, or -1 (EINVAL) for a NULL
 // context or an unknown value.
@@ -6046,6 +5882,170 @@ int64_t aeron_driver_context_set_name_resolver_threshold_ns(struct aeron_driver_
 // # Safety
 // `context` must be NULL or a live driver context.
 int64_t aeron_driver_context_get_name_resolver_threshold_ns(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the sender by name (`AERON_SENDER_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sender_idle_strategy(struct aeron_driver_context_t *context,
+                                                  const char *value);
+
+// Returns the idle strategy name of the sender, owned by the context (valid until it changes or
+// the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sender_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the sender's idle strategy (`AERON_SENDER_IDLE_STRATEGY_INIT_ARGS`;
+// NULL clears them). They apply when the strategy is next selected by name. Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sender_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                            const char *value);
+
+// Returns the init args of the sender's idle strategy, owned by the context; NULL when unset or
+// for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sender_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the conductor by name (`AERON_CONDUCTOR_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_conductor_idle_strategy(struct aeron_driver_context_t *context,
+                                                     const char *value);
+
+// Returns the idle strategy name of the conductor, owned by the context (valid until it changes
+// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_conductor_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the conductor's idle strategy
+// (`AERON_CONDUCTOR_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy
+// is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                               const char *value);
+
+// Returns the init args of the conductor's idle strategy, owned by the context; NULL when unset
+// or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_conductor_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the receiver by name (`AERON_RECEIVER_IDLE_STRATEGY`; default
+// `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL
+// arguments, an unknown name or unsuitable init args (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_receiver_idle_strategy(struct aeron_driver_context_t *context,
+                                                    const char *value);
+
+// Returns the idle strategy name of the receiver, owned by the context (valid until it changes
+// or the context closes); `aeron_idle_strategy_backoff` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_receiver_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the receiver's idle strategy (`AERON_RECEIVER_IDLE_STRATEGY_INIT_ARGS`;
+// NULL clears them). They apply when the strategy is next selected by name. Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                              const char *value);
+
+// Returns the init args of the receiver's idle strategy, owned by the context; NULL when unset
+// or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_receiver_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the shared sender/receiver thread (SHARED_NETWORK) by name
+// (`AERON_SHAREDNETWORK_IDLE_STRATEGY`; default `backoff`), built with the init args set for
+// it. Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args
+// (the setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sharednetwork_idle_strategy(struct aeron_driver_context_t *context,
+                                                         const char *value);
+
+// Returns the idle strategy name of the shared sender/receiver thread (SHARED_NETWORK), owned
+// by the context (valid until it changes or the context closes); `aeron_idle_strategy_backoff`
+// for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sharednetwork_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy
+// (`AERON_SHAREDNETWORK_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the
+// strategy is next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                                   const char *value);
+
+// Returns the init args of the shared sender/receiver thread (SHARED_NETWORK)'s idle strategy,
+// owned by the context; NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_sharednetwork_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// Selects the idle strategy of the single agent thread (SHARED, INVOKER) by name
+// (`AERON_SHARED_IDLE_STRATEGY`; default `backoff`), built with the init args set for it.
+// Returns 0, or -1 (EINVAL) for NULL arguments, an unknown name or unsuitable init args (the
+// setting is then unchanged).
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_shared_idle_strategy(struct aeron_driver_context_t *context,
+                                                  const char *value);
+
+// Returns the idle strategy name of the single agent thread (SHARED, INVOKER), owned by the
+// context (valid until it changes or the context closes); `aeron_idle_strategy_backoff` for a
+// NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_shared_idle_strategy(struct aeron_driver_context_t *context);
+
+// Sets the init args of the single agent thread (SHARED, INVOKER)'s idle strategy
+// (`AERON_SHARED_IDLE_STRATEGY_INIT_ARGS`; NULL clears them). They apply when the strategy is
+// next selected by name. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_context_t *context,
+                                                            const char *value);
+
+// Returns the init args of the single agent thread (SHARED, INVOKER)'s idle strategy, owned by
+// the context; NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
 
 #ifdef __cplusplus
 }  // extern "C"
