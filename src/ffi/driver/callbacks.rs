@@ -16,7 +16,7 @@ use crate::driver::congestion::supplier::supplier_short_name;
 use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier::FlowControlKind;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
-use crate::ffi::driver::context::{aeron_driver_context_t, get, handle, set};
+use crate::ffi::driver::context::{aeron_driver_context_t, get, get_callback, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::driver::media::settings::MediaSettings;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
@@ -197,11 +197,9 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator(
     context: *mut aeron_driver_context_t,
 ) -> aeron_driver_termination_validator_func_t {
     ffi_boundary!("aeron_driver_context_get_driver_termination_validator", {
-        if !context.is_null() {
-            // SAFETY: non-null and live (contract).
-            if let Some((f, _)) = unsafe { handle(context) }?.callbacks.validator {
-                return Ok(Some(f));
-            }
+        // SAFETY: NULL or live (contract).
+        if let Some((f, _)) = unsafe { get_callback(context, None, |c| c.validator) } {
+            return Ok(Some(f));
         }
         // SAFETY: NULL or live (contract).
         let allow = unsafe { get(context, |c| c.termination_validator == TerminationValidator::Allow) };
@@ -218,11 +216,12 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator_s
     context: *mut aeron_driver_context_t,
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_driver_termination_validator_state", {
-        if context.is_null() {
-            return Ok(std::ptr::null_mut());
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.validator.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe {
+            get_callback(context, std::ptr::null_mut(), |c| {
+                c.validator.map_or(std::ptr::null_mut(), |(_, s)| s.value())
+            })
+        })
     })
 }
 
@@ -262,11 +261,8 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook(
     context: *mut aeron_driver_context_t,
 ) -> aeron_driver_termination_hook_func_t {
     ffi_boundary!("aeron_driver_context_get_driver_termination_hook", {
-        if context.is_null() {
-            return Ok(None);
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.hook.map(|(f, _)| f))
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get_callback(context, None, |c| c.hook.map(|(f, _)| f)) })
     })
 }
 
@@ -279,11 +275,12 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook_state(
     context: *mut aeron_driver_context_t,
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_driver_termination_hook_state", {
-        if context.is_null() {
-            return Ok(std::ptr::null_mut());
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.hook.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe {
+            get_callback(context, std::ptr::null_mut(), |c| {
+                c.hook.map_or(std::ptr::null_mut(), |(_, s)| s.value())
+            })
+        })
     })
 }
 
@@ -327,11 +324,8 @@ pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_function(
     context: *mut aeron_driver_context_t,
 ) -> aeron_agent_on_start_func_t {
     ffi_boundary!("aeron_driver_context_get_agent_on_start_function", {
-        if context.is_null() {
-            return Ok(None);
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.on_start.map(|(f, _)| f))
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get_callback(context, None, |c| c.on_start.map(|(f, _)| f)) })
     })
 }
 
@@ -344,11 +338,12 @@ pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_state(
     context: *mut aeron_driver_context_t,
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_agent_on_start_state", {
-        if context.is_null() {
-            return Ok(std::ptr::null_mut());
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.value()))
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe {
+            get_callback(context, std::ptr::null_mut(), |c| {
+                c.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.value())
+            })
+        })
     })
 }
 

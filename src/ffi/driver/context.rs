@@ -122,6 +122,23 @@ pub(crate) unsafe fn get<T>(
     }
 }
 
+/// Reads what a callback getter reports from the context's C callbacks, or `null_context`
+/// for a NULL context.
+///
+/// # Safety
+/// As [`handle`].
+pub(crate) unsafe fn get_callback<T>(
+    context: *mut aeron_driver_context_t,
+    null_context: T,
+    read: impl FnOnce(&CCallbacks) -> T,
+) -> T {
+    // SAFETY: NULL or live (contract).
+    match unsafe { handles::try_borrow(context) } {
+        Some(handle) => read(&handle.callbacks),
+        None => null_context,
+    }
+}
+
 /// Reads a text setting as a C string owned by the context (NULL when unset); `null_context`
 /// is what a NULL context reports.
 ///

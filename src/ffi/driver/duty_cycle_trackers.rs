@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
 use crate::driver::duty_cycle_tracker::{DutyCycleTrackerHooks, SuppliedDutyCycleTracker};
-use crate::ffi::driver::context::{aeron_driver_context_t, handle};
+use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::ffi_boundary;
 use crate::util::error::Result;
 
@@ -122,11 +122,8 @@ unsafe fn get_tracker(
     context: *mut aeron_driver_context_t,
     role: TrackerRole,
 ) -> Result<*mut aeron_duty_cycle_tracker_t> {
-    if context.is_null() {
-        return Ok(std::ptr::null_mut());
-    }
-    // SAFETY: non-null and live (contract).
-    Ok(unsafe { handle(context) }?.callbacks.duty_cycle_trackers[role as usize])
+    // SAFETY: NULL or live (contract).
+    Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| c.duty_cycle_trackers[role as usize]) })
 }
 
 /// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts

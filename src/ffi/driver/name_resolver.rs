@@ -20,7 +20,7 @@ use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
-use crate::ffi::driver::context::{aeron_driver_context_t, handle};
+use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
@@ -339,12 +339,8 @@ pub unsafe extern "C" fn aeron_driver_context_get_name_resolver_supplier(
     context: *mut aeron_driver_context_t,
 ) -> aeron_name_resolver_supplier_func_t {
     ffi_boundary!("aeron_driver_context_get_name_resolver_supplier", {
-        let set = if context.is_null() {
-            None
-        } else {
-            // SAFETY: non-null and live (contract).
-            unsafe { handle(context) }?.callbacks.name_resolver_supplier
-        };
+        // SAFETY: NULL or live (contract).
+        let set = unsafe { get_callback(context, None, |c| c.name_resolver_supplier) };
         Ok(set.or(Some(default_name_resolver_supplier)))
     })
 }

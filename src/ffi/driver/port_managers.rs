@@ -17,7 +17,7 @@ use crate::concurrent::ForeignShared;
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
-use crate::ffi::driver::context::{aeron_driver_context_t, handle};
+use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
@@ -139,11 +139,8 @@ unsafe fn get_port_manager(
     context: *mut aeron_driver_context_t,
     index: usize,
 ) -> Result<*mut aeron_port_manager_t> {
-    if context.is_null() {
-        return Ok(std::ptr::null_mut());
-    }
-    // SAFETY: non-null and live (contract).
-    Ok(unsafe { handle(context) }?.callbacks.port_managers[index])
+    // SAFETY: NULL or live (contract).
+    Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| c.port_managers[index]) })
 }
 
 /// Sets the sender's port manager: asked for the bind address of every send channel

@@ -12,7 +12,7 @@ use super::plugin::{MediaPointers, check_bindings, make_plugin};
 use super::types::{aeron_udp_channel_interceptor_bindings_t, aeron_udp_channel_transport_bindings_t};
 use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::MediaPluginSupplier;
-use crate::ffi::driver::context::{DriverContextHandle, aeron_driver_context_t, handle};
+use crate::ffi::driver::context::{DriverContextHandle, aeron_driver_context_t, get_callback, handle};
 use crate::ffi::ffi_boundary;
 
 /// The media plug-in pointers a context holds (NULL: not set).
@@ -160,11 +160,8 @@ pub unsafe extern "C" fn aeron_driver_context_get_udp_channel_outgoing_intercept
     context: *mut aeron_driver_context_t,
 ) -> *mut aeron_udp_channel_interceptor_bindings_t {
     ffi_boundary!("aeron_driver_context_get_udp_channel_outgoing_interceptors", {
-        if context.is_null() {
-            return Ok(std::ptr::null_mut());
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.media.outgoing)
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| c.media.outgoing) })
     })
 }
 
@@ -199,10 +196,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_udp_channel_incoming_intercept
     context: *mut aeron_driver_context_t,
 ) -> *mut aeron_udp_channel_interceptor_bindings_t {
     ffi_boundary!("aeron_driver_context_get_udp_channel_incoming_interceptors", {
-        if context.is_null() {
-            return Ok(std::ptr::null_mut());
-        }
-        // SAFETY: non-null and live (contract).
-        Ok(unsafe { handle(context) }?.callbacks.media.incoming)
+        // SAFETY: NULL or live (contract).
+        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| c.media.incoming) })
     })
 }
