@@ -61,7 +61,7 @@ else
 fi
 
 if [ -x scripts/miri.sh ] && cargo +nightly miri --version >/dev/null 2>&1; then
-  step "miri (single-threaded concurrent/ tests)"
+  step "miri (concurrent/, logbuffer/ and ffi::handles unit tests)"
   bash scripts/miri.sh
 elif [ "${CI:-}" = "true" ]; then
   echo "cargo +nightly miri is required in CI (scripts/miri.sh)" >&2

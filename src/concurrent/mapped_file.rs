@@ -271,6 +271,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn create_then_map_existing_shares_memory() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("shared.dat");
@@ -283,6 +284,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn open_or_create_reports_creation_and_checks_length() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bus");
@@ -294,6 +296,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn create_new_refuses_an_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("once.dat");
@@ -304,6 +307,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn missing_or_empty_files_are_errors() {
         let dir = tempfile::tempdir().unwrap();
         let err = map_existing(&dir.path().join("nope")).unwrap_err();
@@ -330,6 +334,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn prefault_changes_no_byte_another_mapping_sees() {
         let dir = tempfile::tempdir().unwrap();
         let (ours, theirs, bytes) = patterned(dir.path(), 64);
@@ -350,6 +355,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn a_touch_racing_a_store_to_the_same_word_never_loses_it() {
         let dir = tempfile::tempdir().unwrap();
         let (ours, theirs, _) = patterned(dir.path(), 4);
@@ -372,6 +378,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn released_pages_keep_their_bytes_and_sync_by_path_needs_no_mapping() {
         let dir = tempfile::tempdir().unwrap();
         let (ours, theirs, mut bytes) = patterned(dir.path(), 16);

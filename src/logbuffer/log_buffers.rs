@@ -159,6 +159,7 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn create_and_map_share_layout() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("1.logbuffer");
@@ -175,6 +176,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn create_new_refuses_an_existing_log() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("3.logbuffer");
@@ -185,6 +187,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn large_page_puts_metadata_at_the_end() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("2.logbuffer");
@@ -195,6 +198,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg_attr(miri, ignore = "miri cannot map files")]
     fn bad_files_are_clear_errors() {
         let dir = tempfile::tempdir().unwrap();
         let short = dir.path().join("short.logbuffer");
