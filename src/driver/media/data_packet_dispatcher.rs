@@ -9,8 +9,11 @@
 //! ignored). Images whose subscription went away stop getting data but stay here, still
 //! sending status messages, until the conductor removes them.
 //!
-//! Look-ups are linear over small vectors: a receive endpoint carries few streams and
-//! sessions, and nothing is allocated per packet.
+//! Streams are kept sorted by stream id and each stream's sessions by session id, so the
+//! per-datagram look-up is a binary search: a receive endpoint with hundreds of streams pays
+//! a handful of comparisons per datagram rather than a walk over all of them, and one with a
+//! single stream pays one. Nothing is allocated per packet; a new session (rare, and on the
+//! setup path) is inserted in place.
 #![forbid(unsafe_code)]
 
 use std::net::IpAddr;
@@ -38,7 +41,8 @@ pub struct StreamInterest {
     pub stream_id: i32,
     pub is_all_sessions: bool,
     pub subscribed_sessions: Vec<i32>,
-    pub sessions: Vec<SessionEntry>,
+    /// Sorted by session id (the look-ups binary-search it).
+    sessions: Vec<SessionEntry>,
 }
 
 impl StreamInterest {
@@ -52,13 +56,14 @@ impl StreamInterest {
     }
 
     pub fn session(&mut self, session_id: i32) -> Option<&mut SessionEntry> {
-        self.sessions.iter_mut().find(|s| s.session_id == session_id)
+        let index = self.sessions.binary_search_by_key(&session_id, |s| s.session_id).ok()?;
+        self.sessions.get_mut(index)
     }
 
     pub fn set_state(&mut self, session_id: i32, state: SessionState) {
-        match self.session(session_id) {
-            Some(entry) => entry.state = state,
-            None => self.sessions.push(SessionEntry { session_id, state, origin: None }),
+        match self.sessions.binary_search_by_key(&session_id, |s| s.session_id) {
+            Ok(index) => self.sessions[index].state = state,
+            Err(index) => self.sessions.insert(index, SessionEntry { session_id, state, origin: None }),
         }
     }
 
@@ -90,7 +95,13 @@ impl DataPacketDispatcher {
     }
 
     pub fn stream(&mut self, stream_id: i32) -> Option<&mut StreamInterest> {
-        self.streams.iter_mut().find(|s| s.stream_id == stream_id)
+        let index = self.stream_index(stream_id).ok()?;
+        self.streams.get_mut(index)
+    }
+
+    /// Where `stream_id` is, or where it would go to keep the streams sorted.
+    fn stream_index(&self, stream_id: i32) -> std::result::Result<usize, usize> {
+        self.streams.binary_search_by_key(&stream_id, |s| s.stream_id)
     }
 
     pub fn has_subscriptions(&self) -> bool {
@@ -113,13 +124,14 @@ impl DataPacketDispatcher {
     /// Subscription to every session of `stream_id` (or only `session_id`).
     pub fn add_subscription(&mut self, stream_id: i32, session_id: Option<i32>) {
         let is_all = session_id.is_none();
-        let stream = match self.streams.iter().position(|s| s.stream_id == stream_id) {
-            Some(i) => &mut self.streams[i],
-            None => {
-                self.streams.push(StreamInterest::new(stream_id, is_all));
-                self.streams.last_mut().expect("just pushed")
+        let index = match self.stream_index(stream_id) {
+            Ok(index) => index,
+            Err(index) => {
+                self.streams.insert(index, StreamInterest::new(stream_id, is_all));
+                index
             }
         };
+        let stream = &mut self.streams[index];
         match session_id {
             None => stream.is_all_sessions = true,
             Some(id) if !stream.subscribed_sessions.contains(&id) => stream.subscribed_sessions.push(id),
@@ -129,7 +141,7 @@ impl DataPacketDispatcher {
 
     /// Drops interest; images of sessions no longer wanted are detached.
     pub fn remove_subscription(&mut self, stream_id: i32, session_id: Option<i32>) {
-        let Some(index) = self.streams.iter().position(|s| s.stream_id == stream_id) else { return };
+        let Ok(index) = self.stream_index(stream_id) else { return };
         let stream = &mut self.streams[index];
         match session_id {
             None => stream.is_all_sessions = false,
@@ -146,7 +158,8 @@ impl DataPacketDispatcher {
         }
         stream.sessions = kept;
         if !stream.is_all_sessions && stream.subscribed_sessions.is_empty() {
-            self.streams.swap_remove(index);
+            // Shifting keeps the order the look-ups' binary search needs.
+            self.streams.remove(index);
         }
     }
 
@@ -265,5 +278,42 @@ mod tests {
         d.remove_state(3, 10, |s| matches!(s, SessionState::CoolDown));
         assert_eq!(states(&mut d, 10), vec![(2, "init")]);
         assert!(!d.remove_image(77, 2, 10));
+    }
+
+    #[test]
+    fn many_streams_and_sessions_in_any_order_are_found() {
+        let mut d = DataPacketDispatcher::new();
+        // Stream ids added out of order, negative ones included.
+        let ids: Vec<i32> = (0..300).map(|i| (i * 7919) % 601 - 300).collect();
+        for &id in &ids {
+            d.add_subscription(id, None);
+        }
+        for &id in &ids {
+            assert_eq!(d.stream(id).map(|s| s.stream_id), Some(id));
+        }
+        assert!(d.stream(301).is_none());
+        let s = d.stream(ids[0]).unwrap();
+        for session in [9, -4, 7, 1000, i32::MIN, i32::MAX, 0] {
+            s.set_state(session, SessionState::CoolDown);
+        }
+        s.set_state(7, SessionState::InitInProgress);
+        assert_eq!(
+            states(&mut d, ids[0]),
+            vec![
+                (i32::MIN, "cool"),
+                (-4, "cool"),
+                (0, "cool"),
+                (7, "init"),
+                (9, "cool"),
+                (1000, "cool"),
+                (i32::MAX, "cool")
+            ]
+        );
+        for &id in ids.iter().step_by(2) {
+            d.remove_subscription(id, None);
+        }
+        for (i, &id) in ids.iter().enumerate() {
+            assert_eq!(d.stream(id).is_some(), i % 2 == 1, "stream {id}");
+        }
     }
 }
