@@ -6,7 +6,9 @@
 
 use crate::concurrent::counters::CountersManager;
 use crate::driver::conductor::client_proxy::ClientProxy;
+use crate::driver::conductor::end_of_life::LogOwner;
 use crate::driver::conductor::params::PublicationParams;
+use crate::driver::conductor::subscriber_positions::{SourceStream, StreamSource, Subscriber};
 use crate::driver::position_counters::{Position, free_counter};
 use crate::logbuffer::LogBuffers;
 use crate::logbuffer::descriptor as log;
@@ -435,16 +437,39 @@ impl IpcPublication {
             }
         }
     }
+}
 
-    /// Frees the publication's counters and those of its subscribers (end of life or
-    /// driver shutdown). The log file is freed separately.
-    pub fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
+impl StreamSource for IpcPublication {
+    fn stream(&self) -> SourceStream<'_> {
+        SourceStream {
+            registration_id: self.config.registration_id,
+            session_id: self.config.session_id,
+            stream_id: self.config.stream_id,
+            join_position: self.join_position(),
+            log_file_name: &self.log_file_name,
+            source_identity: IPC_CHANNEL,
+        }
+    }
+
+    fn add_subscriber_position(&mut self, subscriber: &Subscriber<'_>, position: Position, now_ns: i64) {
+        self.add_subscriber(subscriber.registration_id, position, subscriber.is_tether, now_ns);
+    }
+}
+
+impl LogOwner for IpcPublication {
+    /// The publication's counters and those of its subscribers (end of life or driver
+    /// shutdown).
+    fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
         free_counter(counters, self.pub_lmt.counter_id(), now_ms);
         free_counter(counters, self.pub_pos.counter_id(), now_ms);
         for s in self.subscribers.drain(..) {
             free_counter(counters, s.position.counter_id(), now_ms);
         }
         self.resting_count = 0;
+    }
+
+    fn into_log(self) -> (String, LogBuffers) {
+        (self.log_file_name, self.log)
     }
 }
 
