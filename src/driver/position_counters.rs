@@ -8,7 +8,6 @@ use crate::concurrent::counters::descriptor::{COUNTER_LENGTH, MAX_KEY_LENGTH, MA
 use crate::concurrent::counters::type_ids::{
     CLIENT_HEARTBEAT_TIMESTAMP_NAME, CLIENT_HEARTBEAT_TIMESTAMP_TYPE_ID,
     FLOW_CONTROL_RECEIVERS_COUNTER_TYPE_ID, FLOW_CONTROL_RECEIVERS_NAME, LOCAL_SOCKADDR_TYPE_ID,
-    PUBLISHER_LIMIT_NAME, PUBLISHER_LIMIT_TYPE_ID, PUBLISHER_POSITION_NAME, PUBLISHER_POSITION_TYPE_ID,
     SUBSCRIBER_POSITION_NAME, SUBSCRIBER_POSITION_TYPE_ID,
 };
 use crate::util::error::Result;
@@ -136,50 +135,6 @@ pub fn allocate_stream_counter(
     let counter_id = manager.allocate(type_id, &key, &label, now_ms)?;
     manager.set_counter_registration_id(counter_id, registration_id)?;
     Ok(Position::new(manager.reader().values_buffer(), counter_id))
-}
-
-/// `pub-lmt` of a publication: the position its publishers may write up to.
-pub fn allocate_publisher_limit(
-    manager: &mut CountersManager,
-    registration_id: i64,
-    session_id: i32,
-    stream_id: i32,
-    channel: &str,
-    now_ms: i64,
-) -> Result<Position> {
-    allocate_stream_counter(
-        manager,
-        PUBLISHER_LIMIT_TYPE_ID,
-        PUBLISHER_LIMIT_NAME,
-        registration_id,
-        session_id,
-        stream_id,
-        channel,
-        None,
-        now_ms,
-    )
-}
-
-/// `pub-pos (sampled)`: the producer position as last sampled by the conductor.
-pub fn allocate_publisher_position(
-    manager: &mut CountersManager,
-    registration_id: i64,
-    session_id: i32,
-    stream_id: i32,
-    channel: &str,
-    now_ms: i64,
-) -> Result<Position> {
-    allocate_stream_counter(
-        manager,
-        PUBLISHER_POSITION_TYPE_ID,
-        PUBLISHER_POSITION_NAME,
-        registration_id,
-        session_id,
-        stream_id,
-        channel,
-        None,
-        now_ms,
-    )
 }
 
 /// `sub-pos` of one subscription on one image/publication, labelled `@<join position>`.

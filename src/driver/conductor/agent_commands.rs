@@ -28,17 +28,26 @@ impl Conductor {
                 self.on_create_image(request, correlation_id);
             }
             ConductorCommand::PublicationReleased { registration_id } => {
-                self.on_publication_released(registration_id)
+                self.publications.on_sender_released(registration_id)
             }
             ConductorCommand::SendEndpointReleased { endpoint_id } => {
-                self.on_send_endpoint_released(endpoint_id)
+                self.endpoints.on_send_released(endpoint_id, &mut self.counters, self.now_ms)
             }
-            ConductorCommand::ImageReleased { correlation_id } => self.on_image_released(correlation_id),
+            ConductorCommand::ImageReleased { correlation_id } => {
+                self.images.on_receiver_released(correlation_id)
+            }
             ConductorCommand::ReceiveEndpointReleased { endpoint_id } => {
-                self.on_receive_endpoint_released(endpoint_id)
+                self.endpoints.on_receive_released(endpoint_id, &mut self.counters, self.now_ms)
             }
             ConductorCommand::ReceiveDestinationReleased { endpoint_id, destination_id } => {
-                self.on_receive_destination_released(endpoint_id, destination_id)
+                if let Some(destination_id) = destination_id {
+                    self.endpoints.on_receive_destination_released(
+                        endpoint_id,
+                        destination_id,
+                        &mut self.counters,
+                        self.now_ms,
+                    );
+                }
             }
             ConductorCommand::PublicationError(report) => self.on_publication_error(&report),
             ConductorCommand::ResponseSetup { response_correlation_id, response_session_id } => {

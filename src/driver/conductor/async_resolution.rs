@@ -274,7 +274,7 @@ impl Conductor {
     /// The sender found `endpoint_id`'s receiver, or one of its manual destinations,
     /// quiet (Aeron's `on_re_resolve_endpoint`): resolve the name again.
     pub(crate) fn on_re_resolve_endpoint(&mut self, endpoint_id: i64, name: Arc<str>, existing: SocketAddr) {
-        if self.send_endpoints.is_open(endpoint_id) {
+        if self.endpoints.send.is_open(endpoint_id) {
             self.re_resolve(ReResolve {
                 target: ReResolveTarget::SendEndpoint { endpoint_id },
                 name,
@@ -292,7 +292,7 @@ impl Conductor {
         name: Arc<str>,
         existing: SocketAddr,
     ) {
-        if self.receive_endpoints.is_open(endpoint_id) {
+        if self.endpoints.receive.is_open(endpoint_id) {
             let target = ReResolveTarget::ReceiveControl { endpoint_id, destination_id };
             self.re_resolve(ReResolve { target, name, existing });
         }
@@ -318,7 +318,7 @@ impl Conductor {
         };
         match re.target {
             ReResolveTarget::SendEndpoint { endpoint_id } => {
-                if let Some(endpoint) = self.send_endpoints.find_mut(endpoint_id) {
+                if let Some(endpoint) = self.endpoints.send.find_mut(endpoint_id) {
                     for (_, destination, name) in &mut endpoint.manual_destinations {
                         if **name == *re.name {
                             *destination = address;

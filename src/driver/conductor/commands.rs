@@ -6,6 +6,8 @@ use crate::command::Command;
 use crate::concurrent::ring_buffer::ControlledReadAction;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::clients::AeronClient;
+use crate::driver::conductor::publication_setup::PublicationCommand;
+use crate::driver::conductor::subscription_registry::SubscriptionKey;
 use crate::driver::position_counters::allocate_client_heartbeat;
 use crate::util::error::{AeronErrorCode, Error, Result};
 
@@ -38,35 +40,50 @@ impl Conductor {
             Command::AddPublication(m) | Command::AddExclusivePublication(m) => {
                 let exclusive = matches!(command, Command::AddExclusivePublication(_));
                 let channel = m.channel_str()?;
+                let add = PublicationCommand {
+                    correlated: m.correlated,
+                    stream_id: m.stream_id,
+                    channel,
+                    exclusive,
+                };
                 if channel.starts_with(IPC_CHANNEL_PREFIX) {
-                    self.on_add_ipc_publication(m.correlated, m.stream_id, channel, exclusive)
+                    self.on_add_ipc_publication(add)
                 } else if channel.starts_with(SPY_CHANNEL_PREFIX) {
                     Err(Error::aeron(
                         AeronErrorCode::InvalidChannel,
                         format!("aeron-spy channels are for subscriptions only: channel={channel}"),
                     ))
                 } else {
-                    self.on_add_network_publication(m.correlated, m.stream_id, channel, exclusive)
+                    self.on_add_network_publication(add)
                 }
             }
             Command::RemovePublication(m) => self.on_remove_publication(m.correlated, m.registration_id),
             Command::AddSubscription(m) => {
                 let channel = m.channel_str()?;
+                let add = SubscriptionKey {
+                    registration_id: m.correlated.correlation_id,
+                    client_id: m.correlated.client_id,
+                    stream_id: m.stream_id,
+                    channel,
+                };
                 if channel.starts_with(IPC_CHANNEL_PREFIX) {
-                    self.on_add_ipc_subscription(m.correlated, m.stream_id, channel)
+                    self.on_add_ipc_subscription(add)
                 } else if channel.starts_with(SPY_CHANNEL_PREFIX) {
-                    self.on_add_spy_subscription(m.correlated, m.stream_id, channel)
+                    self.on_add_spy_subscription(add)
                 } else {
-                    self.on_add_network_subscription(m.correlated, m.stream_id, channel)
+                    self.on_add_network_subscription(add)
                 }
             }
             Command::RemoveSubscription(m) => self.on_remove_subscription(m.correlated, m.registration_id),
+            // Legacy keepalive: refreshes the heartbeat of a known client.
             Command::ClientKeepalive(m) => {
-                self.on_client_keepalive(m.client_id);
+                self.clients.keepalive(m.client_id, self.now_ms);
                 Ok(())
             }
+            // The client is gone: it is removed at the next timer check, without
+            // ON_CLIENT_TIMEOUT.
             Command::ClientClose(m) => {
-                self.on_client_close(m.client_id);
+                self.clients.close_by_command(m.client_id);
                 Ok(())
             }
             Command::AddCounter(m) => self.on_add_counter(m.correlated, m.type_id, m.key, m.label),
@@ -87,36 +104,18 @@ impl Conductor {
         }
     }
 
-    pub(crate) fn find_client(&self, client_id: i64) -> Option<usize> {
-        self.clients.iter().rposition(|c| c.client_id == client_id)
-    }
-
-    /// The client's index, registering it (heartbeat counter + ON_COUNTER_READY with the
-    /// client id) on its first ADD_* command (`spec/control-protocol.md` §7).
-    pub(crate) fn get_or_add_client(&mut self, client_id: i64) -> Result<usize> {
-        if let Some(index) = self.find_client(client_id) {
-            return Ok(index);
+    /// Registers a client (heartbeat counter + ON_COUNTER_READY with the client id) on its
+    /// first ADD_* command (`spec/control-protocol.md` §7).
+    pub(crate) fn get_or_add_client(&mut self, client_id: i64) -> Result<()> {
+        if self.clients.contains(client_id) {
+            return Ok(());
         }
         let heartbeat = allocate_client_heartbeat(&mut self.counters, client_id, self.now_ms)?;
         let counter_id = heartbeat.counter_id();
         let timeout_ms = self.ctx.client_liveness_timeout_ms();
-        self.clients.push(AeronClient::new(client_id, heartbeat, timeout_ms, self.now_ms));
+        self.clients.add(AeronClient::new(client_id, heartbeat, timeout_ms, self.now_ms));
         self.proxy.on_counter_ready(client_id, counter_id);
-        Ok(self.clients.len() - 1)
-    }
-
-    /// Legacy keepalive: refreshes the heartbeat of a known client.
-    fn on_client_keepalive(&mut self, client_id: i64) {
-        if let Some(index) = self.find_client(client_id) {
-            self.clients[index].heartbeat.set_release(self.now_ms);
-        }
-    }
-
-    /// The client is gone: it is removed at the next timer check, without ON_CLIENT_TIMEOUT.
-    fn on_client_close(&mut self, client_id: i64) {
-        if let Some(index) = self.find_client(client_id) {
-            self.clients[index].close_by_command();
-        }
+        Ok(())
     }
 
     /// No response either way; a validated token runs the termination hook.

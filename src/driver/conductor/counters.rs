@@ -32,13 +32,12 @@ impl Conductor {
         key: &[u8],
         label: &[u8],
     ) -> Result<()> {
-        let client_index = self.get_or_add_client(correlated.client_id)?;
+        self.get_or_add_client(correlated.client_id)?;
         let counter_id = self.allocate_client_counter(type_id, key, label)?;
         self.counters.set_counter_registration_id(counter_id, correlated.correlation_id)?;
         self.counters.set_counter_owner_id(counter_id, correlated.client_id)?;
-        self.clients[client_index]
-            .counter_links
-            .push(CounterLink { registration_id: correlated.correlation_id, counter_id });
+        let link = CounterLink { registration_id: correlated.correlation_id, counter_id };
+        self.clients.add_counter_link(correlated.client_id, link);
         self.proxy.on_counter_ready(correlated.correlation_id, counter_id);
         Ok(())
     }
@@ -49,12 +48,7 @@ impl Conductor {
         correlated: CorrelatedMessage,
         registration_id: i64,
     ) -> Result<()> {
-        let link = self.find_client(correlated.client_id).and_then(|ci| {
-            let links = &mut self.clients[ci].counter_links;
-            let li = links.iter().position(|l| l.registration_id == registration_id)?;
-            Some(links.swap_remove(li))
-        });
-        let Some(link) = link else {
+        let Some(link) = self.clients.take_counter_link(correlated.client_id, registration_id) else {
             return Err(Error::aeron(
                 AeronErrorCode::UnknownCounter,
                 format!(

@@ -27,10 +27,11 @@ use crate::concurrent::counters::type_ids::RCV_LOCAL_SOCKADDR_NAME;
 use crate::driver::agent_proxy::{ReceiverCommand, SenderCommand};
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::commands::{IPC_CHANNEL_PREFIX, SPY_CHANNEL_PREFIX};
-use crate::driver::conductor::network_subscriptions::SpySubscriptionLink;
 use crate::driver::conductor::params::{SubscriptionParams, invalid_channel};
 use crate::driver::conductor::receive_endpoints::ReceiveDestinationRecord;
-use crate::driver::conductor::subscriptions::SubscriptionLink;
+use crate::driver::conductor::subscription_registry::{
+    SpySubscriptionLink, SubscriptionKey, SubscriptionLink,
+};
 use crate::driver::media::name_resolver::resolve_host_and_port_with;
 use crate::driver::media::receive_destination::ReceiveDestination;
 use crate::driver::media::socket_address::format_source_identity;
@@ -77,20 +78,19 @@ impl Conductor {
         what: &str,
         shown: &str,
     ) -> Result<(i64, usize)> {
-        let publication =
-            self.network_publications.iter().find(|p| p.registration_id() == registration_id).ok_or_else(
-                || {
-                    Error::aeron(
-                        AeronErrorCode::UnknownPublication,
-                        format!("unknown {what} client_id={client_id} registration_id={registration_id}"),
-                    )
-                },
-            )?;
+        let publication = self.publications.find_network(registration_id).ok_or_else(|| {
+            Error::aeron(
+                AeronErrorCode::UnknownPublication,
+                format!("unknown {what} client_id={client_id} registration_id={registration_id}"),
+            )
+        })?;
         let endpoint_id = publication.identity.endpoint_id;
         let index = self
-            .send_endpoint_index(endpoint_id)
+            .endpoints
+            .send
+            .index_of(endpoint_id)
             .ok_or_else(|| Error::illegal_state(format!("send endpoint {endpoint_id} is gone")))?;
-        if !self.send_endpoints[index].is_manual() {
+        if !self.endpoints.send[index].is_manual() {
             return Err(manual_control_refused(shown));
         }
         Ok((endpoint_id, index))
@@ -127,7 +127,7 @@ impl Conductor {
             self.manual_send_endpoint(m.correlated.client_id, m.registration_id, "add destination", channel)?;
         let (address, endpoint_name) = self.send_destination_address(channel)?;
         let registration_id = m.correlated.correlation_id;
-        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        let destinations = &mut self.endpoints.send[index].manual_destinations;
         destinations.push((registration_id, address, Arc::clone(&endpoint_name)));
         self.sender_proxy.send(SenderCommand::AddDestination {
             endpoint_id,
@@ -148,7 +148,7 @@ impl Conductor {
             channel,
         )?;
         let (address, _) = self.send_destination_address(channel)?;
-        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        let destinations = &mut self.endpoints.send[index].manual_destinations;
         let Some(i) = destinations.iter().position(|(_, a, _)| same_address(a, &address)) else {
             return Err(Error::invalid_argument(format!("unknown destination: {channel}")));
         };
@@ -166,7 +166,7 @@ impl Conductor {
             "remove destination",
             &shown,
         )?;
-        let destinations = &mut self.send_endpoints[index].manual_destinations;
+        let destinations = &mut self.endpoints.send[index].manual_destinations;
         let Some(i) = destinations.iter().position(|(id, _, _)| *id == m.destination_registration_id) else {
             return Err(Error::invalid_argument(format!(
                 "unknown destination registration_id={}",
@@ -185,18 +185,19 @@ impl Conductor {
     /// The network subscription `registration_id`, which must be a multi-destination one:
     /// its index, its endpoint's index.
     fn mds_subscription(&self, client_id: i64, registration_id: i64) -> Result<(usize, usize)> {
-        let link = self.network_subscriptions.iter().position(|l| l.registration_id == registration_id);
-        let Some(link) = link else {
+        let Some(link) = self.subscriptions.network.index_of(registration_id) else {
             return Err(Error::aeron(
                 AeronErrorCode::UnknownSubscription,
                 format!("unknown subscription client_id={client_id} registration_id={registration_id}"),
             ));
         };
-        let endpoint_id = self.network_subscriptions[link].endpoint_id;
+        let endpoint_id = self.subscriptions.network[link].endpoint_id;
         let endpoint = self
-            .receive_endpoint_index(endpoint_id)
+            .endpoints
+            .receive
+            .index_of(endpoint_id)
             .ok_or_else(|| Error::illegal_state(format!("receive endpoint {endpoint_id} is gone")))?;
-        if self.receive_endpoints[endpoint].channel.control_mode != UdpControlMode::Manual {
+        if self.endpoints.receive[endpoint].channel.control_mode != UdpControlMode::Manual {
             return Err(invalid_channel("channel does not allow manual control"));
         }
         Ok((link, endpoint))
@@ -213,13 +214,13 @@ impl Conductor {
         }
         let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
         check_destination_params(&udp.uri, channel)?;
-        let endpoint_channel = &self.receive_endpoints[endpoint].channel;
+        let endpoint_channel = &self.endpoints.receive[endpoint].channel;
         let buffers = SocketBuffers {
             so_sndbuf: endpoint_channel.socket_sndbuf_or(self.ctx.socket_so_sndbuf),
             so_rcvbuf: endpoint_channel.socket_rcvbuf_or(self.ctx.socket_so_rcvbuf),
         };
         let destination_id = m.correlated.correlation_id;
-        let bind_address = self.receiver_port_manager.get_managed_port(&udp, udp.remote_data)?;
+        let bind_address = self.endpoints.receive_port(&udp, udp.remote_data)?;
         let opened = ReceiveDestination::open(
             destination_id,
             &udp,
@@ -227,19 +228,19 @@ impl Conductor {
             buffers,
             self.ctx.socket_multicast_ttl,
             self.ctx.mtu_length,
-            &self.media,
+            self.endpoints.media(),
         );
-        let endpoint_channel = &self.receive_endpoints[endpoint].channel;
+        let endpoint_channel = &self.endpoints.receive[endpoint].channel;
         let opened = opened.and_then(|d| d.enable_timestamps(endpoint_channel).map(|()| d));
         let destination = match opened {
             Ok(destination) => destination,
             Err(e) => {
-                self.free_receive_port(Some(bind_address));
+                self.endpoints.free_receive_port(Some(bind_address));
                 return Err(e);
             }
         };
         let bound = format_source_identity(&destination.local_addr());
-        let status_counter_id = self.receive_endpoints[endpoint].status.counter_id();
+        let status_counter_id = self.endpoints.receive[endpoint].status.counter_id();
         let local_sockaddr = match allocate_local_sockaddr(
             &mut self.counters,
             RCV_LOCAL_SOCKADDR_NAME,
@@ -251,12 +252,12 @@ impl Conductor {
             Ok(local_sockaddr) => local_sockaddr,
             Err(e) => {
                 drop(destination);
-                self.free_receive_port(Some(bind_address));
+                self.endpoints.free_receive_port(Some(bind_address));
                 return Err(e);
             }
         };
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
-        let entry = &mut self.receive_endpoints[endpoint];
+        let entry = &mut self.endpoints.receive[endpoint];
         entry.destinations.push(ReceiveDestinationRecord {
             id: destination_id,
             canonical_form: destination.canonical_form().to_string(),
@@ -272,6 +273,21 @@ impl Conductor {
         Ok(())
     }
 
+    /// A receive destination on `channel` of the subscription whose network link is `link`.
+    fn destination_key<'c>(
+        &self,
+        m: &DestinationMessage<'_>,
+        link: usize,
+        channel: &'c str,
+    ) -> SubscriptionKey<'c> {
+        SubscriptionKey {
+            registration_id: m.registration_id,
+            client_id: m.correlated.client_id,
+            stream_id: self.subscriptions.network[link].stream_id,
+            channel,
+        }
+    }
+
     /// An `aeron:ipc` destination: the subscription also reads matching IPC publications.
     fn add_ipc_rcv_destination(
         &mut self,
@@ -281,26 +297,10 @@ impl Conductor {
     ) -> Result<()> {
         let uri = ChannelUri::parse(channel).map_err(|e| invalid_channel(e.message().to_string()))?;
         let params = SubscriptionParams::parse(&self.ctx, |key| uri.get(key))?;
-        let stream_id = self.network_subscriptions[link].stream_id;
-        self.ipc_subscriptions.push(SubscriptionLink {
-            registration_id: m.registration_id,
-            client_id: m.correlated.client_id,
-            stream_id,
-            channel: channel.to_string(),
-            params,
-            linked_publications: Vec::new(),
-        });
+        let key = self.destination_key(m, link, channel);
+        let link_index = self.subscriptions.ipc.add(SubscriptionLink::new(key, params));
         self.proxy.on_operation_succeeded(m.correlated.correlation_id);
-        let link_index = self.ipc_subscriptions.len() - 1;
-        for publication_index in 0..self.ipc_publications.len() {
-            let publication = &self.ipc_publications[publication_index];
-            if self.ipc_subscriptions[link_index].matches(publication)
-                && publication.is_accepting_subscriptions()
-            {
-                self.link_subscription(link_index, publication_index)?;
-            }
-        }
-        Ok(())
+        self.link_new_ipc_subscription(link_index)
     }
 
     /// An `aeron-spy:` destination: the subscription also reads matching local network
@@ -313,26 +313,10 @@ impl Conductor {
     ) -> Result<()> {
         let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
         let params = SubscriptionParams::parse(&self.ctx, |key| udp.uri.get(key))?;
-        let stream_id = self.network_subscriptions[link].stream_id;
-        self.spy_subscriptions.push(SpySubscriptionLink {
-            registration_id: m.registration_id,
-            client_id: m.correlated.client_id,
-            stream_id,
-            channel: channel.to_string(),
-            canonical_form: udp.canonical_form.clone(),
-            channel_tag: udp.channel_tag,
-            params,
-        });
+        let key = self.destination_key(m, link, channel);
+        let link_index = self.subscriptions.spy.add(SpySubscriptionLink::new(key, &udp, params));
         self.proxy.on_operation_succeeded(m.correlated.correlation_id);
-        let link_index = self.spy_subscriptions.len() - 1;
-        for publication_index in 0..self.network_publications.len() {
-            if self.spy_matches(link_index, publication_index)
-                && self.network_publications[publication_index].is_accepting_subscriptions()
-            {
-                self.link_spy(link_index, publication_index)?;
-            }
-        }
-        Ok(())
+        self.link_new_spy(link_index)
     }
 
     pub(crate) fn on_remove_rcv_destination(&mut self, m: &DestinationMessage<'_>) -> Result<()> {
@@ -342,7 +326,7 @@ impl Conductor {
         }
         let (_, endpoint) = self.mds_subscription(m.correlated.client_id, m.registration_id)?;
         let udp = UdpChannel::parse_destination(channel, &mut self.name_resolver)?;
-        let entry = &mut self.receive_endpoints[endpoint];
+        let entry = &mut self.endpoints.receive[endpoint];
         let record =
             entry.destinations.iter_mut().find(|d| !d.removing && d.canonical_form == udp.canonical_form);
         let Some(record) = record else {
@@ -369,13 +353,9 @@ impl Conductor {
             )
         };
         if channel.starts_with(IPC_CHANNEL_PREFIX) {
-            let index = self
-                .ipc_subscriptions
-                .iter()
-                .position(|l| l.registration_id == m.registration_id && l.channel == channel)
-                .ok_or_else(unknown)?;
+            let link =
+                self.subscriptions.ipc.take_destination(m.registration_id, channel).ok_or_else(unknown)?;
             self.proxy.on_operation_succeeded(m.correlated.correlation_id);
-            let link = self.ipc_subscriptions.swap_remove(index);
             for publication_id in &link.linked_publications {
                 self.proxy.on_unavailable_image(
                     *publication_id,
@@ -384,15 +364,11 @@ impl Conductor {
                     channel,
                 );
             }
-            self.unlink_subscription(&link);
+            self.unlink_ipc_subscription(&link);
         } else {
-            let index = self
-                .spy_subscriptions
-                .iter()
-                .position(|l| l.registration_id == m.registration_id && l.channel == channel)
-                .ok_or_else(unknown)?;
+            let link =
+                self.subscriptions.spy.take_destination(m.registration_id, channel).ok_or_else(unknown)?;
             self.proxy.on_operation_succeeded(m.correlated.correlation_id);
-            let link = self.spy_subscriptions.swap_remove(index);
             self.unlink_spy(&link, true);
         }
         Ok(())

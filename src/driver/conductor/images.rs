@@ -71,13 +71,8 @@ impl Conductor {
     /// The receiver saw a SETUP for a subscribed stream: build the image, or tell the
     /// receiver it will not come.
     pub(crate) fn on_create_image(&mut self, request: CreateImageRequest, correlation_id: i64) {
-        let wanted = self
-            .receive_endpoint_index(request.endpoint_id)
-            .is_some_and(|i| !self.receive_endpoints[i].closing)
-            && self
-                .network_subscriptions
-                .iter()
-                .any(|l| l.matches(request.endpoint_id, request.stream_id, request.session_id));
+        let wanted = self.endpoints.receive.is_open(request.endpoint_id)
+            && self.subscriptions.wants_image(request.endpoint_id, request.stream_id, request.session_id);
         if !wanted {
             // The subscription went away meanwhile: nothing to build, nothing to report.
             self.receiver_proxy.send(ReceiverCommand::RemoveInitInProgress {
@@ -104,25 +99,16 @@ impl Conductor {
     }
 
     fn create_image(&mut self, request: &CreateImageRequest, correlation_id: i64) -> Result<()> {
-        let Some(endpoint_index) =
-            self.receive_endpoint_index(request.endpoint_id).filter(|&i| !self.receive_endpoints[i].closing)
-        else {
+        if !self.endpoints.receive.is_open(request.endpoint_id) {
             return Err(Error::illegal_state("receive endpoint is gone"));
-        };
-        let matching: Vec<usize> = (0..self.network_subscriptions.len())
-            .filter(|&i| {
-                self.network_subscriptions[i].matches(
-                    request.endpoint_id,
-                    request.stream_id,
-                    request.session_id,
-                )
-            })
-            .collect();
+        }
+        let matching =
+            self.subscriptions.matching_network(request.endpoint_id, request.stream_id, request.session_id);
         let Some(&first) = matching.first() else {
             return Err(Error::illegal_state("no subscription for the image"));
         };
-        let params = self.network_subscriptions[first].params;
-        let channel = self.network_subscriptions[first].channel.clone();
+        let first = &self.subscriptions.network[first];
+        let (params, channel) = (first.params, first.channel.clone());
         validate_setup(request, params.initial_window_length)?;
         let term_length = request.term_length as usize;
         let bits = log::position_bits_to_shift(term_length);
@@ -141,11 +127,12 @@ impl Conductor {
                 return Err(e);
             }
         };
-        self.receive_endpoints[endpoint_index].image_ref_count += 1;
-        self.images.push(entry);
-        let image_index = self.images.len() - 1;
+        if let Some(endpoint) = self.endpoints.receive.find_mut(request.endpoint_id) {
+            endpoint.image_ref_count += 1;
+        }
+        let image_index = self.images.add(entry);
         for link_index in matching {
-            self.link_image_subscriber(link_index, image_index)?;
+            self.link_image(link_index, image_index)?;
         }
         self.receiver_proxy.send(ReceiverCommand::AddImage {
             endpoint_id: request.endpoint_id,
@@ -195,8 +182,7 @@ impl Conductor {
         let path = image_log_path(&self.ctx.aeron_dir, correlation_id);
         let allocation = if params.common.is_sparse { Allocation::Sparse } else { Allocation::PreTouch };
         let log_buffers = LogBuffers::create(&path, term_length, self.ctx.file_page_size, allocation)?;
-        let endpoint_channel =
-            self.receive_endpoint_index(request.endpoint_id).map(|i| &self.receive_endpoints[i].channel);
+        let endpoint_channel = self.endpoints.receive.find(request.endpoint_id).map(|e| &e.channel);
         let is_multicast_channel = endpoint_channel.is_some_and(|c| c.is_multicast);
         // A multi-destination subscription hears its senders through several sockets (and
         // may have multicast destinations): Aeron's rules, no pinning.
@@ -311,29 +297,20 @@ impl Conductor {
 
     /// Timer tick for every image; drained ones leave the receiver, finished ones are freed.
     pub(crate) fn check_images(&mut self) {
-        let mut i = self.images.len();
-        while i > 0 {
-            i -= 1;
+        for i in (0..self.images.len()).rev() {
             let mut events = Vec::new();
-            self.images[i].on_time_event(self.now_ns, |_, e| events.push(e));
+            self.images.get_mut(i).on_time_event(self.now_ns, |_, e| events.push(e));
             for event in events {
                 self.on_image_event(i, event);
             }
-            if self.images[i].has_reached_end_of_life() {
-                let mut image = self.images.swap_remove(i);
-                image.free_counters(&mut self.counters, self.now_ms);
-                let length = image.log.buffer().capacity();
-                self.end_of_life.push_back(crate::driver::conductor::EndOfLifeLog {
-                    path: image.log_file_name.clone().into(),
-                    log: Some(image.log),
-                    length,
-                });
+            if let Some(image) = self.images.take_ended(i) {
+                self.end_of_life.retire(image, &mut self.counters, self.now_ms);
             }
         }
     }
 
     fn on_image_event(&mut self, index: usize, event: ImageEvent) {
-        let image = &self.images[index];
+        let image = self.images.get(index);
         let (correlation_id, stream_id, session_id, endpoint_id) = (
             image.correlation_id(),
             image.identity.stream_id,
@@ -342,7 +319,7 @@ impl Conductor {
         );
         match event {
             ImageEvent::Tether(TetherEvent::Unavailable { subscription_registration_id }) => {
-                let channel = self.subscription_channel(subscription_registration_id);
+                let channel = self.subscriptions.network_channel(subscription_registration_id);
                 self.proxy.on_unavailable_image(
                     correlation_id,
                     subscription_registration_id,
@@ -351,7 +328,7 @@ impl Conductor {
                 );
             }
             ImageEvent::Tether(TetherEvent::Rejoined { subscription_registration_id, counter_id }) => {
-                let image = &self.images[index];
+                let image = self.images.get(index);
                 self.proxy.on_available_image(
                     correlation_id,
                     session_id,
@@ -370,9 +347,14 @@ impl Conductor {
                     stream_id,
                 });
                 let mut rejoin = true;
-                let linked: Vec<i64> =
-                    self.images[index].subscribers.iter().map(|s| s.subscription_registration_id).collect();
-                for link in self.network_subscriptions.iter().filter(|l| linked.contains(&l.registration_id))
+                let linked: Vec<i64> = self
+                    .images
+                    .get(index)
+                    .subscribers
+                    .iter()
+                    .map(|s| s.subscription_registration_id)
+                    .collect();
+                for link in self.subscriptions.network.iter().filter(|l| linked.contains(&l.registration_id))
                 {
                     rejoin = link.params.common.is_rejoin;
                     self.proxy.on_unavailable_image(
@@ -389,25 +371,11 @@ impl Conductor {
                         stream_id,
                     });
                 }
-                if let Some(e) = self.receive_endpoint_index(endpoint_id) {
-                    self.receive_endpoints[e].image_ref_count -= 1;
+                if let Some(endpoint) = self.endpoints.receive.find_mut(endpoint_id) {
+                    endpoint.image_ref_count -= 1;
                 }
-                self.try_close_receive_endpoint(endpoint_id);
+                self.endpoints.receive.note_if_unused(endpoint_id, self.now_ns);
             }
-        }
-    }
-
-    fn subscription_channel(&self, registration_id: i64) -> String {
-        self.network_subscriptions
-            .iter()
-            .find(|l| l.registration_id == registration_id)
-            .map_or_else(String::new, |l| l.channel.clone())
-    }
-
-    /// The receiver removed the image's half.
-    pub(crate) fn on_image_released(&mut self, correlation_id: i64) {
-        if let Some(image) = self.images.iter_mut().find(|i| i.correlation_id() == correlation_id) {
-            image.receiver_released = true;
         }
     }
 }

@@ -10,11 +10,15 @@
 pub mod agent_commands;
 pub mod async_resolution;
 pub mod client_proxy;
+pub mod client_registry;
 pub mod clients;
 pub mod commands;
 pub mod counters;
 pub mod destinations;
+pub mod end_of_life;
 pub mod endpoint_registry;
+pub mod endpoints;
+pub mod image_registry;
 pub mod images;
 pub mod ipc_publication;
 pub mod log_cleaner;
@@ -26,6 +30,8 @@ pub mod network_publications;
 pub mod network_subscriptions;
 pub mod params;
 pub mod publication_image;
+pub mod publication_registry;
+pub mod publication_setup;
 pub mod publications;
 pub mod receive_endpoints;
 pub mod reject_image;
@@ -33,10 +39,10 @@ pub mod response_channels;
 pub mod send_endpoints;
 pub mod session_ids;
 pub mod subscriber_positions;
+pub mod subscription_registry;
 pub mod subscriptions;
 pub mod timers;
 
-use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
@@ -51,80 +57,59 @@ use crate::driver::media::media_plugin::Media;
 use crate::driver::media::name_resolver::{NameResolver, TimeTrackingNameResolver};
 use crate::driver::media::port_manager::PortManager;
 use crate::driver::system_counters::{SystemCounterId, SystemCounters};
-use crate::logbuffer::LogBuffers;
 use crate::util::agent::Agent;
 use crate::util::clock::{epoch_ms, nano_time};
 use crate::util::error::{AeronErrorCode, Error, Result};
 use async_resolution::ConductorNameResolver;
 
 use client_proxy::ClientProxy;
-use clients::AeronClient;
-use endpoint_registry::EndpointRegistry;
-use ipc_publication::IpcPublication;
+use client_registry::ClientRegistry;
+use end_of_life::EndOfLifeLogs;
+use endpoints::Endpoints;
+use image_registry::ImageRegistry;
 use log_file::OsBufferLengths;
-use network_publication::NetworkPublicationEntry;
-use network_subscriptions::{NetworkSubscriptionLink, SpySubscriptionLink};
-use publication_image::ImageEntry;
-use receive_endpoints::ReceiveEndpointEntry;
-use send_endpoints::SendEndpointEntry;
+use publication_registry::PublicationRegistry;
 use session_ids::{SessionIdAllocator, random_i32};
-use subscriptions::SubscriptionLink;
+use subscription_registry::SubscriptionRegistry;
+use timers::CommandBufferWatch;
 
 /// Commands read per duty cycle (Aeron's C driver: 2).
 pub const COMMAND_DRAIN_LIMIT: usize = 2;
 /// How often the cached epoch clock is refreshed.
 const CLOCK_UPDATE_INTERVAL_NS: i64 = 1_000_000;
 
-/// A log file whose publication has ended, waiting to be unmapped and deleted.
-#[derive(Debug)]
-pub struct EndOfLifeLog {
-    pub path: std::path::PathBuf,
-    pub log: Option<LogBuffers>,
-    pub length: usize,
-}
-
-/// What the conductor works on, apart from the command buffer.
+/// What the conductor works on, apart from the command buffer: the registries of what
+/// clients made (each keeping its own rules), the proxies to clients and agents, the
+/// clocks, and what it was built with.
 pub struct Conductor {
-    pub(crate) ctx: DriverContext,
-    pub(crate) proxy: ClientProxy,
-    pub(crate) counters: CountersManager,
-    pub(crate) error_log: Arc<DistinctErrorLog>,
-    pub(crate) system: SystemCounters,
-    pub(crate) clients: Vec<AeronClient>,
-    pub(crate) ipc_publications: Vec<IpcPublication>,
-    pub(crate) ipc_subscriptions: Vec<SubscriptionLink>,
-    pub(crate) network_publications: Vec<NetworkPublicationEntry>,
-    pub(crate) network_subscriptions: Vec<NetworkSubscriptionLink>,
-    pub(crate) spy_subscriptions: Vec<SpySubscriptionLink>,
-    pub(crate) images: Vec<ImageEntry>,
-    pub(crate) send_endpoints: EndpointRegistry<SendEndpointEntry>,
-    pub(crate) receive_endpoints: EndpointRegistry<ReceiveEndpointEntry>,
-    pub(crate) sender_proxy: Proxy<SenderCommand>,
-    pub(crate) receiver_proxy: Proxy<ReceiverCommand>,
+    ctx: DriverContext,
+    proxy: ClientProxy,
+    counters: CountersManager,
+    error_log: Arc<DistinctErrorLog>,
+    system: SystemCounters,
+    clients: ClientRegistry,
+    publications: PublicationRegistry,
+    subscriptions: SubscriptionRegistry,
+    images: ImageRegistry,
+    endpoints: Endpoints,
+    end_of_life: EndOfLifeLogs,
+    sender_proxy: Proxy<SenderCommand>,
+    receiver_proxy: Proxy<ReceiverCommand>,
     /// Handed to the sender's publications so they can report to the conductor.
-    pub(crate) conductor_proxy: Proxy<ConductorCommand>,
-    pub(crate) agent_commands: CommandQueue<ConductorCommand>,
-    pub(crate) loss_report: LossReport,
-    pub(crate) end_of_life: VecDeque<EndOfLifeLog>,
-    pub(crate) session_ids: SessionIdAllocator,
-    pub(crate) os_buffer_lengths: OsBufferLengths,
-    pub(crate) termination_requested: Arc<AtomicBool>,
-    pub(crate) now_ns: i64,
-    pub(crate) now_ms: i64,
+    conductor_proxy: Proxy<ConductorCommand>,
+    agent_commands: CommandQueue<ConductorCommand>,
+    os_buffer_lengths: OsBufferLengths,
+    termination_requested: Arc<AtomicBool>,
+    now_ns: i64,
+    now_ms: i64,
     clock_update_deadline_ns: i64,
-    pub(crate) timeout_check_deadline_ns: i64,
-    pub(crate) last_command_consumer_position: i64,
-    pub(crate) time_of_last_command_position_change_ns: i64,
+    timeout_check_deadline_ns: i64,
+    command_watch: CommandBufferWatch,
     /// Conductor duty cycles (system counters 26, 27) or the supplied tracker.
     duty_cycle_tracker: DutyCycleTracker,
     /// Resolves channel and destination addresses, off the conductor's thread when the
     /// async executor runs; each call timed (counters 32, 33).
-    pub(crate) name_resolver: ConductorNameResolver,
-    /// What endpoints open their transports with.
-    pub(crate) media: Media,
-    /// Where send endpoints and receive destinations bind.
-    pub(crate) sender_port_manager: Box<dyn PortManager>,
-    pub(crate) receiver_port_manager: Box<dyn PortManager>,
+    name_resolver: ConductorNameResolver,
 }
 
 impl Conductor {
@@ -240,35 +225,25 @@ impl DriverConductor {
             counters: parts.counters,
             error_log: parts.error_log,
             system: parts.system,
-            clients: Vec::new(),
-            ipc_publications: Vec::new(),
-            ipc_subscriptions: Vec::new(),
-            network_publications: Vec::new(),
-            network_subscriptions: Vec::new(),
-            spy_subscriptions: Vec::new(),
-            images: Vec::new(),
-            send_endpoints: EndpointRegistry::default(),
-            receive_endpoints: EndpointRegistry::default(),
+            clients: ClientRegistry::default(),
+            publications: PublicationRegistry::new(session_ids),
+            subscriptions: SubscriptionRegistry::default(),
+            images: ImageRegistry::new(parts.loss_report),
+            endpoints: Endpoints::new(parts.media, parts.sender_port_manager, parts.receiver_port_manager),
+            end_of_life: EndOfLifeLogs::default(),
             sender_proxy: parts.sender_proxy,
             receiver_proxy: parts.receiver_proxy,
             conductor_proxy: parts.conductor_proxy,
             agent_commands: parts.agent_commands,
-            loss_report: parts.loss_report,
-            end_of_life: VecDeque::new(),
-            session_ids,
             os_buffer_lengths: OsBufferLengths::probe(),
             termination_requested: parts.termination_requested,
             now_ns,
             now_ms: epoch_ms(),
             clock_update_deadline_ns: now_ns + CLOCK_UPDATE_INTERVAL_NS,
             timeout_check_deadline_ns: now_ns + ctx.timer_interval_ns as i64,
-            last_command_consumer_position: parts.to_driver.consumer_position(),
-            time_of_last_command_position_change_ns: now_ns,
+            command_watch: CommandBufferWatch::new(parts.to_driver.consumer_position(), now_ns),
             duty_cycle_tracker,
             name_resolver,
-            media: parts.media,
-            sender_port_manager: parts.sender_port_manager,
-            receiver_port_manager: parts.receiver_port_manager,
             ctx,
         };
         Ok(Self { to_driver: parts.to_driver, conductor })
@@ -314,16 +289,9 @@ impl Agent for DriverConductor {
             }
         }
         work += c.process_agent_commands(&self.to_driver);
-        for image in &mut c.images {
-            work += image.track_rebuild(c.now_ns, c.now_ms, &mut c.loss_report);
-        }
-        for publication in &mut c.ipc_publications {
-            work += publication.update_pub_pos_and_lmt();
-        }
-        for publication in &mut c.network_publications {
-            work += publication.update_pub_pos_and_lmt();
-        }
-        work += c.free_end_of_life_logs();
+        work += c.images.track_rebuilds(c.now_ns, c.now_ms);
+        work += c.publications.update_limits();
+        work += c.end_of_life.free(c.ctx.resource_free_limit as usize, &c.system);
         work += c.poll_resolutions();
         match c.name_resolver.do_work(c.now_ms) {
             Ok(n) => work += n,

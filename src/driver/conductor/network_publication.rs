@@ -10,10 +10,13 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::concurrent::counters::CountersManager;
+use crate::driver::conductor::end_of_life::LogOwner;
 use crate::driver::conductor::ipc_publication::{IPC_CHANNEL, PublicationState};
 use crate::driver::conductor::log_cleaner::clean_log_to;
 use crate::driver::conductor::params::PublicationParams;
-use crate::driver::conductor::subscriber_positions::{SubscriberPositions, TetherEvent, UntetheredTimeouts};
+use crate::driver::conductor::subscriber_positions::{
+    SourceStream, StreamSource, Subscriber, SubscriberPositions, TetherEvent, UntetheredTimeouts,
+};
 use crate::driver::network_publication::NetworkPublicationStatus;
 use crate::driver::position_counters::{Position, free_counter};
 use crate::logbuffer::LogBuffers;
@@ -335,13 +338,39 @@ impl NetworkPublicationEntry {
     pub fn spy_source_identity(&self) -> &'static str {
         IPC_CHANNEL
     }
+}
 
-    /// Frees every counter the publication and its spies own.
-    pub fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
+/// What a spy reads.
+impl StreamSource for NetworkPublicationEntry {
+    fn stream(&self) -> SourceStream<'_> {
+        SourceStream {
+            registration_id: self.identity.registration_id,
+            session_id: self.identity.session_id,
+            stream_id: self.identity.stream_id,
+            join_position: self.join_position(),
+            log_file_name: &self.log_file_name,
+            source_identity: self.spy_source_identity(),
+        }
+    }
+
+    fn add_subscriber_position(&mut self, subscriber: &Subscriber<'_>, position: Position, now_ns: i64) {
+        self.spies.add(subscriber.registration_id, position, subscriber.is_tether, now_ns);
+        // Release: the sender reading the flag sees the spy's position in place.
+        self.status.has_spies.store(true, Ordering::Release);
+    }
+}
+
+impl LogOwner for NetworkPublicationEntry {
+    /// Every counter the publication and its spies own.
+    fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
         for p in self.counters.all() {
             free_counter(counters, p.counter_id(), now_ms);
         }
         self.spies.free_all(counters, now_ms);
+    }
+
+    fn into_log(self) -> (String, LogBuffers) {
+        (self.log_file_name, self.log)
     }
 }
 

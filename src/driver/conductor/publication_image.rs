@@ -12,8 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::concurrent::counters::CountersManager;
+use crate::driver::conductor::end_of_life::LogOwner;
 use crate::driver::conductor::log_cleaner::clean_log_to;
-use crate::driver::conductor::subscriber_positions::{SubscriberPositions, TetherEvent, UntetheredTimeouts};
+use crate::driver::conductor::subscriber_positions::{
+    SourceStream, StreamSource, Subscriber, SubscriberPositions, TetherEvent, UntetheredTimeouts,
+};
 use crate::driver::congestion::{CongestionControl, RebuildProgress};
 use crate::driver::image_status::ImageStatus;
 use crate::driver::loss::loss_report::LossEntryOffset;
@@ -313,15 +316,38 @@ impl ImageEntry {
     pub fn has_reached_end_of_life(&self) -> bool {
         self.state == ImageState::Done && self.receiver_released
     }
+}
 
-    /// Frees the image's counters and its subscribers'.
-    pub fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
+impl StreamSource for ImageEntry {
+    fn stream(&self) -> SourceStream<'_> {
+        SourceStream {
+            registration_id: self.correlation_id(),
+            session_id: self.identity.session_id,
+            stream_id: self.identity.stream_id,
+            join_position: self.join_position(),
+            log_file_name: &self.log_file_name,
+            source_identity: &self.identity.source_identity,
+        }
+    }
+
+    fn add_subscriber_position(&mut self, subscriber: &Subscriber<'_>, position: Position, now_ns: i64) {
+        self.subscribers.add(subscriber.registration_id, position, subscriber.is_tether, now_ns);
+    }
+}
+
+impl LogOwner for ImageEntry {
+    /// The image's counters and its subscribers'.
+    fn free_counters(&mut self, counters: &mut CountersManager, now_ms: i64) {
         free_counter(counters, self.rcv_hwm.counter_id(), now_ms);
         free_counter(counters, self.rcv_pos.counter_id(), now_ms);
         for p in self.extra_counters.drain(..) {
             free_counter(counters, p.counter_id(), now_ms);
         }
         self.subscribers.free_all(counters, now_ms);
+    }
+
+    fn into_log(self) -> (String, LogBuffers) {
+        (self.log_file_name, self.log)
     }
 }
 

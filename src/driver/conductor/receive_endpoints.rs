@@ -17,6 +17,7 @@ use crate::concurrent::counters::type_ids::{
 use crate::driver::agent_proxy::ReceiverCommand;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::endpoint_registry::RegisteredEndpoint;
+use crate::driver::conductor::endpoints::check_shared_buffers;
 use crate::driver::conductor::network_params::NetworkSubscriptionParams;
 use crate::driver::conductor::params::invalid_param;
 use crate::driver::conductor::session_ids::random_i32;
@@ -26,8 +27,7 @@ use crate::driver::media::timestamps::ChannelTimestamps;
 use crate::driver::media::udp_channel::{UdpChannel, UdpControlMode};
 use crate::driver::media::udp_transport::SocketBuffers;
 use crate::driver::position_counters::{
-    CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_CLOSING, Position, allocate_channel_status,
-    allocate_local_sockaddr, free_counter,
+    CHANNEL_STATUS_ACTIVE, Position, allocate_channel_status, allocate_local_sockaddr, free_counter,
 };
 use crate::util::error::Result;
 
@@ -67,10 +67,6 @@ pub struct ReceiveEndpointEntry {
     /// reference counts); `session_id` is always `None`.
     pub response_stream_refs: Vec<StreamRef>,
     pub image_ref_count: i32,
-    pub closing: bool,
-    /// Since when nothing uses it; it closes a timer interval later unless reused, so a
-    /// subscription removed and added again keeps the bound port.
-    pub unused_since_ns: Option<i64>,
 }
 
 impl RegisteredEndpoint for ReceiveEndpointEntry {
@@ -86,34 +82,20 @@ impl RegisteredEndpoint for ReceiveEndpointEntry {
         &self.status
     }
 
+    /// A subscription, a waiting response subscription or an image needs it.
     fn in_use(&self) -> bool {
-        !self.is_unused()
+        !(self.stream_refs.is_empty() && self.response_stream_refs.is_empty() && self.image_ref_count <= 0)
     }
 
-    fn closing(&self) -> bool {
-        self.closing
-    }
-
-    fn set_closing(&mut self) {
-        self.closing = true;
-    }
-
-    fn unused_since_ns(&mut self) -> &mut Option<i64> {
-        &mut self.unused_since_ns
-    }
-}
-
-impl ReceiveEndpointEntry {
-    /// No subscription, waiting response subscription or image needs it.
-    pub fn is_unused(&self) -> bool {
-        self.stream_refs.is_empty() && self.response_stream_refs.is_empty() && self.image_ref_count <= 0
-    }
-
-    pub fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
+    fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
         for destination in &self.destinations {
             free_counter(counters, destination.local_sockaddr.counter_id(), now_ms);
         }
         free_counter(counters, self.status.counter_id(), now_ms);
+    }
+
+    fn bind_addresses(&self) -> Vec<std::net::SocketAddr> {
+        self.destinations.iter().map(|d| d.bind_address).collect()
     }
 }
 
@@ -121,10 +103,10 @@ impl Conductor {
     /// The open endpoint `channel` refers to by tag or shares by canonical form (Aeron C
     /// `aeron_driver_conductor_find_existing_receive_channel_endpoint`).
     pub(crate) fn find_existing_receive_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
-        if let Some(index) = self.receive_endpoints.find_by_tag(channel)? {
+        if let Some(index) = self.endpoints.receive.find_by_tag(channel)? {
             return Ok(Some(index));
         }
-        Ok(self.receive_endpoints.find_by_canonical_form(channel))
+        Ok(self.endpoints.receive.find_by_canonical_form(channel))
     }
 
     /// The open endpoint for `channel`'s canonical form, or a new one named
@@ -148,21 +130,17 @@ impl Conductor {
             )));
         }
         if let Some(index) = self.find_existing_receive_endpoint(channel)? {
-            let endpoint = &mut self.receive_endpoints[index];
-            ChannelTimestamps::check_shared(&endpoint.channel, channel, true)?;
-            endpoint.unused_since_ns = None;
-            // A second subscription may not ask the shared sockets for other buffers.
-            for (key, requested, existing) in [
-                ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.buffers.so_rcvbuf),
-                ("so-sndbuf", channel.socket_sndbuf_length, endpoint.buffers.so_sndbuf),
-            ] {
-                if requested != 0 && requested != existing {
-                    return Err(invalid_param(format!(
-                        "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
-                        endpoint.channel.original_uri, channel.original_uri
-                    )));
-                }
-            }
+            ChannelTimestamps::check_shared(&self.endpoints.receive[index].channel, channel, true)?;
+            self.endpoints.receive.reuse(index);
+            let endpoint = &self.endpoints.receive[index];
+            check_shared_buffers(
+                &endpoint.channel,
+                channel,
+                [
+                    ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.buffers.so_rcvbuf),
+                    ("so-sndbuf", channel.socket_sndbuf_length, endpoint.buffers.so_sndbuf),
+                ],
+            )?;
             return Ok(index);
         }
         let buffers = SocketBuffers {
@@ -185,18 +163,18 @@ impl Conductor {
         let bind = if channel.control_mode == UdpControlMode::Manual {
             None
         } else {
-            Some(self.receiver_port_manager.get_managed_port(channel, channel.remote_data)?)
+            Some(self.endpoints.receive_port(channel, channel.remote_data)?)
         };
         let opened = ReceiveChannelEndpoint::open(
             registration_id,
             channel,
             ReceiveEndpointSettings { bind: bind.unwrap_or(channel.remote_data), ..settings },
-            &self.media,
+            self.endpoints.media(),
         );
         let endpoint = match opened {
             Ok(endpoint) => endpoint,
             Err(e) => {
-                self.free_receive_port(bind);
+                self.endpoints.free_receive_port(bind);
                 return Err(e);
             }
         };
@@ -213,7 +191,7 @@ impl Conductor {
             Ok(status) => status,
             Err(e) => {
                 drop(endpoint);
-                self.free_receive_port(bind);
+                self.endpoints.free_receive_port(bind);
                 return Err(e);
             }
         };
@@ -240,7 +218,7 @@ impl Conductor {
                 Err(e) => {
                     free_counter(&mut self.counters, status.counter_id(), self.now_ms);
                     drop(endpoint);
-                    self.free_receive_port(bind);
+                    self.endpoints.free_receive_port(bind);
                     return Err(e);
                 }
             }
@@ -248,7 +226,7 @@ impl Conductor {
         // Release: a client seeing ACTIVE may rely on the endpoint being bound.
         status.set_release(CHANNEL_STATUS_ACTIVE);
         self.receiver_proxy.send(ReceiverCommand::AddEndpoint(Box::new(endpoint)));
-        Ok(self.receive_endpoints.push(ReceiveEndpointEntry {
+        Ok(self.endpoints.receive.push(ReceiveEndpointEntry {
             id: registration_id,
             channel: channel.clone(),
             status,
@@ -257,18 +235,12 @@ impl Conductor {
             stream_refs: Vec::new(),
             response_stream_refs: Vec::new(),
             image_ref_count: 0,
-            closing: false,
-            unused_since_ns: None,
         }))
-    }
-
-    pub(crate) fn receive_endpoint_index(&self, id: i64) -> Option<usize> {
-        self.receive_endpoints.index_of(id)
     }
 
     /// One more subscription to (`stream_id`, `session_id`): the first tells the receiver.
     pub(crate) fn incref_receive_stream(&mut self, index: usize, stream_id: i32, session_id: Option<i32>) {
-        let endpoint = &mut self.receive_endpoints[index];
+        let endpoint = &mut self.endpoints.receive[index];
         match endpoint.stream_refs.iter_mut().find(|r| r.stream_id == stream_id && r.session_id == session_id)
         {
             Some(r) => r.count += 1,
@@ -290,8 +262,7 @@ impl Conductor {
         stream_id: i32,
         session_id: Option<i32>,
     ) {
-        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
-        let endpoint = &mut self.receive_endpoints[index];
+        let Some(endpoint) = self.endpoints.receive.find_mut(endpoint_id) else { return };
         if let Some(i) =
             endpoint.stream_refs.iter().position(|r| r.stream_id == stream_id && r.session_id == session_id)
         {
@@ -305,12 +276,12 @@ impl Conductor {
                 });
             }
         }
-        self.try_close_receive_endpoint(endpoint_id);
+        self.endpoints.receive.note_if_unused(endpoint_id, self.now_ns);
     }
 
     /// One more response subscription to `stream_id` waiting for its session.
     pub(crate) fn incref_response_stream(&mut self, index: usize, stream_id: i32) {
-        let refs = &mut self.receive_endpoints[index].response_stream_refs;
+        let refs = &mut self.endpoints.receive[index].response_stream_refs;
         match refs.iter_mut().find(|r| r.stream_id == stream_id) {
             Some(r) => r.count += 1,
             None => refs.push(StreamRef { stream_id, session_id: None, count: 1 }),
@@ -319,65 +290,14 @@ impl Conductor {
 
     /// One waiting response subscription fewer (it got its session, or went away).
     pub(crate) fn decref_response_stream(&mut self, endpoint_id: i64, stream_id: i32) {
-        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
-        let refs = &mut self.receive_endpoints[index].response_stream_refs;
+        let Some(endpoint) = self.endpoints.receive.find_mut(endpoint_id) else { return };
+        let refs = &mut endpoint.response_stream_refs;
         if let Some(i) = refs.iter().position(|r| r.stream_id == stream_id) {
             refs[i].count -= 1;
             if refs[i].count <= 0 {
                 refs.swap_remove(i);
             }
         }
-        self.try_close_receive_endpoint(endpoint_id);
-    }
-
-    /// Marks the endpoint unused once no subscription and no image needs it.
-    pub(crate) fn try_close_receive_endpoint(&mut self, endpoint_id: i64) {
-        let Some(index) = self.receive_endpoint_index(endpoint_id) else { return };
-        let now_ns = self.now_ns;
-        let endpoint = &mut self.receive_endpoints[index];
-        if !endpoint.closing && endpoint.is_unused() {
-            endpoint.unused_since_ns.get_or_insert(now_ns);
-        }
-    }
-
-    /// Timer: closes receive endpoints no subscription or image used for a whole timer
-    /// interval.
-    pub(crate) fn close_unused_receive_endpoints(&mut self) {
-        let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
-        let receiver = &self.receiver_proxy;
-        self.receive_endpoints.close_unused(now_ns, expiry, |endpoint_id| {
-            receiver.send(ReceiverCommand::RemoveEndpoint { endpoint_id });
-        });
-    }
-
-    /// The receiver dropped the endpoint: free its counters and forget it.
-    pub(crate) fn on_receive_endpoint_released(&mut self, endpoint_id: i64) {
-        if let Some(endpoint) = self.receive_endpoints.remove(endpoint_id) {
-            endpoint.free_counters(&mut self.counters, self.now_ms);
-            for destination in &endpoint.destinations {
-                self.receiver_port_manager.free_managed_port(destination.bind_address);
-            }
-        }
-    }
-
-    /// Frees a port the receiver's port manager gave (when an open failed after it).
-    pub(crate) fn free_receive_port(&mut self, bind: Option<std::net::SocketAddr>) {
-        if let Some(bind) = bind {
-            self.receiver_port_manager.free_managed_port(bind);
-        }
-    }
-
-    /// The receiver closed a removed destination: free its `rcv-local-sockaddr`.
-    pub(crate) fn on_receive_destination_released(&mut self, endpoint_id: i64, destination_id: Option<i64>) {
-        let (Some(index), Some(id)) = (self.receive_endpoint_index(endpoint_id), destination_id) else {
-            return;
-        };
-        let endpoint = &mut self.receive_endpoints[index];
-        if let Some(i) = endpoint.destinations.iter().position(|d| d.id == id) {
-            let record = endpoint.destinations.swap_remove(i);
-            record.local_sockaddr.set_release(CHANNEL_STATUS_CLOSING);
-            free_counter(&mut self.counters, record.local_sockaddr.counter_id(), self.now_ms);
-            self.receiver_port_manager.free_managed_port(record.bind_address);
-        }
+        self.endpoints.receive.note_if_unused(endpoint_id, self.now_ns);
     }
 }

@@ -26,7 +26,7 @@ impl Conductor {
             ));
         }
         let image_correlation_id = command.image_correlation_id;
-        let Some(image) = self.images.iter().find(|i| i.correlation_id() == image_correlation_id) else {
+        let Some(image) = self.images.find(image_correlation_id) else {
             return Err(Error::aeron(
                 AeronErrorCode::GenericError,
                 format!("unable to resolve image for correlationId={image_correlation_id}"),

@@ -47,10 +47,7 @@ impl Conductor {
     /// publication) names a network subscription that exists.
     pub(crate) fn validate_response_subscription(&self, params: &PublicationParams) -> Result<()> {
         let id = params.response_correlation_id;
-        if params.is_response
-            || id == -1
-            || self.network_subscriptions.iter().any(|l| l.registration_id == id)
-        {
+        if params.is_response || id == -1 || self.subscriptions.network.index_of(id).is_some() {
             return Ok(());
         }
         Err(invalid_param(format!("unable to find response subscription for response-correlation-id={id}")))
@@ -68,8 +65,8 @@ impl Conductor {
                 "control-mode=response was specified, but no response-correlation-id set",
             ));
         }
-        match self.images.iter().position(|i| i.correlation_id() == id) {
-            Some(index) if self.images[index].has_send_response_setup() => Ok(Some(index)),
+        match self.images.index_of(id) {
+            Some(index) if self.images.get(index).has_send_response_setup() => Ok(Some(index)),
             Some(_) => {
                 Err(invalid_param(format!("image.correlationId={id} did not request a response channel")))
             }
@@ -87,9 +84,9 @@ impl Conductor {
         params: &NetworkSubscriptionParams,
     ) -> Result<()> {
         let Some(index) = self.find_existing_receive_endpoint(udp)? else { return Ok(()) };
-        let endpoint_id = self.receive_endpoints[index].id;
+        let endpoint_id = self.endpoints.receive[index].id;
         let session_id = params.common.session_id;
-        let same = self.network_subscriptions.iter().filter(|l| {
+        let same = self.subscriptions.network.iter().filter(|l| {
             l.endpoint_id == endpoint_id
                 && l.stream_id == stream_id
                 && l.params.common.session_id == session_id
@@ -119,8 +116,8 @@ impl Conductor {
     /// `response_session_id` (and the receiver asks for its SETUP); one that already has its
     /// session asks for the SETUP again.
     pub(crate) fn on_response_setup(&mut self, response_correlation_id: i64, response_session_id: i32) {
-        for index in 0..self.network_subscriptions.len() {
-            let link = &self.network_subscriptions[index];
+        for index in 0..self.subscriptions.network.len() {
+            let link = &self.subscriptions.network[index];
             if link.registration_id != response_correlation_id {
                 continue;
             }
@@ -134,10 +131,8 @@ impl Conductor {
                     });
                 }
                 None => {
-                    let link = &mut self.network_subscriptions[index];
-                    link.params.common.session_id = Some(response_session_id);
-                    link.is_response = false;
-                    if let Some(e) = self.receive_endpoint_index(endpoint_id) {
+                    self.subscriptions.network[index].assign_response_session(response_session_id);
+                    if let Some(e) = self.endpoints.receive.index_of(endpoint_id) {
                         self.incref_receive_stream(e, stream_id, Some(response_session_id));
                     }
                     self.decref_response_stream(endpoint_id, stream_id);

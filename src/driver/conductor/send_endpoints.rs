@@ -15,6 +15,7 @@ use crate::concurrent::counters::type_ids::{
 use crate::driver::agent_proxy::SenderCommand;
 use crate::driver::conductor::Conductor;
 use crate::driver::conductor::endpoint_registry::RegisteredEndpoint;
+use crate::driver::conductor::endpoints::check_shared_buffers;
 use crate::driver::conductor::params::{PublicationParams, invalid_param};
 use crate::driver::media::send_channel_endpoint::{SendChannelEndpoint, SendEndpointSettings};
 use crate::driver::media::socket_address::format_source_identity;
@@ -45,11 +46,6 @@ pub struct SendEndpointEntry {
     pub manual_destinations: Vec<(i64, std::net::SocketAddr, Arc<str>)>,
     pub socket_sndbuf_length: usize,
     pub socket_rcvbuf_length: usize,
-    /// The sender was told to drop it; it is not shared any more.
-    pub closing: bool,
-    /// Since when no publication uses it; it closes a timer interval later unless reused,
-    /// so a channel removed and added again keeps its socket (and fixed port).
-    pub unused_since_ns: Option<i64>,
     /// What the sender's port manager said to bind; freed when the endpoint is released.
     pub bind_address: std::net::SocketAddr,
 }
@@ -71,16 +67,16 @@ impl RegisteredEndpoint for SendEndpointEntry {
         self.ref_count > 0
     }
 
-    fn closing(&self) -> bool {
-        self.closing
+    fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
+        free_counter(counters, self.local_sockaddr.counter_id(), now_ms);
+        if let Some(p) = &self.num_destinations {
+            free_counter(counters, p.counter_id(), now_ms);
+        }
+        free_counter(counters, self.status.counter_id(), now_ms);
     }
 
-    fn set_closing(&mut self) {
-        self.closing = true;
-    }
-
-    fn unused_since_ns(&mut self) -> &mut Option<i64> {
-        &mut self.unused_since_ns
+    fn bind_addresses(&self) -> Vec<std::net::SocketAddr> {
+        vec![self.bind_address]
     }
 }
 
@@ -89,14 +85,6 @@ impl SendEndpointEntry {
     pub fn is_manual(&self) -> bool {
         self.channel.control_mode == UdpControlMode::Manual
     }
-
-    pub fn free_counters(&self, counters: &mut CountersManager, now_ms: i64) {
-        free_counter(counters, self.local_sockaddr.counter_id(), now_ms);
-        if let Some(p) = &self.num_destinations {
-            free_counter(counters, p.counter_id(), now_ms);
-        }
-        free_counter(counters, self.status.counter_id(), now_ms);
-    }
 }
 
 impl Conductor {
@@ -104,7 +92,7 @@ impl Conductor {
     /// `aeron_driver_conductor_find_existing_send_channel_endpoint`).
     fn find_existing_send_endpoint(&self, channel: &UdpChannel) -> Result<Option<usize>> {
         // An endpoint's remote address is where it sends: its channel's.
-        if let Some(index) = self.send_endpoints.find_by_tag(channel)? {
+        if let Some(index) = self.endpoints.send.find_by_tag(channel)? {
             return Ok(Some(index));
         }
         // A tag no endpoint has yet makes this the original: it needs addresses of its own.
@@ -118,7 +106,7 @@ impl Conductor {
                 channel.original_uri
             )));
         }
-        Ok(self.send_endpoints.find_by_canonical_form(channel))
+        Ok(self.endpoints.send.find_by_canonical_form(channel))
     }
 
     /// The open endpoint for `channel`, or a new one. `registration_id` names a new
@@ -130,20 +118,17 @@ impl Conductor {
         registration_id: i64,
     ) -> Result<usize> {
         if let Some(index) = self.find_existing_send_endpoint(channel)? {
-            self.send_endpoints[index].unused_since_ns = None;
-            let endpoint = &self.send_endpoints[index];
+            self.endpoints.send.reuse(index);
+            let endpoint = &self.endpoints.send[index];
             ChannelTimestamps::check_shared(&endpoint.channel, channel, false)?;
-            for (key, requested, existing) in [
-                ("so-sndbuf", channel.socket_sndbuf_length, endpoint.socket_sndbuf_length),
-                ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.socket_rcvbuf_length),
-            ] {
-                if requested != 0 && requested != existing {
-                    return Err(invalid_param(format!(
-                        "{key}={requested} does not match existing value of {existing}: existingChannel={} channel={}",
-                        endpoint.channel.original_uri, channel.original_uri
-                    )));
-                }
-            }
+            check_shared_buffers(
+                &endpoint.channel,
+                channel,
+                [
+                    ("so-sndbuf", channel.socket_sndbuf_length, endpoint.socket_sndbuf_length),
+                    ("so-rcvbuf", channel.socket_rcvbuf_length, endpoint.socket_rcvbuf_length),
+                ],
+            )?;
             self.check_mtu_for_sndbuf(params, endpoint.socket_sndbuf_length)?;
             return Ok(index);
         }
@@ -156,11 +141,10 @@ impl Conductor {
             default_multicast_ttl: self.ctx.socket_multicast_ttl,
             num_destinations: None,
             mtu_length: params.mtu_length,
-            media: self.media.clone(),
+            media: self.endpoints.media().clone(),
             bind: None,
         };
-        let bind_address =
-            self.sender_port_manager.get_managed_port(channel, SendChannelEndpoint::bind_address(channel))?;
+        let bind_address = self.endpoints.send_port(channel, SendChannelEndpoint::bind_address(channel))?;
         let opened = SendChannelEndpoint::open(
             registration_id,
             channel,
@@ -169,7 +153,7 @@ impl Conductor {
         let mut endpoint = match opened {
             Ok(endpoint) => endpoint,
             Err(e) => {
-                self.sender_port_manager.free_managed_port(bind_address);
+                self.endpoints.free_send_port(bind_address);
                 return Err(e);
             }
         };
@@ -179,7 +163,7 @@ impl Conductor {
                 Ok(counters) => counters,
                 Err(e) => {
                     drop(endpoint);
-                    self.sender_port_manager.free_managed_port(bind_address);
+                    self.endpoints.free_send_port(bind_address);
                     return Err(e);
                 }
             };
@@ -191,7 +175,7 @@ impl Conductor {
         local_sockaddr.set_release(CHANNEL_STATUS_ACTIVE);
         let transport = Arc::clone(endpoint.transport());
         self.sender_proxy.send(SenderCommand::AddEndpoint(Box::new(endpoint)));
-        Ok(self.send_endpoints.push(SendEndpointEntry {
+        Ok(self.endpoints.send.push(SendEndpointEntry {
             id: registration_id,
             channel: channel.clone(),
             transport,
@@ -202,8 +186,6 @@ impl Conductor {
             manual_destinations: Vec::new(),
             socket_sndbuf_length,
             socket_rcvbuf_length,
-            closing: false,
-            unused_since_ns: None,
             bind_address,
         }))
     }
@@ -278,41 +260,5 @@ impl Conductor {
             )));
         }
         Ok(())
-    }
-
-    pub(crate) fn send_endpoint_index(&self, id: i64) -> Option<usize> {
-        self.send_endpoints.index_of(id)
-    }
-
-    /// One publication fewer on the endpoint; after the last one it becomes unused.
-    pub(crate) fn release_send_endpoint(&mut self, id: i64) {
-        let Some(index) = self.send_endpoint_index(id) else { return };
-        let now_ns = self.now_ns;
-        let endpoint = &mut self.send_endpoints[index];
-        endpoint.ref_count -= 1;
-        if endpoint.ref_count <= 0 && !endpoint.closing {
-            endpoint.unused_since_ns.get_or_insert(now_ns);
-        }
-    }
-
-    /// Timer: closes send endpoints without publications for a whole timer interval.
-    pub(crate) fn close_unused_send_endpoints(&mut self) {
-        let (now_ns, expiry) = (self.now_ns, self.now_ns - self.ctx.timer_interval_ns as i64);
-        let sender = &self.sender_proxy;
-        self.send_endpoints.close_unused(now_ns, expiry, |endpoint_id| {
-            sender.send(SenderCommand::RemoveEndpoint { endpoint_id });
-        });
-    }
-
-    /// The sender dropped the endpoint: free its counters and forget it.
-    pub(crate) fn on_send_endpoint_released(&mut self, id: i64) {
-        if let Some(endpoint) = self.send_endpoints.remove(id) {
-            endpoint.free_counters(&mut self.counters, self.now_ms);
-            let bind_address = endpoint.bind_address;
-            // The socket closes with the conductor's share of the transport; then the
-            // port is free.
-            drop(endpoint);
-            self.sender_port_manager.free_managed_port(bind_address);
-        }
     }
 }

@@ -1,47 +1,98 @@
 //! The subscriber positions (`sub-pos` counters) that read one network publication (spies)
 //! or one publication image, with their tether states (`spec/driver.md` §4.4,
-//! `spec/channel-uri.md` §4): resting untethered subscribers do not hold the stream back.
+//! `spec/channel-uri.md` §4): resting untethered subscribers do not hold the stream back;
+//! and the one way a subscription of any kind is linked to what it reads.
 #![forbid(unsafe_code)]
 
 use crate::concurrent::counters::CountersManager;
+use crate::driver::conductor::client_proxy::ClientProxy;
 use crate::driver::conductor::ipc_publication::{SubscriberPosition, TetherState};
+use crate::driver::conductor::params::SubscriptionParams;
 use crate::driver::position_counters::{Position, allocate_subscriber_position, free_counter};
 use crate::util::error::Result;
 
-/// What links one subscription to one stream source (an IPC publication, a network
-/// publication a spy reads, or an image).
-pub struct LinkedStream<'a> {
-    pub subscription_registration_id: i64,
+/// A subscription as the stream sources it reads see it.
+pub struct Subscriber<'a> {
+    pub registration_id: i64,
     pub client_id: i64,
     pub channel: &'a str,
-    pub session_id: i32,
-    pub stream_id: i32,
-    /// The source's registration (or correlation) id: the counter's reference id.
-    pub source_registration_id: i64,
-    pub join_position: i64,
+    pub is_tether: bool,
 }
 
-/// Allocates the `sub-pos` counter of `link`, owned by the subscribing client and
-/// referring to the source, holding the join position.
-pub fn allocate_linked_position(
+impl<'a> Subscriber<'a> {
+    pub fn new(registration_id: i64, client_id: i64, channel: &'a str, params: &SubscriptionParams) -> Self {
+        Self { registration_id, client_id, channel, is_tether: params.is_tether }
+    }
+}
+
+/// What clients are told a stream source is (ON_AVAILABLE_IMAGE), and where a new
+/// subscriber joins it.
+pub struct SourceStream<'a> {
+    /// The source's registration (or correlation) id: the image's id for clients, and the
+    /// `sub-pos` counter's reference id.
+    pub registration_id: i64,
+    pub session_id: i32,
+    pub stream_id: i32,
+    pub join_position: i64,
+    pub log_file_name: &'a str,
+    pub source_identity: &'a str,
+}
+
+/// What a subscription reads: an IPC publication, a network publication a spy reads, or
+/// an image.
+pub trait StreamSource {
+    fn stream(&self) -> SourceStream<'_>;
+    /// Takes a subscriber whose position counter already holds the join position.
+    fn add_subscriber_position(&mut self, subscriber: &Subscriber<'_>, position: Position, now_ns: i64);
+}
+
+/// Links `subscriber` to `source`: a `sub-pos` counter at the source's join position, then
+/// ON_AVAILABLE_IMAGE (`spec/control-protocol.md` §6.4).
+pub fn link_subscriber(
     counters: &mut CountersManager,
-    link: &LinkedStream<'_>,
+    proxy: &mut ClientProxy,
+    subscriber: &Subscriber<'_>,
+    source: &mut impl StreamSource,
+    (now_ms, now_ns): (i64, i64),
+) -> Result<()> {
+    let position = allocate_linked_position(counters, subscriber, &source.stream(), now_ms)?;
+    let counter_id = position.counter_id();
+    source.add_subscriber_position(subscriber, position, now_ns);
+    let stream = source.stream();
+    proxy.on_available_image(
+        stream.registration_id,
+        stream.session_id,
+        stream.stream_id,
+        subscriber.registration_id,
+        counter_id,
+        stream.log_file_name,
+        stream.source_identity,
+    );
+    Ok(())
+}
+
+/// Allocates the `sub-pos` counter of `subscriber` on `source`, owned by the subscribing
+/// client and referring to the source, holding the join position.
+fn allocate_linked_position(
+    counters: &mut CountersManager,
+    subscriber: &Subscriber<'_>,
+    source: &SourceStream<'_>,
     now_ms: i64,
 ) -> Result<Position> {
     let position = allocate_subscriber_position(
         counters,
-        link.subscription_registration_id,
-        link.session_id,
-        link.stream_id,
-        link.channel,
-        link.join_position,
+        subscriber.registration_id,
+        source.session_id,
+        source.stream_id,
+        subscriber.channel,
+        source.join_position,
         now_ms,
     )?;
-    counters.set_counter_owner_id(position.counter_id(), link.client_id)?;
-    counters.set_counter_reference_id(position.counter_id(), link.source_registration_id)?;
+    counters.set_counter_owner_id(position.counter_id(), subscriber.client_id)?;
+    counters.set_counter_reference_id(position.counter_id(), source.registration_id)?;
     // Release: a client reading the counter id from the response that follows sees the join
     // position, never the stale value of a reused counter.
-    position.set_release(link.join_position);
+    position.set_release(source.join_position);
     Ok(position)
 }
 
