@@ -2,7 +2,9 @@
 //! [`crate::client::Context`]. `aeron_context_init` starts from the defaults overridden by
 //! the `AERON_*` environment variables; every setter returns 0 (-1 for a NULL context or a
 //! bad value), every getter returns the current value (0, false or NULL for a NULL
-//! context).
+//! context). The plain settings' setters and getters are generated from the client's
+//! settings table (`context_settings.rs`); the directory and client name, kept here as C
+//! strings too, and the callbacks (`context_callbacks.rs`) are written by hand.
 //!
 //! Threading: a context is configured from one thread before `aeron_init`; the client then
 //! uses it exclusively (do not share a context between clients). Callbacks set here run on
@@ -12,7 +14,6 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use crate::client::Context;
 use crate::client::driver_termination::request_driver_termination;
@@ -148,195 +149,6 @@ pub unsafe extern "C" fn aeron_context_get_dir(context: *mut aeron_context_t) ->
     })
 }
 
-/// How long the client waits for the driver at `aeron_init` and for responses, and how
-/// stale the driver heartbeat may get (`AERON_DRIVER_TIMEOUT`, default 10 000 ms). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_driver_timeout_ms(
-    context: *mut aeron_context_t,
-    value: u64,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_driver_timeout_ms", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_driver_timeout(Duration::from_millis(value));
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_driver_timeout_ms`); 0 and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_driver_timeout_ms(context: *mut aeron_context_t) -> u64 {
-    ffi_boundary!("aeron_context_get_driver_timeout_ms", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(u64::try_from(ctx.driver_timeout().as_millis()).unwrap_or(u64::MAX))
-    })
-}
-
-/// How often the client heartbeats to the driver (default 500 ms). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_keepalive_interval_ns(
-    context: *mut aeron_context_t,
-    value: u64,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_keepalive_interval_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_keepalive_interval(Duration::from_nanos(value));
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_keepalive_interval_ns`); 0 and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_keepalive_interval_ns(context: *mut aeron_context_t) -> u64 {
-    ffi_boundary!("aeron_context_get_keepalive_interval_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(nanos(ctx.keepalive_interval()))
-    })
-}
-
-/// How long closed resources stay mapped and their handles valid
-/// (`AERON_CLIENT_RESOURCE_LINGER_DURATION`, default 3 s). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_resource_linger_duration_ns(
-    context: *mut aeron_context_t,
-    value: u64,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_resource_linger_duration_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_resource_linger_duration(Duration::from_nanos(value));
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_resource_linger_duration_ns`); 0 and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_resource_linger_duration_ns(context: *mut aeron_context_t) -> u64 {
-    ffi_boundary!("aeron_context_get_resource_linger_duration_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(nanos(ctx.resource_linger_duration()))
-    })
-}
-
-/// The conductor thread's sleep after a duty cycle without work
-/// (`AERON_CLIENT_IDLE_SLEEP_DURATION`, default 16 ms). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_idle_sleep_duration_ns(
-    context: *mut aeron_context_t,
-    value: u64,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_idle_sleep_duration_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_idle_sleep_duration(Duration::from_nanos(value));
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_idle_sleep_duration_ns`); 0 and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_idle_sleep_duration_ns(context: *mut aeron_context_t) -> u64 {
-    ffi_boundary!("aeron_context_get_idle_sleep_duration_ns", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(nanos(ctx.idle_sleep_duration()))
-    })
-}
-
-/// Touch every page of newly mapped log buffers (`AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY`). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_pre_touch_mapped_memory(
-    context: *mut aeron_context_t,
-    value: bool,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_pre_touch_mapped_memory", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_pre_touch_mapped_memory(value);
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_pre_touch_mapped_memory`); false and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_pre_touch_mapped_memory(context: *mut aeron_context_t) -> bool {
-    ffi_boundary!("aeron_context_get_pre_touch_mapped_memory", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(ctx.pre_touch_mapped_memory())
-    })
-}
-
-/// No conductor thread: the application calls `aeron_main_do_work` (default false). Returns 0, or -1 for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live, configured by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_set_use_conductor_agent_invoker(
-    context: *mut aeron_context_t,
-    value: bool,
-) -> c_int {
-    ffi_boundary!("aeron_context_set_use_conductor_agent_invoker", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &mut unsafe { context_mut(context) }?.ctx;
-        ctx.set_use_conductor_agent_invoker(value);
-        Ok(0)
-    })
-}
-
-/// The current value (see `aeron_context_set_use_conductor_agent_invoker`); false and EINVAL for a NULL context.
-///
-/// # Safety
-/// `context` NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_context_get_use_conductor_agent_invoker(
-    context: *mut aeron_context_t,
-) -> bool {
-    ffi_boundary!("aeron_context_get_use_conductor_agent_invoker", {
-        // SAFETY: NULL or live (contract).
-        let ctx = &unsafe { context_ref(context) }?.ctx;
-        Ok(ctx.use_conductor_agent_invoker())
-    })
-}
-
-fn nanos(duration: Duration) -> u64 {
-    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
-}
-
 /// Sets the client name shown in the heartbeat counter label (`AERON_CLIENT_NAME`, at most
 /// 100 bytes). Returns 0, or -1 for NULL arguments or a name too long.
 ///
@@ -400,7 +212,7 @@ pub unsafe extern "C" fn aeron_context_request_driver_termination(
 
 #[cfg(test)]
 mod tests {
-    use crate::client::context as client;
+    use crate::client::Context;
 
     /// The `#define NAME "value"` lines of a hand-written header part.
     fn defines(text: &str) -> Vec<(&str, &str)> {
@@ -423,21 +235,11 @@ mod tests {
                 .map(|(_, v)| *v)
                 .unwrap_or_default()
         };
-        assert_eq!(value("AERON_DIR_ENV_VAR"), client::AERON_DIR_ENV_VAR);
-        assert_eq!(value("AERON_DRIVER_TIMEOUT_ENV_VAR"), client::AERON_DRIVER_TIMEOUT_ENV_VAR);
-        assert_eq!(value("AERON_CLIENT_NAME_ENV_VAR"), client::AERON_CLIENT_NAME_ENV_VAR);
-        assert_eq!(
-            value("AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR"),
-            client::AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR
-        );
-        assert_eq!(
-            value("AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR"),
-            client::AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR
-        );
-        assert_eq!(
-            value("AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR"),
-            client::AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR
-        );
+        let variables: Vec<&str> = Context::settings().iter().filter_map(|row| row.env).collect();
+        assert_eq!(variables.len(), 6, "{variables:?}");
+        for variable in variables {
+            assert_eq!(value(&format!("{variable}_ENV_VAR")), variable);
+        }
         assert_eq!(value("AERON_URI_STRING_BUILDER_PREFIX_KEY"), crate::uri::string_builder::PREFIX_KEY);
         assert_eq!(value("AERON_URI_STRING_BUILDER_MEDIA_KEY"), crate::uri::string_builder::MEDIA_KEY);
     }
