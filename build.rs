@@ -273,7 +273,7 @@ pub unsafe fn call_getter(context: *mut aeron_driver_context_t, name: &str) -> O
 }
 
 /// The `extern "C"` setter and getter of every row of the client's table with a `c(..)`
-/// part, for `src/ffi/context_settings.rs` to include and cbindgen to read. As the
+/// part, for `src/ffi/context.rs` to include and cbindgen to read. As the
 /// hand-written `aeron_context_*` functions: a setter returns 0, or -1 (EINVAL) for a NULL
 /// context; a getter returns the value, or 0/false (and EINVAL) for a NULL context.
 fn generate_context_settings_ffi(crate_dir: &std::path::Path) -> String {

@@ -65,7 +65,7 @@ crate::settings_table! {
     /// Client settings (Aeron `aeron_context_t`), one row each (`util::settings` has the row
     /// syntax). `Context::from_env()` starts from the C client's defaults overridden by its
     /// environment variables; setters override both. `build.rs` generates the plain
-    /// `aeron_context_set_*`/`_get_*` functions from the rows (`ffi/context_settings.rs`).
+    /// `aeron_context_set_*`/`_get_*` functions from the rows (`ffi/context.rs`).
     #[derive(Clone)]
     pub struct Context as context {
         /// the Aeron directory the client finds the driver in (default `/dev/shm/aeron-<user>` where it exists)

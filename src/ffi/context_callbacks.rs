@@ -8,8 +8,8 @@ use std::ffi::{c_char, c_int, c_void};
 use crate::ffi::context::{aeron_context_t, context_mut, context_ref};
 use crate::ffi::counters_reader::aeron_counters_reader_t;
 use crate::ffi::handles::ClientData;
-use crate::util::error::Result;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
+use crate::util::error::Result;
 
 /// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
 /// give it and a message valid during the call.

@@ -274,7 +274,6 @@ pub mod client;
 pub mod client_handlers;
 pub mod context;
 pub mod context_callbacks;
-pub mod context_settings;
 pub mod counter;
 pub mod exclusive_publication;
 pub mod fragment_assembler;

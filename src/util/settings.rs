@@ -6,7 +6,7 @@
 //! the list of [`Setting`]s that `aeronmd`'s unknown-variable warning and the walk of every
 //! setting (`tests/settings_walk.rs`, `tests/client_settings_walk.rs`) read. `build.rs` reads
 //! the same rows to generate the plain C exports (`src/ffi/driver/settings.rs` for the
-//! driver's tables, `src/ffi/context_settings.rs` for the client's), so the header sees
+//! driver's tables, `src/ffi/context.rs` for the client's), so the header sees
 //! ordinary functions.
 //!
 //! `pub struct Name as object { .. }` names the C object of the table's functions
@@ -79,7 +79,11 @@ pub mod load {
         value.map_or(Ok(default), |v| parse_duration_ns(name, &v))
     }
 
-    pub fn int<T: TryFrom<i64> + Into<i128> + Copy>(name: &str, value: Option<String>, default: T) -> Result<T> {
+    pub fn int<T: TryFrom<i64> + Into<i128> + Copy>(
+        name: &str,
+        value: Option<String>,
+        default: T,
+    ) -> Result<T> {
         match value {
             None => Ok(default),
             Some(v) => {
