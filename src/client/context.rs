@@ -84,6 +84,8 @@ crate::settings_table! {
         pub(crate) pre_touch_mapped_memory: bool = false; flag env "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY", c(aeron, pre_touch_mapped_memory, bool);
         /// whether the client runs without a conductor thread, its duty cycle driven by the application (invoker mode) (default false)
         pub(crate) use_conductor_agent_invoker: bool = false; code, c(aeron, use_conductor_agent_invoker, bool);
+        /// The handlers, set in code (C callers' callbacks are kept by `ffi/context_callbacks.rs`
+        /// and turned into these by `aeron_init`).
         error_handler: ErrorHandler = default_error_handler(); code;
         on_available_image: Option<ImageHandler> = None; code;
         on_unavailable_image: Option<ImageHandler> = None; code;
@@ -444,7 +446,7 @@ mod tests {
     }
 
     #[test]
-    fn every_row_with_a_variable_is_read() {
+    fn the_table_lists_the_c_clients_variables_and_functions() {
         let rows = Context::settings();
         let env: Vec<&str> = rows.iter().filter_map(|r| r.env).collect();
         assert_eq!(
