@@ -204,14 +204,8 @@ fn generate_settings_ffi(crate_dir: &std::path::Path) -> String {
                 "Sets {doc} (`{env}`). Returns 0, or -1 (EINVAL) if `context` is NULL{refusal}."
             ));
             let get_doc = doc_comment(&format!("Returns {doc}; Aeron's default for a NULL `context`."));
-            let call = format!("unsafe {{ {setter}(context, value) }}");
-            let status = if set_returns == "c_int" { format!("i64::from({call})") } else { call };
-            setters.push_str(&format!(
-                "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some({status})\n        }}\n"
-            ));
-            getters.push_str(&format!(
-                "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
-            ));
+            setters.push_str(&setter_arm(&setter, &set_returns));
+            getters.push_str(&getter_arm(&getter));
             let widen = if set_returns == "c_int" { "" } else { ".map(i64::from)" };
             out.push_str(&format!(
                 r#"
@@ -242,32 +236,12 @@ pub unsafe extern "C" fn {getter}(context: *mut aeron_driver_context_t) -> {get_
             ));
         }
     }
-    out.push_str(&format!(
-        r#"
-/// Calls the generated setter `name` with `value` parsed as its parameter type, returning
-/// what it returned: how `tests/settings_walk.rs` reaches each export by the name its row
-/// lists. `None` for another name or a value that does not parse.
-///
-/// # Safety
-/// `context` must be NULL or a live driver context.
-#[doc(hidden)]
-pub unsafe fn call_setter(context: *mut aeron_driver_context_t, name: &str, value: &str) -> Option<i64> {{
-    match name {{
-{setters}        _ => None,
-    }}
-}}
-
-/// Calls the generated getter `name`, returning its value as text.
-///
-/// # Safety
-/// `context` must be NULL or a live driver context.
-#[doc(hidden)]
-pub unsafe fn call_getter(context: *mut aeron_driver_context_t, name: &str) -> Option<String> {{
-    match name {{
-{getters}        _ => None,
-    }}
-}}
-"#
+    out.push_str(&dispatchers(
+        "aeron_driver_context_t",
+        "driver context",
+        "settings_walk",
+        &setters,
+        &getters,
     ));
     out
 }
@@ -301,12 +275,8 @@ fn generate_context_settings_ffi(crate_dir: &std::path::Path) -> String {
         let set_doc =
             doc_comment(&format!("Sets {described}. Returns 0, or -1 (EINVAL) for a NULL `context`."));
         let get_doc = doc_comment(&format!("Returns {doc}; {null} (and EINVAL) for a NULL `context`."));
-        setters.push_str(&format!(
-            "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some(i64::from(unsafe {{ {setter}(context, value) }}))\n        }}\n"
-        ));
-        getters.push_str(&format!(
-            "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
-        ));
+        setters.push_str(&setter_arm(&setter, &set_returns));
+        getters.push_str(&getter_arm(&getter));
         out.push_str(&format!(
             r#"
 {set_doc}
@@ -335,16 +305,39 @@ pub unsafe extern "C" fn {getter}(context: *mut aeron_context_t) -> {get_type} {
 "#
         ));
     }
-    out.push_str(&format!(
+    out.push_str(&dispatchers("aeron_context_t", "context", "client_settings_walk", &setters, &getters));
+    out
+}
+
+/// The `call_setter` match arm of a generated setter returning `returns`.
+fn setter_arm(setter: &str, returns: &str) -> String {
+    let call = format!("unsafe {{ {setter}(context, value) }}");
+    let status = if returns == "c_int" { format!("i64::from({call})") } else { call };
+    format!(
+        "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some({status})\n        }}\n"
+    )
+}
+
+/// The `call_getter` match arm of a generated getter.
+fn getter_arm(getter: &str) -> String {
+    format!(
+        "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
+    )
+}
+
+/// `call_setter` and `call_getter` over the generated exports taking a `context_type`:
+/// how `tests/{walk}.rs` reaches each export by the name its row lists.
+fn dispatchers(context_type: &str, who: &str, walk: &str, setters: &str, getters: &str) -> String {
+    format!(
         r#"
 /// Calls the generated setter `name` with `value` parsed as its parameter type, returning
-/// what it returned: how `tests/client_settings_walk.rs` reaches each export by the name
-/// its row lists. `None` for another name or a value that does not parse.
+/// what it returned: how `tests/{walk}.rs` reaches each export by the name its row
+/// lists. `None` for another name or a value that does not parse.
 ///
 /// # Safety
-/// `context` must be NULL or a live context.
+/// `context` must be NULL or a live {who}.
 #[doc(hidden)]
-pub unsafe fn call_setter(context: *mut aeron_context_t, name: &str, value: &str) -> Option<i64> {{
+pub unsafe fn call_setter(context: *mut {context_type}, name: &str, value: &str) -> Option<i64> {{
     match name {{
 {setters}        _ => None,
     }}
@@ -353,14 +346,13 @@ pub unsafe fn call_setter(context: *mut aeron_context_t, name: &str, value: &str
 /// Calls the generated getter `name`, returning its value as text.
 ///
 /// # Safety
-/// `context` must be NULL or a live context.
+/// `context` must be NULL or a live {who}.
 #[doc(hidden)]
-pub unsafe fn call_getter(context: *mut aeron_context_t, name: &str) -> Option<String> {{
+pub unsafe fn call_getter(context: *mut {context_type}, name: &str) -> Option<String> {{
     match name {{
 {getters}        _ => None,
     }}
 }}
 "#
-    ));
-    out
+    )
 }
