@@ -48,22 +48,19 @@ fn main() {
     // src/ffi/driver/settings.rs; cbindgen reads the generated file as a source of its own.
     let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
     let settings_ffi = out_dir.join("driver_settings_ffi.rs");
-    let generated_ffi = generate_settings_ffi(&crate_dir);
-    if std::fs::read_to_string(&settings_ffi).ok().as_deref() != Some(generated_ffi.as_str()) {
-        std::fs::write(&settings_ffi, generated_ffi).expect("write driver_settings_ffi.rs");
-    }
+    write_if_changed(&settings_ffi, &generate_settings_ffi(&crate_dir));
+    let context_ffi = out_dir.join("context_settings_ffi.rs");
+    write_if_changed(&context_ffi, &generate_context_settings_ffi(&crate_dir));
 
     println!("cargo:rerun-if-changed=build");
     let idle_ffi = out_dir.join("driver_idle_strategy_ffi.rs");
-    let generated_idle = idle_strategy_exports::generate();
-    if std::fs::read_to_string(&idle_ffi).ok().as_deref() != Some(generated_idle.as_str()) {
-        std::fs::write(&idle_ffi, generated_idle).expect("write driver_idle_strategy_ffi.rs");
-    }
+    write_if_changed(&idle_ffi, &idle_strategy_exports::generate());
 
     let bindings = cbindgen::Builder::new()
         .with_config(config)
         .with_src(crate_dir.join("src/ffi/mod.rs"))
         .with_src(&settings_ffi)
+        .with_src(&context_ffi)
         .with_src(&idle_ffi)
         .generate()
         .expect("cbindgen could not generate include/aeronrs.h");
@@ -77,8 +74,18 @@ fn main() {
     }
 }
 
-/// The settings tables whose rows with a `c(..)` part get generated C exports, with the
-/// path of their struct in `DriverContext`.
+/// Writes `text` to `path` unless it already holds it (so cargo sees no change).
+fn write_if_changed(path: &std::path::Path, text: &str) {
+    if std::fs::read_to_string(path).ok().as_deref() != Some(text) {
+        std::fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+    }
+}
+
+/// The client's settings table: its rows with a `c(..)` part get generated C exports.
+const CONTEXT_TABLE: &str = "src/client/context.rs";
+
+/// The driver's settings tables whose rows with a `c(..)` part get generated C exports,
+/// with the path of their struct in `DriverContext`.
 const SETTINGS_TABLES: [(&str, &str); 3] = [
     ("src/driver/context.rs", ""),
     ("src/driver/network_config.rs", "network."),
@@ -88,7 +95,7 @@ const SETTINGS_TABLES: [(&str, &str); 3] = [
 /// One row of a settings table, as far as its C exports need it.
 struct CRow {
     path: String,
-    env: String,
+    env: Option<String>,
     doc: String,
     prefix: String,
     c_name: String,
@@ -125,7 +132,8 @@ fn parse_table(source: &str, group: &str) -> Vec<CRow> {
         }
         let row_doc = std::mem::take(&mut doc).join(" ");
         let Some(c) = line.rfind(", c(").map(|at| &line[at + 4..line.len() - 2]) else { continue };
-        let field = line.trim_start_matches("pub ").split(':').next().expect("field").trim();
+        let declaration = line.split(':').next().expect("field");
+        let field = declaration.split_whitespace().last().expect("field");
         let parts: Vec<&str> = c.split(", ").collect();
         if parts[2] == "custom" {
             continue;
@@ -142,7 +150,7 @@ fn parse_table(source: &str, group: &str) -> Vec<CRow> {
         });
         rows.push(CRow {
             path: format!("{group}{field}"),
-            env: between(line, "env \"", "\"").expect("a C row has a variable").to_string(),
+            env: between(line, "env \"", "\"").map(str::to_string),
             doc: row_doc,
             prefix: parts[0].to_string(),
             c_name: parts[1].to_string(),
@@ -182,6 +190,7 @@ fn generate_settings_ffi(crate_dir: &std::path::Path) -> String {
             std::fs::read_to_string(crate_dir.join(file)).unwrap_or_else(|e| panic!("read {file}: {e}"));
         for row in parse_table(&source, group) {
             let CRow { path, env, doc, prefix, c_name, set_type, get_type, set_returns, checked } = row;
+            let env = env.expect("a driver C row has a variable");
             let setter = format!("{prefix}_driver_context_set_{c_name}");
             let getter = format!("{prefix}_driver_context_get_{c_name}");
             let (refusal, store) = match &checked {
@@ -195,14 +204,8 @@ fn generate_settings_ffi(crate_dir: &std::path::Path) -> String {
                 "Sets {doc} (`{env}`). Returns 0, or -1 (EINVAL) if `context` is NULL{refusal}."
             ));
             let get_doc = doc_comment(&format!("Returns {doc}; Aeron's default for a NULL `context`."));
-            let call = format!("unsafe {{ {setter}(context, value) }}");
-            let status = if set_returns == "c_int" { format!("i64::from({call})") } else { call };
-            setters.push_str(&format!(
-                "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some({status})\n        }}\n"
-            ));
-            getters.push_str(&format!(
-                "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
-            ));
+            setters.push_str(&setter_arm(&setter, &set_returns));
+            getters.push_str(&getter_arm(&getter));
             let widen = if set_returns == "c_int" { "" } else { ".map(i64::from)" };
             out.push_str(&format!(
                 r#"
@@ -233,16 +236,108 @@ pub unsafe extern "C" fn {getter}(context: *mut aeron_driver_context_t) -> {get_
             ));
         }
     }
-    out.push_str(&format!(
+    out.push_str(&dispatchers(
+        "aeron_driver_context_t",
+        "driver context",
+        "settings_walk",
+        &setters,
+        &getters,
+    ));
+    out
+}
+
+/// The `extern "C"` setter and getter of every row of the client's table with a `c(..)`
+/// part, for `src/ffi/context.rs` to include and cbindgen to read. As the
+/// hand-written `aeron_context_*` functions: a setter returns 0, or -1 (EINVAL) for a NULL
+/// context; a getter returns the value, or 0/false (and EINVAL) for a NULL context.
+fn generate_context_settings_ffi(crate_dir: &std::path::Path) -> String {
+    println!("cargo:rerun-if-changed={CONTEXT_TABLE}");
+    let source = std::fs::read_to_string(crate_dir.join(CONTEXT_TABLE))
+        .unwrap_or_else(|e| panic!("read {CONTEXT_TABLE}: {e}"));
+    let mut out = format!("// Generated by build.rs from the settings table of {CONTEXT_TABLE}.\n");
+    let (mut setters, mut getters) = (String::new(), String::new());
+    for CRow { path, env, doc, prefix, c_name, set_type, get_type, set_returns, checked } in
+        parse_table(&source, "")
+    {
+        assert!(
+            set_type == get_type && set_returns == "c_int" && checked.is_none(),
+            "{c_name}: client rows take and return their field's type"
+        );
+        let setter = format!("{prefix}_context_set_{c_name}");
+        let getter = format!("{prefix}_context_get_{c_name}");
+        // The variable joins the row's closing "(default ..)", or gets parentheses of its own.
+        let described = match (env, doc.rfind("(default ")) {
+            (Some(e), Some(at)) if doc.ends_with(')') => format!("{}(`{e}`, {}", &doc[..at], &doc[at + 1..]),
+            (Some(e), _) => format!("{doc} (`{e}`)"),
+            (None, _) => doc.clone(),
+        };
+        let null = if set_type == "bool" { "false" } else { "0" };
+        let set_doc =
+            doc_comment(&format!("Sets {described}. Returns 0, or -1 (EINVAL) for a NULL `context`."));
+        let get_doc = doc_comment(&format!("Returns {doc}; {null} (and EINVAL) for a NULL `context`."));
+        setters.push_str(&setter_arm(&setter, &set_returns));
+        getters.push_str(&getter_arm(&getter));
+        out.push_str(&format!(
+            r#"
+{set_doc}
+///
+/// # Safety
+/// `context` NULL or live, configured by one thread at a time.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn {setter}(context: *mut aeron_context_t, value: {set_type}) -> c_int {{
+    ffi_boundary!("{setter}", {{
+        // SAFETY: NULL or live (contract).
+        unsafe {{ set_row(context, value, |c| &mut c.{path}) }}
+    }})
+}}
+
+{get_doc}
+///
+/// # Safety
+/// `context` NULL or live.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn {getter}(context: *mut aeron_context_t) -> {get_type} {{
+    ffi_boundary!("{getter}", {{
+        // SAFETY: NULL or live (contract).
+        unsafe {{ get_row(context, |c| c.{path}) }}
+    }})
+}}
+"#
+        ));
+    }
+    out.push_str(&dispatchers("aeron_context_t", "context", "client_settings_walk", &setters, &getters));
+    out
+}
+
+/// The `call_setter` match arm of a generated setter returning `returns`.
+fn setter_arm(setter: &str, returns: &str) -> String {
+    let call = format!("unsafe {{ {setter}(context, value) }}");
+    let status = if returns == "c_int" { format!("i64::from({call})") } else { call };
+    format!(
+        "        \"{setter}\" => {{\n            let value = value.parse().ok()?;\n            // SAFETY: as this function's contract.\n            Some({status})\n        }}\n"
+    )
+}
+
+/// The `call_getter` match arm of a generated getter.
+fn getter_arm(getter: &str) -> String {
+    format!(
+        "        \"{getter}\" => {{\n            // SAFETY: as this function's contract.\n            Some(unsafe {{ {getter}(context) }}.to_string())\n        }}\n"
+    )
+}
+
+/// `call_setter` and `call_getter` over the generated exports taking a `context_type`:
+/// how `tests/{walk}.rs` reaches each export by the name its row lists.
+fn dispatchers(context_type: &str, who: &str, walk: &str, setters: &str, getters: &str) -> String {
+    format!(
         r#"
 /// Calls the generated setter `name` with `value` parsed as its parameter type, returning
-/// what it returned: how `tests/settings_walk.rs` reaches each export by the name its row
+/// what it returned: how `tests/{walk}.rs` reaches each export by the name its row
 /// lists. `None` for another name or a value that does not parse.
 ///
 /// # Safety
-/// `context` must be NULL or a live driver context.
+/// `context` must be NULL or a live {who}.
 #[doc(hidden)]
-pub unsafe fn call_setter(context: *mut aeron_driver_context_t, name: &str, value: &str) -> Option<i64> {{
+pub unsafe fn call_setter(context: *mut {context_type}, name: &str, value: &str) -> Option<i64> {{
     match name {{
 {setters}        _ => None,
     }}
@@ -251,14 +346,13 @@ pub unsafe fn call_setter(context: *mut aeron_driver_context_t, name: &str, valu
 /// Calls the generated getter `name`, returning its value as text.
 ///
 /// # Safety
-/// `context` must be NULL or a live driver context.
+/// `context` must be NULL or a live {who}.
 #[doc(hidden)]
-pub unsafe fn call_getter(context: *mut aeron_driver_context_t, name: &str) -> Option<String> {{
+pub unsafe fn call_getter(context: *mut {context_type}, name: &str) -> Option<String> {{
     match name {{
 {getters}        _ => None,
     }}
 }}
 "#
-    ));
-    out
+    )
 }

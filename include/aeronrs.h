@@ -1316,10 +1316,7 @@ typedef struct aeron_on_available_counter_pair_t {
 } aeron_on_available_counter_pair_t;
 
 // Told that a counter went away (as `aeron_on_available_counter_t`).
-typedef void (*aeron_on_unavailable_counter_t)(void *clientd,
-                                               struct aeron_counters_reader_t *counters_reader,
-                                               int64_t registration_id,
-                                               int32_t counter_id);
+typedef aeron_on_available_counter_t aeron_on_unavailable_counter_t;
 
 // A counter handler and its clientd, as `aeron_add_unavailable_counter_handler` takes them.
 typedef struct aeron_on_unavailable_counter_pair_t {
@@ -3596,85 +3593,6 @@ int aeron_context_set_dir(struct aeron_context_t *context, const char *value);
 // `context` NULL or live.
 const char *aeron_context_get_dir(struct aeron_context_t *context);
 
-// How long the client waits for the driver at `aeron_init` and for responses, and how
-// stale the driver heartbeat may get (`AERON_DRIVER_TIMEOUT`, default 10 000 ms). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_driver_timeout_ms(struct aeron_context_t *context,
-                                        uint64_t value);
-
-// The current value (see `aeron_context_set_driver_timeout_ms`); 0 and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-uint64_t aeron_context_get_driver_timeout_ms(struct aeron_context_t *context);
-
-// How often the client heartbeats to the driver (default 500 ms). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_keepalive_interval_ns(struct aeron_context_t *context,
-                                            uint64_t value);
-
-// The current value (see `aeron_context_set_keepalive_interval_ns`); 0 and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-uint64_t aeron_context_get_keepalive_interval_ns(struct aeron_context_t *context);
-
-// How long closed resources stay mapped and their handles valid
-// (`AERON_CLIENT_RESOURCE_LINGER_DURATION`, default 3 s). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_resource_linger_duration_ns(struct aeron_context_t *context, uint64_t value);
-
-// The current value (see `aeron_context_set_resource_linger_duration_ns`); 0 and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-uint64_t aeron_context_get_resource_linger_duration_ns(struct aeron_context_t *context);
-
-// The conductor thread's sleep after a duty cycle without work
-// (`AERON_CLIENT_IDLE_SLEEP_DURATION`, default 16 ms). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_idle_sleep_duration_ns(struct aeron_context_t *context, uint64_t value);
-
-// The current value (see `aeron_context_set_idle_sleep_duration_ns`); 0 and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-uint64_t aeron_context_get_idle_sleep_duration_ns(struct aeron_context_t *context);
-
-// Touch every page of newly mapped log buffers (`AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY`). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_pre_touch_mapped_memory(struct aeron_context_t *context,
-                                              bool value);
-
-// The current value (see `aeron_context_set_pre_touch_mapped_memory`); false and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-bool aeron_context_get_pre_touch_mapped_memory(struct aeron_context_t *context);
-
-// No conductor thread: the application calls `aeron_main_do_work` (default false). Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live, configured by one thread at a time.
-int aeron_context_set_use_conductor_agent_invoker(struct aeron_context_t *context,
-                                                  bool value);
-
-// The current value (see `aeron_context_set_use_conductor_agent_invoker`); false and EINVAL for a NULL context.
-//
-// # Safety
-// `context` NULL or live.
-bool aeron_context_get_use_conductor_agent_invoker(struct aeron_context_t *context);
-
 // Sets the client name shown in the heartbeat counter label (`AERON_CLIENT_NAME`, at most
 // 100 bytes). Returns 0, or -1 for NULL arguments or a name too long.
 //
@@ -5882,6 +5800,95 @@ int64_t aeron_driver_context_set_name_resolver_threshold_ns(struct aeron_driver_
 // # Safety
 // `context` must be NULL or a live driver context.
 int64_t aeron_driver_context_get_name_resolver_threshold_ns(struct aeron_driver_context_t *context);
+
+// Sets the driver timeout: how long the client waits for the driver at connect and for each
+// response, and how stale the driver heartbeat may get, in ms (`AERON_DRIVER_TIMEOUT`, default
+// 10 000). Returns 0, or -1 (EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_driver_timeout_ms(struct aeron_context_t *context, uint64_t value);
+
+// Returns the driver timeout: how long the client waits for the driver at connect and for each
+// response, and how stale the driver heartbeat may get, in ms (default 10 000); 0 (and EINVAL)
+// for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_driver_timeout_ms(struct aeron_context_t *context);
+
+// Sets how often the client heartbeats to the driver and checks the driver's heartbeat, in ns
+// (default 500 ms; no variable, as in Aeron C). Returns 0, or -1 (EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_keepalive_interval_ns(struct aeron_context_t *context, uint64_t value);
+
+// Returns how often the client heartbeats to the driver and checks the driver's heartbeat, in
+// ns (default 500 ms; no variable, as in Aeron C); 0 (and EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_keepalive_interval_ns(struct aeron_context_t *context);
+
+// Sets how long closed resources stay mapped and their handles valid, so readers holding them
+// finish safely, in ns (`AERON_CLIENT_RESOURCE_LINGER_DURATION`, default 3 s). Returns 0, or -1
+// (EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_resource_linger_duration_ns(struct aeron_context_t *context, uint64_t value);
+
+// Returns how long closed resources stay mapped and their handles valid, so readers holding
+// them finish safely, in ns (default 3 s); 0 (and EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_resource_linger_duration_ns(struct aeron_context_t *context);
+
+// Sets the conductor thread's sleep after a duty cycle without work, in ns
+// (`AERON_CLIENT_IDLE_SLEEP_DURATION`, default 16 ms). Returns 0, or -1 (EINVAL) for a NULL
+// `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_idle_sleep_duration_ns(struct aeron_context_t *context, uint64_t value);
+
+// Returns the conductor thread's sleep after a duty cycle without work, in ns (default 16 ms);
+// 0 (and EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+uint64_t aeron_context_get_idle_sleep_duration_ns(struct aeron_context_t *context);
+
+// Sets whether every page of a newly mapped log buffer is touched so the first messages do not
+// fault (`AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY`, default false). Returns 0, or -1 (EINVAL) for
+// a NULL `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_pre_touch_mapped_memory(struct aeron_context_t *context, bool value);
+
+// Returns whether every page of a newly mapped log buffer is touched so the first messages do
+// not fault (default false); false (and EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+bool aeron_context_get_pre_touch_mapped_memory(struct aeron_context_t *context);
+
+// Sets whether the client runs without a conductor thread, its duty cycle driven by the
+// application (invoker mode) (default false). Returns 0, or -1 (EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live, configured by one thread at a time.
+int aeron_context_set_use_conductor_agent_invoker(struct aeron_context_t *context, bool value);
+
+// Returns whether the client runs without a conductor thread, its duty cycle driven by the
+// application (invoker mode) (default false); false (and EINVAL) for a NULL `context`.
+//
+// # Safety
+// `context` NULL or live.
+bool aeron_context_get_use_conductor_agent_invoker(struct aeron_context_t *context);
 
 // Selects the idle strategy of the sender by name (`AERON_SENDER_IDLE_STRATEGY`; default
 // `backoff`), built with the init args set for it. Returns 0, or -1 (EINVAL) for NULL

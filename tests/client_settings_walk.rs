@@ -4,7 +4,10 @@
 //! environment variables, read by `aeron_context_init` and `Context::from_env` alike, each
 //! set to a value whose effect the default could not have), or by a C test (checked to
 //! exist and to run). A setter in the header without a row fails the walk, so a client
-//! setting cannot be added without its test. One test: the environment is process-wide.
+//! setting cannot be added without its test. The client's settings table
+//! (`Context::settings`) lists the variables and the generated C functions: each variable
+//! is also read from a properties file, and each generated setter and getter is called
+//! with a live and a NULL context. One test: the environment is process-wide.
 
 mod client_support;
 #[path = "support/raw_client.rs"]
@@ -22,10 +25,13 @@ use aeronrs::ffi::context::{
     aeron_context_close, aeron_context_get_client_name, aeron_context_get_dir,
     aeron_context_get_driver_timeout_ms, aeron_context_get_idle_sleep_duration_ns,
     aeron_context_get_pre_touch_mapped_memory, aeron_context_get_resource_linger_duration_ns,
-    aeron_context_init, aeron_context_t,
+    aeron_context_init, aeron_context_set_client_name, aeron_context_set_dir, aeron_context_t, call_getter,
+    call_setter,
 };
+use aeronrs::ffi::error::aeron_errcode;
 use aeronrs::util::config::set_override;
 use aeronrs::util::properties;
+use aeronrs::util::settings::Setting;
 use client_support::RustDriver;
 use settings_effects_support::sleeping_threads;
 
@@ -178,6 +184,54 @@ fn mapped_rss_kib(part: &str) -> Option<u64> {
     None
 }
 
+/// The C functions `build.rs` generates from the table's rows: a value set on a live
+/// context reads back, and a NULL context is refused (setter -1, getter 0 or false, both
+/// with EINVAL). The rows whose C functions are written by hand are the text ones.
+fn generated_c_functions(table: &[Setting]) {
+    let context = c_context().unwrap();
+    let mut generated = 0;
+    for row in table {
+        let (Some(setter), Some(getter)) = (row.c_setter, row.c_getter) else { continue };
+        // SAFETY: a live context.
+        let Some(default) = (unsafe { call_getter(context, getter) }) else {
+            assert!(
+                ["aeron_context_set_dir", "aeron_context_set_client_name"].contains(&setter),
+                "{setter}: neither generated nor written by hand"
+            );
+            continue;
+        };
+        generated += 1;
+        let value = match default.as_str() {
+            "true" => "false".to_string(),
+            "false" => "true".to_string(),
+            number => (number.parse::<u64>().unwrap() + 1234).to_string(),
+        };
+        // SAFETY: a live context.
+        assert_eq!(unsafe { call_setter(context, setter, &value) }, Some(0), "{setter}");
+        // SAFETY: a live context.
+        assert_eq!(unsafe { call_getter(context, getter) }.as_deref(), Some(value.as_str()), "{getter}");
+        // SAFETY: NULL contexts are refused.
+        assert_eq!(unsafe { call_setter(std::ptr::null_mut(), setter, &value) }, Some(-1), "{setter}");
+        assert_eq!(aeron_errcode(), libc::EINVAL, "{setter}(NULL)");
+        // SAFETY: as above.
+        let null = unsafe { call_getter(std::ptr::null_mut(), getter) }.unwrap();
+        assert!(null == "0" || null == "false", "{getter}(NULL) = {null}");
+        assert_eq!(aeron_errcode(), libc::EINVAL, "{getter}(NULL)");
+    }
+    assert_eq!(generated, 6, "the plain rows' C functions");
+    // The hand-written text setters refuse a NULL context too; their getters answer NULL.
+    let value = std::ffi::CString::new("x").unwrap();
+    // SAFETY: NULL contexts and a NUL-terminated value.
+    unsafe {
+        assert_eq!(aeron_context_set_dir(std::ptr::null_mut(), value.as_ptr()), -1);
+        assert_eq!(aeron_context_set_client_name(std::ptr::null_mut(), value.as_ptr()), -1);
+        assert!(aeron_context_get_dir(std::ptr::null_mut()).is_null());
+        assert!(aeron_context_get_client_name(std::ptr::null_mut()).is_null());
+    }
+    // SAFETY: from aeron_context_init, closed once.
+    assert_eq!(unsafe { aeron_context_close(context) }, 0);
+}
+
 fn connect_from_env() -> Aeron {
     Aeron::connect(Context::from_env().expect("context from the environment")).expect("connect")
 }
@@ -194,6 +248,14 @@ fn every_client_setting_has_an_effect_shown() {
     let rows: BTreeSet<&str> = ROWS.iter().map(|(name, _)| *name).collect();
     assert_eq!(rows.len(), ROWS.len(), "a setter listed twice");
     assert_eq!(declared, rows, "every aeron_context_set_* needs a row (and only those)");
+    // The table and the header agree on the generated and hand-written C setters.
+    let table = Context::settings();
+    for row in &table {
+        if let Some(setter) = row.c_setter {
+            assert!(declared.contains(setter), "{}: {setter} is not in the header", row.field);
+        }
+    }
+    generated_c_functions(&table);
     for (name, shown) in ROWS {
         if let Shown::CTest(file, test) = shown {
             let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("c-tests").join(file);
@@ -237,6 +299,9 @@ fn every_client_setting_has_an_effect_shown() {
             unsafe { aeron_context_get_pre_touch_mapped_memory(c) }.to_string()
         }),
     ];
+    let variables: BTreeSet<String> = table.iter().filter_map(Setting::property).collect();
+    let in_files: BTreeSet<String> = from_files.iter().map(|f| f.0.to_string()).collect();
+    assert_eq!(in_files, variables, "every variable of the client's table, from a properties file");
     for (property, value, expected, get) in from_files {
         let file = files.path().join(format!("{property}.properties"));
         std::fs::write(&file, format!("# client walk\n{property}={value}\n")).unwrap();

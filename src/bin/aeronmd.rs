@@ -100,7 +100,7 @@ fn unknown_variables() -> Vec<String> {
     let known: BTreeSet<String> = config::names_read()
         .into_iter()
         .chain(DriverContext::all_settings().into_iter().filter_map(|s| s.env.map(str::to_string)))
-        .chain(aeronrs::client::context::ENV_VARIABLES.iter().map(|v| v.to_string()))
+        .chain(aeronrs::client::Context::settings().into_iter().filter_map(|s| s.env.map(str::to_string)))
         .collect();
     let given =
         std::env::vars_os().filter_map(|(name, _)| name.into_string().ok()).chain(config::override_names());

@@ -8,32 +8,15 @@ use std::time::Duration;
 
 use crate::client::image::Image;
 use crate::client::publication_error_frame::{PublicationErrorFrame, PublicationErrorFrameHandler};
-use crate::util::config::{env, parse_bool, parse_duration_ns};
+use crate::cnc::default_aeron_dir;
+use crate::util::config::env;
 use crate::util::error::{Error, Result};
+use crate::util::settings::ParseSetting;
 
-pub use crate::cnc::aeron_dir::AERON_DIR_ENV_VAR;
-pub use crate::cnc::default_aeron_dir;
-pub const AERON_CLIENT_NAME_ENV_VAR: &str = "AERON_CLIENT_NAME";
-pub const AERON_DRIVER_TIMEOUT_ENV_VAR: &str = "AERON_DRIVER_TIMEOUT";
-pub const AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR: &str = "AERON_CLIENT_RESOURCE_LINGER_DURATION";
-pub const AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR: &str = "AERON_CLIENT_IDLE_SLEEP_DURATION";
-pub const AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR: &str = "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY";
-/// Every variable the client context reads (`Context::from_env`).
-pub const ENV_VARIABLES: &[&str] = &[
-    AERON_DIR_ENV_VAR,
-    AERON_CLIENT_NAME_ENV_VAR,
-    AERON_DRIVER_TIMEOUT_ENV_VAR,
-    AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR,
-    AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR,
-    AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR,
-];
-
-pub const DRIVER_TIMEOUT_MS_DEFAULT: u64 = 10_000;
-pub const KEEPALIVE_INTERVAL_NS_DEFAULT: u64 = 500_000_000;
-pub const RESOURCE_LINGER_DURATION_NS_DEFAULT: u64 = 3_000_000_000;
-pub const IDLE_SLEEP_DURATION_NS_DEFAULT: u64 = 16_000_000;
 /// Longest client name the driver's heartbeat label takes (`counters.md` §3.2).
 pub use crate::concurrent::counters::descriptor::MAX_CLIENT_NAME_LENGTH;
+
+const MS_NS: u64 = 1_000_000;
 
 /// Receives every error the client reports asynchronously (conductor errors, driver and
 /// client timeouts, errors of asynchronous commands nobody polls for).
@@ -55,40 +38,77 @@ pub type CloseClientHandler = Arc<dyn Fn() + Send + Sync>;
 /// mode: by `Aeron::start`), e.g. to pin the thread to a core.
 pub type AgentOnStart = Arc<dyn Fn(&str) + Send + Sync>;
 
-/// Client settings. `Context::from_env()` starts from the C client's defaults overridden by
-/// its environment variables; setters override both.
-#[derive(Clone)]
-pub struct Context {
-    aeron_dir: PathBuf,
-    client_name: String,
-    driver_timeout: Duration,
-    keepalive_interval: Duration,
-    resource_linger_duration: Duration,
-    idle_sleep_duration: Duration,
-    pre_touch_mapped_memory: bool,
-    use_conductor_agent_invoker: bool,
-    error_handler: ErrorHandler,
-    on_available_image: Option<ImageHandler>,
-    on_unavailable_image: Option<ImageHandler>,
-    on_available_counter: Option<CounterHandler>,
-    on_unavailable_counter: Option<CounterHandler>,
-    on_new_publication: Option<NewPublicationHandler>,
-    on_new_exclusive_publication: Option<NewPublicationHandler>,
-    on_new_subscription: Option<NewSubscriptionHandler>,
-    on_close_client: Option<CloseClientHandler>,
-    agent_on_start: Option<AgentOnStart>,
-    publication_error_frame_handler: Option<PublicationErrorFrameHandler>,
+/// A client name the driver's heartbeat label can take: at most
+/// [`MAX_CLIENT_NAME_LENGTH`] bytes.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct ClientName(String);
+
+impl ClientName {
+    fn new(name: &str) -> Result<Self> {
+        if name.len() > MAX_CLIENT_NAME_LENGTH {
+            return Err(Error::invalid_argument(format!(
+                "client name length {} > {MAX_CLIENT_NAME_LENGTH}",
+                name.len()
+            )));
+        }
+        Ok(Self(name.to_string()))
+    }
+}
+
+impl ParseSetting for ClientName {
+    fn parse_setting(name: &str, value: &str) -> Result<Self> {
+        Self::new(value).map_err(|e| e.context(name))
+    }
+}
+
+crate::settings_table! {
+    /// Client settings (Aeron `aeron_context_t`), one row each (`util::settings` has the row
+    /// syntax). `Context::from_env()` starts from the C client's defaults overridden by its
+    /// environment variables; setters override both. `build.rs` generates the plain
+    /// `aeron_context_set_*`/`_get_*` functions from the rows (`ffi/context.rs`).
+    #[derive(Clone)]
+    pub struct Context as context {
+        /// the Aeron directory the client finds the driver in (default `/dev/shm/aeron-<user>` where it exists)
+        pub(crate) aeron_dir: PathBuf = default_aeron_dir(); path env "AERON_DIR", c(aeron, dir, custom);
+        /// the name the driver's heartbeat counter label shows for the client, at most 100 bytes (default empty)
+        pub(crate) client_name: ClientName = ClientName::default(); parsed env "AERON_CLIENT_NAME", c(aeron, client_name, custom);
+        /// the driver timeout: how long the client waits for the driver at connect and for each response, and how stale the driver heartbeat may get, in ms (default 10 000)
+        pub(crate) driver_timeout_ms: u64 = 10_000; strtoull env "AERON_DRIVER_TIMEOUT" in [1, u64::MAX], c(aeron, driver_timeout_ms, u64);
+        /// how often the client heartbeats to the driver and checks the driver's heartbeat, in ns (default 500 ms; no variable, as in Aeron C)
+        pub(crate) keepalive_interval_ns: u64 = 500 * MS_NS; code in [1, u64::MAX], c(aeron, keepalive_interval_ns, u64);
+        /// how long closed resources stay mapped and their handles valid, so readers holding them finish safely, in ns (default 3 s)
+        pub(crate) resource_linger_duration_ns: u64 = 3_000 * MS_NS; duration env "AERON_CLIENT_RESOURCE_LINGER_DURATION", c(aeron, resource_linger_duration_ns, u64);
+        /// the conductor thread's sleep after a duty cycle without work, in ns (default 16 ms)
+        pub(crate) idle_sleep_duration_ns: u64 = 16 * MS_NS; duration env "AERON_CLIENT_IDLE_SLEEP_DURATION", c(aeron, idle_sleep_duration_ns, u64);
+        /// whether every page of a newly mapped log buffer is touched so the first messages do not fault (default false)
+        pub(crate) pre_touch_mapped_memory: bool = false; flag env "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY", c(aeron, pre_touch_mapped_memory, bool);
+        /// whether the client runs without a conductor thread, its duty cycle driven by the application (invoker mode) (default false)
+        pub(crate) use_conductor_agent_invoker: bool = false; code, c(aeron, use_conductor_agent_invoker, bool);
+        /// The handlers, set in code (C callers' callbacks are kept by `ffi/context_callbacks.rs`
+        /// and turned into these by `aeron_init`).
+        error_handler: ErrorHandler = default_error_handler(); code;
+        on_available_image: Option<ImageHandler> = None; code;
+        on_unavailable_image: Option<ImageHandler> = None; code;
+        on_available_counter: Option<CounterHandler> = None; code;
+        on_unavailable_counter: Option<CounterHandler> = None; code;
+        on_new_publication: Option<NewPublicationHandler> = None; code;
+        on_new_exclusive_publication: Option<NewPublicationHandler> = None; code;
+        on_new_subscription: Option<NewSubscriptionHandler> = None; code;
+        on_close_client: Option<CloseClientHandler> = None; code;
+        agent_on_start: Option<AgentOnStart> = None; code;
+        publication_error_frame_handler: Option<PublicationErrorFrameHandler> = None; code;
+    }
 }
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Context")
             .field("aeron_dir", &self.aeron_dir)
-            .field("client_name", &self.client_name)
-            .field("driver_timeout", &self.driver_timeout)
-            .field("keepalive_interval", &self.keepalive_interval)
-            .field("resource_linger_duration", &self.resource_linger_duration)
-            .field("idle_sleep_duration", &self.idle_sleep_duration)
+            .field("client_name", &self.client_name.0)
+            .field("driver_timeout_ms", &self.driver_timeout_ms)
+            .field("keepalive_interval_ns", &self.keepalive_interval_ns)
+            .field("resource_linger_duration_ns", &self.resource_linger_duration_ns)
+            .field("idle_sleep_duration_ns", &self.idle_sleep_duration_ns)
             .field("pre_touch_mapped_memory", &self.pre_touch_mapped_memory)
             .field("use_conductor_agent_invoker", &self.use_conductor_agent_invoker)
             .finish_non_exhaustive()
@@ -101,31 +121,10 @@ fn default_error_handler() -> ErrorHandler {
     Arc::new(|e: &Error| eprintln!("ERROR: ({}): {}", e.code(), e.message()))
 }
 
-impl Default for Context {
-    /// The C client's defaults, without reading the environment.
-    fn default() -> Self {
-        Self {
-            aeron_dir: default_aeron_dir(),
-            client_name: String::new(),
-            driver_timeout: Duration::from_millis(DRIVER_TIMEOUT_MS_DEFAULT),
-            keepalive_interval: Duration::from_nanos(KEEPALIVE_INTERVAL_NS_DEFAULT),
-            resource_linger_duration: Duration::from_nanos(RESOURCE_LINGER_DURATION_NS_DEFAULT),
-            idle_sleep_duration: Duration::from_nanos(IDLE_SLEEP_DURATION_NS_DEFAULT),
-            pre_touch_mapped_memory: false,
-            use_conductor_agent_invoker: false,
-            error_handler: default_error_handler(),
-            on_available_image: None,
-            on_unavailable_image: None,
-            on_available_counter: None,
-            on_unavailable_counter: None,
-            on_new_publication: None,
-            on_new_exclusive_publication: None,
-            on_new_subscription: None,
-            on_close_client: None,
-            agent_on_start: None,
-            publication_error_frame_handler: None,
-        }
-    }
+/// `duration` in whole units of `unit_ns`, rounded up so a non-zero duration stays
+/// non-zero, saturating.
+fn whole_units(duration: Duration, unit_ns: u128) -> u64 {
+    u64::try_from(duration.as_nanos().div_ceil(unit_ns)).unwrap_or(u64::MAX)
 }
 
 impl Context {
@@ -138,38 +137,13 @@ impl Context {
 
     /// As [`from_env`](Self::from_env), reading variables through `lookup` (tests).
     pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self> {
-        let mut ctx = Self::default();
-        if let Some(dir) = lookup(AERON_DIR_ENV_VAR) {
-            ctx.aeron_dir = PathBuf::from(dir);
-        }
-        if let Some(name) = lookup(AERON_CLIENT_NAME_ENV_VAR) {
-            ctx.set_client_name(&name).map_err(|e| e.context(AERON_CLIENT_NAME_ENV_VAR))?;
-        }
-        if let Some(v) = lookup(AERON_DRIVER_TIMEOUT_ENV_VAR) {
-            ctx.driver_timeout = Duration::from_millis(parse_c_integer(AERON_DRIVER_TIMEOUT_ENV_VAR, &v)?);
-        }
-        if let Some(v) = lookup(AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR) {
-            ctx.resource_linger_duration =
-                Duration::from_nanos(parse_duration_ns(AERON_CLIENT_RESOURCE_LINGER_DURATION_ENV_VAR, &v)?);
-        }
-        if let Some(v) = lookup(AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR) {
-            ctx.idle_sleep_duration =
-                Duration::from_nanos(parse_duration_ns(AERON_CLIENT_IDLE_SLEEP_DURATION_ENV_VAR, &v)?);
-        }
-        if let Some(v) = lookup(AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR) {
-            ctx.pre_touch_mapped_memory = parse_bool(AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY_ENV_VAR, &v)?;
-        }
-        Ok(ctx)
+        Self::load_rows(lookup)
     }
 
-    /// Checks the settings hang together; `Aeron::connect` calls it.
+    /// Checks the settings hang together (the rows' ranges, a directory); `Aeron::connect`
+    /// calls it.
     pub fn validate(&self) -> Result<()> {
-        if self.driver_timeout.is_zero() {
-            return Err(Error::invalid_argument("driver timeout must be > 0"));
-        }
-        if self.keepalive_interval.is_zero() {
-            return Err(Error::invalid_argument("keepalive interval must be > 0"));
-        }
+        self.check_row_ranges()?;
         if self.aeron_dir.as_os_str().is_empty() {
             return Err(Error::invalid_argument("aeron dir is empty"));
         }
@@ -191,59 +165,54 @@ impl Context {
     }
 
     pub fn client_name(&self) -> &str {
-        &self.client_name
+        &self.client_name.0
     }
 
     /// Sets the name appended to the client's heartbeat counter label (≤ 100 bytes).
     pub fn set_client_name(&mut self, name: &str) -> Result<&mut Self> {
-        if name.len() > MAX_CLIENT_NAME_LENGTH {
-            return Err(Error::invalid_argument(format!(
-                "client name length {} > {MAX_CLIENT_NAME_LENGTH}",
-                name.len()
-            )));
-        }
-        self.client_name = name.to_string();
+        self.client_name = ClientName::new(name)?;
         Ok(self)
     }
 
     pub fn driver_timeout(&self) -> Duration {
-        self.driver_timeout
+        Duration::from_millis(self.driver_timeout_ms)
     }
 
     /// How long to wait for the driver at connect and for command responses, and how stale
-    /// the driver heartbeat may get before the client declares the driver dead.
+    /// the driver heartbeat may get before the client declares the driver dead. Kept in
+    /// whole milliseconds (as the C API and `AERON_DRIVER_TIMEOUT` give it), rounded up.
     pub fn set_driver_timeout(&mut self, timeout: Duration) -> &mut Self {
-        self.driver_timeout = timeout;
+        self.driver_timeout_ms = whole_units(timeout, u128::from(MS_NS));
         self
     }
 
     pub fn keepalive_interval(&self) -> Duration {
-        self.keepalive_interval
+        Duration::from_nanos(self.keepalive_interval_ns)
     }
 
     /// How often the client writes its heartbeat and checks the driver's.
     pub fn set_keepalive_interval(&mut self, interval: Duration) -> &mut Self {
-        self.keepalive_interval = interval;
+        self.keepalive_interval_ns = whole_units(interval, 1);
         self
     }
 
     pub fn resource_linger_duration(&self) -> Duration {
-        self.resource_linger_duration
+        Duration::from_nanos(self.resource_linger_duration_ns)
     }
 
     /// How long closed resources stay mapped, so readers holding them finish safely.
     pub fn set_resource_linger_duration(&mut self, duration: Duration) -> &mut Self {
-        self.resource_linger_duration = duration;
+        self.resource_linger_duration_ns = whole_units(duration, 1);
         self
     }
 
     pub fn idle_sleep_duration(&self) -> Duration {
-        self.idle_sleep_duration
+        Duration::from_nanos(self.idle_sleep_duration_ns)
     }
 
     /// Sleep of the conductor thread when a duty cycle found no work.
     pub fn set_idle_sleep_duration(&mut self, duration: Duration) -> &mut Self {
-        self.idle_sleep_duration = duration;
+        self.idle_sleep_duration_ns = whole_units(duration, 1);
         self
     }
 
@@ -395,20 +364,6 @@ impl Context {
     }
 }
 
-/// Parses an unsigned integer as C's `strtoull(value, &end, 0)` does: decimal, `0x` hex or
-/// leading-`0` octal, the whole string.
-fn parse_c_integer(name: &str, value: &str) -> Result<u64> {
-    let v = value.trim();
-    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16)
-    } else if v.len() > 1 && v.starts_with('0') {
-        u64::from_str_radix(&v[1..], 8)
-    } else {
-        v.parse()
-    };
-    parsed.map_err(|_| Error::invalid_argument(format!("could not parse {name}={value:?} as an integer")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,23 +424,45 @@ mod tests {
     }
 
     #[test]
-    fn driver_timeout_parses_like_strtoull_base_0() {
-        assert_eq!(parse_c_integer("X", "0x10").unwrap(), 16);
-        assert_eq!(parse_c_integer("X", "010").unwrap(), 8);
-        assert_eq!(parse_c_integer("X", "0").unwrap(), 0);
-        assert_eq!(parse_c_integer("X", "1000").unwrap(), 1000);
-        assert!(parse_c_integer("X", "-1").is_err());
-        assert!(parse_c_integer("X", "1000ms").is_err());
-    }
-
-    #[test]
     fn validation_rejects_zero_timeouts() {
         let mut ctx = Context::default();
         ctx.set_driver_timeout(Duration::ZERO);
-        assert!(ctx.validate().unwrap_err().message().contains("driver timeout"));
+        // The row's range names the variable, as the driver's ranges do.
+        assert!(ctx.validate().unwrap_err().message().contains("AERON_DRIVER_TIMEOUT"));
         let mut ctx = Context::default();
         ctx.set_keepalive_interval(Duration::ZERO);
-        assert!(ctx.validate().is_err());
+        assert!(ctx.validate().unwrap_err().message().contains("keepalive_interval_ns"));
+    }
+
+    #[test]
+    fn durations_set_in_code_keep_their_units() {
+        let mut ctx = Context::default();
+        ctx.set_driver_timeout(Duration::from_micros(1500)).set_idle_sleep_duration(Duration::from_nanos(7));
+        assert_eq!(ctx.driver_timeout(), Duration::from_millis(2), "whole ms, rounded up");
+        assert_eq!(ctx.idle_sleep_duration(), Duration::from_nanos(7));
+        ctx.set_resource_linger_duration(Duration::MAX);
+        assert_eq!(ctx.resource_linger_duration(), Duration::from_nanos(u64::MAX));
+        ctx.validate().unwrap();
+    }
+
+    #[test]
+    fn the_table_lists_the_c_clients_variables_and_functions() {
+        let rows = Context::settings();
+        let env: Vec<&str> = rows.iter().filter_map(|r| r.env).collect();
+        assert_eq!(
+            env,
+            [
+                "AERON_DIR",
+                "AERON_CLIENT_NAME",
+                "AERON_DRIVER_TIMEOUT",
+                "AERON_CLIENT_RESOURCE_LINGER_DURATION",
+                "AERON_CLIENT_IDLE_SLEEP_DURATION",
+                "AERON_CLIENT_PRE_TOUCH_MAPPED_MEMORY",
+            ]
+        );
+        let c_setters: Vec<&str> = rows.iter().filter_map(|r| r.c_setter).collect();
+        assert_eq!(c_setters.len(), 8);
+        assert!(c_setters.iter().all(|s| s.starts_with("aeron_context_set_")), "{c_setters:?}");
     }
 
     #[test]

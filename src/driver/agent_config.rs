@@ -236,7 +236,7 @@ impl AgentConfig {
 
 impl SettingsTable for AgentConfig {
     fn from_env() -> Result<Self> {
-        let mut config = Self::load_rows()?;
+        let mut config = Self::load_rows(env)?;
         for agent in DriverAgent::ALL {
             let var = agent.idle_strategy_env_var();
             let spec = &mut config.idle_strategy_specs[agent.index()];

@@ -286,7 +286,7 @@ impl DriverContext {
     /// Defaults overridden by every `AERON_*` variable that is set. A malformed value is an
     /// error naming the variable.
     pub fn from_env() -> Result<Self> {
-        let mut ctx = Self::load_rows()?;
+        let mut ctx = Self::load_rows(env)?;
         for agent in DriverAgent::ALL {
             let var = agent.idle_strategy_env_var();
             let strategy = idle(var, ctx.idle_strategy(agent))?;

@@ -4,6 +4,7 @@
 #![forbid(unsafe_code)]
 
 use crate::driver::media::udp_transport::UdpIo;
+use crate::util::config::env;
 use crate::util::error::{Error, Result};
 use crate::util::settings::{ParseSetting, Setting, SettingsTable};
 
@@ -125,7 +126,7 @@ impl SettingsTable for NetworkConfig {
     /// Defaults overridden by every variable that is set; malformed values are errors
     /// naming the variable.
     fn from_env() -> Result<Self> {
-        let config = Self::load_rows()?;
+        let config = Self::load_rows(env)?;
         config.check_row_ranges()?;
         Ok(config)
     }

@@ -9,6 +9,7 @@ use crate::ffi::context::{aeron_context_t, context_mut, context_ref};
 use crate::ffi::counters_reader::aeron_counters_reader_t;
 use crate::ffi::handles::ClientData;
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
+use crate::util::error::Result;
 
 /// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
 /// give it and a message valid during the call.
@@ -61,14 +62,7 @@ pub type aeron_on_available_counter_t = Option<
 
 /// Told that a counter went away (as `aeron_on_available_counter_t`).
 #[allow(non_camel_case_types)]
-pub type aeron_on_unavailable_counter_t = Option<
-    unsafe extern "C" fn(
-        clientd: *mut c_void,
-        counters_reader: *mut aeron_counters_reader_t,
-        registration_id: i64,
-        counter_id: i32,
-    ),
->;
+pub type aeron_on_unavailable_counter_t = aeron_on_available_counter_t;
 
 /// Told that the client is closing.
 #[allow(non_camel_case_types)]
@@ -102,6 +96,32 @@ pub(crate) struct Callbacks {
     pub agent_on_start: Callback<aeron_agent_on_start_func_t>,
 }
 
+/// Replaces the callback `pick` chooses with `func` and its `clientd` (a NULL `func`
+/// removes it). Returns 0, or EINVAL for a NULL context.
+///
+/// # Safety
+/// As [`context_mut`].
+unsafe fn set_callback<F>(
+    context: *mut aeron_context_t,
+    pick: impl FnOnce(&mut Callbacks) -> &mut Callback<F>,
+    func: F,
+    clientd: *mut c_void,
+) -> Result<c_int> {
+    // SAFETY: as this function's contract.
+    *pick(&mut unsafe { context_mut(context) }?.callbacks) = Callback { func, clientd: ClientData(clientd) };
+    Ok(0)
+}
+
+/// What a callback getter reports: `read` of the context's callbacks, or EINVAL for a NULL
+/// context.
+///
+/// # Safety
+/// As [`context_ref`].
+unsafe fn get_callback<T>(context: *mut aeron_context_t, read: impl FnOnce(&Callbacks) -> T) -> Result<T> {
+    // SAFETY: as this function's contract.
+    Ok(read(&unsafe { context_ref(context) }?.callbacks))
+}
+
 /// The handler of errors the client reports asynchronously (conductor errors, driver
 /// timeouts, failures of closes). The default prints to stderr.
 /// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
@@ -117,9 +137,7 @@ pub unsafe extern "C" fn aeron_context_set_error_handler(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_error_handler", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.error = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.error, handler, clientd) }
     })
 }
 
@@ -133,7 +151,7 @@ pub unsafe extern "C" fn aeron_context_get_error_handler(
 ) -> aeron_error_handler_t {
     ffi_boundary!("aeron_context_get_error_handler", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.error.func)
+        unsafe { get_callback(context, |c| c.error.func) }
     })
 }
 
@@ -147,7 +165,7 @@ pub unsafe extern "C" fn aeron_context_get_error_handler_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_error_handler_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.error.clientd.0)
+        unsafe { get_callback(context, |c| c.error.clientd.0) }
     })
 }
 
@@ -168,9 +186,7 @@ pub unsafe extern "C" fn aeron_context_set_publication_error_frame_handler(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_publication_error_frame_handler", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.publication_error_frame = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.publication_error_frame, handler, clientd) }
     })
 }
 
@@ -184,7 +200,7 @@ pub unsafe extern "C" fn aeron_context_get_publication_error_frame_handler(
 ) -> crate::ffi::publication_error::aeron_publication_error_frame_handler_t {
     ffi_boundary!("aeron_context_get_publication_error_frame_handler", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.publication_error_frame.func)
+        unsafe { get_callback(context, |c| c.publication_error_frame.func) }
     })
 }
 
@@ -198,7 +214,7 @@ pub unsafe extern "C" fn aeron_context_get_publication_error_frame_handler_clien
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_publication_error_frame_handler_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.publication_error_frame.clientd.0)
+        unsafe { get_callback(context, |c| c.publication_error_frame.clientd.0) }
     })
 }
 
@@ -216,9 +232,7 @@ pub unsafe extern "C" fn aeron_context_set_on_new_publication(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_new_publication", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.new_publication = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.new_publication, handler, clientd) }
     })
 }
 
@@ -232,7 +246,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_publication(
 ) -> aeron_on_new_publication_t {
     ffi_boundary!("aeron_context_get_on_new_publication", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_publication.func)
+        unsafe { get_callback(context, |c| c.new_publication.func) }
     })
 }
 
@@ -246,7 +260,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_publication_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_new_publication_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_publication.clientd.0)
+        unsafe { get_callback(context, |c| c.new_publication.clientd.0) }
     })
 }
 
@@ -264,9 +278,7 @@ pub unsafe extern "C" fn aeron_context_set_on_new_exclusive_publication(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_new_exclusive_publication", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.new_exclusive_publication = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.new_exclusive_publication, handler, clientd) }
     })
 }
 
@@ -280,7 +292,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_exclusive_publication(
 ) -> aeron_on_new_publication_t {
     ffi_boundary!("aeron_context_get_on_new_exclusive_publication", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_exclusive_publication.func)
+        unsafe { get_callback(context, |c| c.new_exclusive_publication.func) }
     })
 }
 
@@ -294,7 +306,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_exclusive_publication_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_new_exclusive_publication_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_exclusive_publication.clientd.0)
+        unsafe { get_callback(context, |c| c.new_exclusive_publication.clientd.0) }
     })
 }
 
@@ -312,9 +324,7 @@ pub unsafe extern "C" fn aeron_context_set_on_new_subscription(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_new_subscription", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.new_subscription = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.new_subscription, handler, clientd) }
     })
 }
 
@@ -328,7 +338,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_subscription(
 ) -> aeron_on_new_subscription_t {
     ffi_boundary!("aeron_context_get_on_new_subscription", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_subscription.func)
+        unsafe { get_callback(context, |c| c.new_subscription.func) }
     })
 }
 
@@ -342,7 +352,7 @@ pub unsafe extern "C" fn aeron_context_get_on_new_subscription_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_new_subscription_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.new_subscription.clientd.0)
+        unsafe { get_callback(context, |c| c.new_subscription.clientd.0) }
     })
 }
 
@@ -360,9 +370,7 @@ pub unsafe extern "C" fn aeron_context_set_on_available_counter(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_available_counter", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.available_counter = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.available_counter, handler, clientd) }
     })
 }
 
@@ -376,7 +384,7 @@ pub unsafe extern "C" fn aeron_context_get_on_available_counter(
 ) -> aeron_on_available_counter_t {
     ffi_boundary!("aeron_context_get_on_available_counter", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.available_counter.func)
+        unsafe { get_callback(context, |c| c.available_counter.func) }
     })
 }
 
@@ -390,7 +398,7 @@ pub unsafe extern "C" fn aeron_context_get_on_available_counter_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_available_counter_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.available_counter.clientd.0)
+        unsafe { get_callback(context, |c| c.available_counter.clientd.0) }
     })
 }
 
@@ -408,9 +416,7 @@ pub unsafe extern "C" fn aeron_context_set_on_unavailable_counter(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_unavailable_counter", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.unavailable_counter = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.unavailable_counter, handler, clientd) }
     })
 }
 
@@ -424,7 +430,7 @@ pub unsafe extern "C" fn aeron_context_get_on_unavailable_counter(
 ) -> aeron_on_unavailable_counter_t {
     ffi_boundary!("aeron_context_get_on_unavailable_counter", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.unavailable_counter.func)
+        unsafe { get_callback(context, |c| c.unavailable_counter.func) }
     })
 }
 
@@ -438,7 +444,7 @@ pub unsafe extern "C" fn aeron_context_get_on_unavailable_counter_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_unavailable_counter_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.unavailable_counter.clientd.0)
+        unsafe { get_callback(context, |c| c.unavailable_counter.clientd.0) }
     })
 }
 
@@ -456,9 +462,7 @@ pub unsafe extern "C" fn aeron_context_set_on_close_client(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_on_close_client", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.close_client = Callback { func: handler, clientd: ClientData(clientd) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.close_client, handler, clientd) }
     })
 }
 
@@ -472,7 +476,7 @@ pub unsafe extern "C" fn aeron_context_get_on_close_client(
 ) -> aeron_on_close_client_t {
     ffi_boundary!("aeron_context_get_on_close_client", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.close_client.func)
+        unsafe { get_callback(context, |c| c.close_client.func) }
     })
 }
 
@@ -486,7 +490,7 @@ pub unsafe extern "C" fn aeron_context_get_on_close_client_clientd(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_on_close_client_clientd", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.close_client.clientd.0)
+        unsafe { get_callback(context, |c| c.close_client.clientd.0) }
     })
 }
 
@@ -504,9 +508,7 @@ pub unsafe extern "C" fn aeron_context_set_agent_on_start_function(
 ) -> c_int {
     ffi_boundary!("aeron_context_set_agent_on_start_function", {
         // SAFETY: NULL or live (contract).
-        let handle = unsafe { context_mut(context) }?;
-        handle.callbacks.agent_on_start = Callback { func: value, clientd: ClientData(state) };
-        Ok(0)
+        unsafe { set_callback(context, |c| &mut c.agent_on_start, value, state) }
     })
 }
 
@@ -520,7 +522,7 @@ pub unsafe extern "C" fn aeron_context_get_agent_on_start_function(
 ) -> aeron_agent_on_start_func_t {
     ffi_boundary!("aeron_context_get_agent_on_start_function", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.agent_on_start.func)
+        unsafe { get_callback(context, |c| c.agent_on_start.func) }
     })
 }
 
@@ -534,6 +536,6 @@ pub unsafe extern "C" fn aeron_context_get_agent_on_start_state(
 ) -> *mut c_void {
     ffi_boundary!("aeron_context_get_agent_on_start_state", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe { context_ref(context) }?.callbacks.agent_on_start.clientd.0)
+        unsafe { get_callback(context, |c| c.agent_on_start.clientd.0) }
     })
 }

@@ -62,6 +62,20 @@ pub fn parse_i64(name: &str, value: &str) -> Result<i64> {
     value.trim().parse().map_err(|_| Error::invalid_argument(format!("{name}={value:?} is not an integer")))
 }
 
+/// Parses an unsigned integer as C's `strtoull(value, &end, 0)` does: decimal, `0x` hex or
+/// leading-`0` octal, the whole string (how the C client reads `AERON_DRIVER_TIMEOUT`).
+pub fn parse_c_integer(name: &str, value: &str) -> Result<u64> {
+    let v = value.trim();
+    let parsed = if let Some(hex) = v.strip_prefix("0x").or_else(|| v.strip_prefix("0X")) {
+        u64::from_str_radix(hex, 16)
+    } else if v.len() > 1 && v.starts_with('0') {
+        u64::from_str_radix(&v[1..], 8)
+    } else {
+        v.parse()
+    };
+    parsed.map_err(|_| Error::invalid_argument(format!("could not parse {name}={value:?} as an integer")))
+}
+
 /// Checks `value` lies in `[min, max]`, naming the setting otherwise.
 pub fn check_range<T: PartialOrd + std::fmt::Display>(name: &str, value: T, min: T, max: T) -> Result<T> {
     if value < min || value > max {
@@ -159,5 +173,15 @@ mod tests {
         assert_eq!(check_range("X", 5, 1, 10).unwrap(), 5);
         assert!(check_range("X", 11, 1, 10).is_err());
         assert_eq!(parse_i64("X", " -7 ").unwrap(), -7);
+    }
+
+    #[test]
+    fn c_integers_parse_like_strtoull_base_0() {
+        assert_eq!(parse_c_integer("X", "0x10").unwrap(), 16);
+        assert_eq!(parse_c_integer("X", "010").unwrap(), 8);
+        assert_eq!(parse_c_integer("X", "0").unwrap(), 0);
+        assert_eq!(parse_c_integer("X", "1000").unwrap(), 1000);
+        assert!(parse_c_integer("X", "-1").is_err());
+        assert!(parse_c_integer("X", "1000ms").is_err());
     }
 }

@@ -4,13 +4,17 @@
 //! setter/getter pair that changes it. From the rows the macro makes the struct, its
 //! `Default`, the loader from the environment, the range checks applied at start-up and
 //! the list of [`Setting`]s that `aeronmd`'s unknown-variable warning and the walk of every
-//! setting (`tests/settings_walk.rs`) read. `build.rs` reads the same rows to generate the
-//! plain C exports (`src/ffi/driver/settings.rs`), so the header sees ordinary functions.
+//! setting (`tests/settings_walk.rs`, `tests/client_settings_walk.rs`) read. `build.rs` reads
+//! the same rows to generate the plain C exports (`src/ffi/driver/settings.rs` for the
+//! driver's tables, `src/ffi/context.rs` for the client's), so the header sees
+//! ordinary functions.
 //!
-//! A row is one line:
+//! `pub struct Name as object { .. }` names the C object of the table's functions
+//! (`aeron_<object>_set_<c_name>`); without `as` it is `driver_context`. A row is one line:
 //! `pub name: Type = default; kind env "AERON_X" in [min, max], c(aeron, c_name, CType);`
 //! `env`, `in [..]` and `c(..)` are optional. Kinds: `flag`, `duration` (ns, with unit
-//! suffixes), `int`, `size` (with k/m/g suffixes), `min_size` (a size raised to its default
+//! suffixes), `int`, `strtoull` (unsigned, decimal, hex or octal as C's `strtoull(.., 0)`
+//! reads it), `size` (with k/m/g suffixes), `min_size` (a size raised to its default
 //! when smaller, as Aeron does for CnC buffers), `text`, `opt_text`, `path`, `parsed` (the
 //! type's [`ParseSetting`]), `custom` (read by hand-written code next to the table, listed
 //! here so the walk covers it), `code` (set in code only) and `nested` (a table of its own).
@@ -18,7 +22,7 @@
 
 use std::path::PathBuf;
 
-use crate::util::config::{env, env_or, parse_bool, parse_duration_ns, parse_i64, parse_size};
+use crate::util::config::{parse_bool, parse_c_integer, parse_duration_ns, parse_i64, parse_size};
 use crate::util::error::{Error, Result};
 
 /// One row of a settings table, as the walk and the unknown-variable check see it.
@@ -62,21 +66,25 @@ pub trait ParseSetting: Sized {
     fn parse_setting(name: &str, value: &str) -> Result<Self>;
 }
 
-/// The readers of the row kinds: each takes the variable and the default, and returns the
-/// default when the variable is unset.
+/// The readers of the row kinds: each takes the variable, its value (`None` when unset)
+/// and the default, and returns the default when the variable is unset.
 pub mod load {
     use super::*;
 
-    pub fn flag(name: &str, default: bool) -> Result<bool> {
-        env_or(name, default, parse_bool)
+    pub fn flag(name: &str, value: Option<String>, default: bool) -> Result<bool> {
+        value.map_or(Ok(default), |v| parse_bool(name, &v))
     }
 
-    pub fn duration(name: &str, default: u64) -> Result<u64> {
-        env_or(name, default, parse_duration_ns)
+    pub fn duration(name: &str, value: Option<String>, default: u64) -> Result<u64> {
+        value.map_or(Ok(default), |v| parse_duration_ns(name, &v))
     }
 
-    pub fn int<T: TryFrom<i64> + Into<i128> + Copy>(name: &str, default: T) -> Result<T> {
-        match env(name) {
+    pub fn int<T: TryFrom<i64> + Into<i128> + Copy>(
+        name: &str,
+        value: Option<String>,
+        default: T,
+    ) -> Result<T> {
+        match value {
             None => Ok(default),
             Some(v) => {
                 let wide = parse_i64(name, &v)?;
@@ -86,8 +94,13 @@ pub mod load {
         }
     }
 
-    pub fn size<T: TryFrom<u64>>(name: &str, default: T) -> Result<T> {
-        match env(name) {
+    /// An unsigned integer as C's `strtoull(.., 0)` reads it (decimal, `0x` hex, `0` octal).
+    pub fn strtoull(name: &str, value: Option<String>, default: u64) -> Result<u64> {
+        value.map_or(Ok(default), |v| parse_c_integer(name, &v))
+    }
+
+    pub fn size<T: TryFrom<u64>>(name: &str, value: Option<String>, default: T) -> Result<T> {
+        match value {
             None => Ok(default),
             Some(v) => {
                 let bytes = parse_size(name, &v)?;
@@ -98,27 +111,24 @@ pub mod load {
     }
 
     /// Aeron raises a CnC buffer length below its default to the default.
-    pub fn min_size(name: &str, default: usize) -> Result<usize> {
-        Ok(size(name, default)?.max(default))
+    pub fn min_size(name: &str, value: Option<String>, default: usize) -> Result<usize> {
+        Ok(size(name, value, default)?.max(default))
     }
 
-    pub fn text(name: &str, default: String) -> Result<String> {
-        Ok(env(name).unwrap_or(default))
+    pub fn text(_name: &str, value: Option<String>, default: String) -> Result<String> {
+        Ok(value.unwrap_or(default))
     }
 
-    pub fn opt_text(name: &str, default: Option<String>) -> Result<Option<String>> {
-        Ok(env(name).or(default))
+    pub fn opt_text(_name: &str, value: Option<String>, default: Option<String>) -> Result<Option<String>> {
+        Ok(value.or(default))
     }
 
-    pub fn path(name: &str, default: PathBuf) -> Result<PathBuf> {
-        Ok(env(name).map(PathBuf::from).unwrap_or(default))
+    pub fn path(_name: &str, value: Option<String>, default: PathBuf) -> Result<PathBuf> {
+        Ok(value.map(PathBuf::from).unwrap_or(default))
     }
 
-    pub fn parsed<T: ParseSetting>(name: &str, default: T) -> Result<T> {
-        match env(name) {
-            None => Ok(default),
-            Some(v) => T::parse_setting(name, &v),
-        }
+    pub fn parsed<T: ParseSetting>(name: &str, value: Option<String>, default: T) -> Result<T> {
+        value.map_or(Ok(default), |v| T::parse_setting(name, &v))
     }
 }
 
@@ -138,7 +148,7 @@ pub fn check_range<T: PartialOrd + std::fmt::Display>(name: &str, value: T, min:
 macro_rules! settings_table {
     (
         $(#[$meta:meta])*
-        pub struct $name:ident {
+        pub struct $name:ident as $cobj:ident {
             $(
                 $(#[doc = $doc:literal])*
                 $vis:vis $field:ident : $ty:ty = $default:expr ;
@@ -160,18 +170,19 @@ macro_rules! settings_table {
         }
 
         impl $name {
-            /// Every row read from its variable, defaults for the unset ones; `custom` rows
-            /// keep their defaults for the hand-written reader.
-            fn load_rows() -> $crate::util::error::Result<Self> {
+            /// Every row read from its variable as `lookup` gives it, defaults for the unset
+            /// ones; `custom` rows keep their defaults for the hand-written reader, and nested
+            /// tables read the environment.
+            fn load_rows(lookup: impl Fn(&str) -> Option<String>) -> $crate::util::error::Result<Self> {
                 let defaults = Self::default();
                 Ok(Self {
-                    $( $field: $crate::settings_table!(@load $kind, defaults.$field $(, $env)?)?, )*
+                    $( $field: $crate::settings_table!(@load $kind, lookup, defaults.$field $(, $env)?)?, )*
                 })
             }
 
-            /// The rows' ranges, for values set in code (read values are checked as read).
+            /// The rows' ranges, naming the variable (the field for rows without one).
             fn check_row_ranges(&self) -> $crate::util::error::Result<()> {
-                $( $crate::settings_table!(@range self.$field, $kind $(, $env)? $(, $min, $max)?); )*
+                $( $crate::settings_table!(@range self.$field, $field, $kind $(, $env)? $(, $min, $max)?); )*
                 Ok(())
             }
 
@@ -182,23 +193,36 @@ macro_rules! settings_table {
                     $crate::settings_table!(@list rows, $kind, $field, $ty $(, $env)?);
                     if let Some(row) = rows.last_mut().filter(|r| r.field == stringify!($field)) {
                         row.doc = concat!($($doc, "\n",)*);
-                        $( row.c_setter = Some(concat!(stringify!($cpre), "_driver_context_set_", stringify!($cname)));
-                           row.c_getter = Some(concat!(stringify!($cpre), "_driver_context_get_", stringify!($cname))); )?
+                        $( row.c_setter = Some(concat!(
+                               stringify!($cpre), "_", stringify!($cobj), "_set_", stringify!($cname)));
+                           row.c_getter = Some(concat!(
+                               stringify!($cpre), "_", stringify!($cobj), "_get_", stringify!($cname))); )?
                     }
                 )*
                 rows
             }
         }
     };
-    (@load code, $default:expr) => { Ok::<_, $crate::util::error::Error>($default) };
-    (@load nested, $default:expr) => { $crate::util::settings::SettingsTable::from_env() };
-    (@load custom, $default:expr $(, $env:literal)?) => { Ok::<_, $crate::util::error::Error>($default) };
-    (@load $kind:ident, $default:expr, $env:literal) => { $crate::util::settings::load::$kind($env, $default) };
-    (@range $value:expr, nested) => { $crate::util::settings::SettingsTable::check_ranges(&$value)? };
-    (@range $value:expr, $kind:ident, $env:literal, $min:expr, $max:expr) => {
+    // Without `as`, the table's C functions are the driver context's.
+    ($(#[$meta:meta])* pub struct $name:ident { $($rows:tt)* }) => {
+        $crate::settings_table! { $(#[$meta])* pub struct $name as driver_context { $($rows)* } }
+    };
+    (@load code, $lookup:ident, $default:expr) => { Ok::<_, $crate::util::error::Error>($default) };
+    (@load nested, $lookup:ident, $default:expr) => { $crate::util::settings::SettingsTable::from_env() };
+    (@load custom, $lookup:ident, $default:expr $(, $env:literal)?) => {
+        Ok::<_, $crate::util::error::Error>($default)
+    };
+    (@load $kind:ident, $lookup:ident, $default:expr, $env:literal) => {
+        $crate::util::settings::load::$kind($env, $lookup($env), $default)
+    };
+    (@range $value:expr, $field:ident, nested) => { $crate::util::settings::SettingsTable::check_ranges(&$value)? };
+    (@range $value:expr, $field:ident, $kind:ident, $env:literal, $min:expr, $max:expr) => {
         $crate::util::settings::check_range($env, $value, $min, $max)?
     };
-    (@range $value:expr, $kind:ident $(, $env:literal)?) => { () };
+    (@range $value:expr, $field:ident, $kind:ident, $min:expr, $max:expr) => {
+        $crate::util::settings::check_range(stringify!($field), $value, $min, $max)?
+    };
+    (@range $value:expr, $field:ident, $kind:ident $(, $env:literal)?) => { () };
     (@list $rows:ident, nested, $field:ident, $ty:ty) => {
         $rows.extend(<$ty as $crate::util::settings::SettingsTable>::settings().into_iter().map(|mut s| {
             s.group = stringify!($field);
