@@ -1315,8 +1315,12 @@ typedef struct aeron_on_available_counter_pair_t {
   void *clientd;
 } aeron_on_available_counter_pair_t;
 
-// Told that a counter went away (as `aeron_on_available_counter_t`).
-typedef aeron_on_available_counter_t aeron_on_unavailable_counter_t;
+// Told that a counter went away (as `aeron_on_available_counter_t`; its own typedef, as
+// upstream declares it).
+typedef void (*aeron_on_unavailable_counter_t)(void *clientd,
+                                               struct aeron_counters_reader_t *counters_reader,
+                                               int64_t registration_id,
+                                               int32_t counter_id);
 
 // A counter handler and its clientd, as `aeron_add_unavailable_counter_handler` takes them.
 typedef struct aeron_on_unavailable_counter_pair_t {

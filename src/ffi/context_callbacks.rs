@@ -60,9 +60,17 @@ pub type aeron_on_available_counter_t = Option<
     ),
 >;
 
-/// Told that a counter went away (as `aeron_on_available_counter_t`).
+/// Told that a counter went away (as `aeron_on_available_counter_t`; its own typedef, as
+/// upstream declares it).
 #[allow(non_camel_case_types)]
-pub type aeron_on_unavailable_counter_t = aeron_on_available_counter_t;
+pub type aeron_on_unavailable_counter_t = Option<
+    unsafe extern "C" fn(
+        clientd: *mut c_void,
+        counters_reader: *mut aeron_counters_reader_t,
+        registration_id: i64,
+        counter_id: i32,
+    ),
+>;
 
 /// Told that the client is closing.
 #[allow(non_camel_case_types)]
