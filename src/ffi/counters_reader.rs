@@ -13,7 +13,7 @@ use crate::concurrent::counters::descriptor::{
     COUNTER_VALUE_OFFSET, KEY_OFFSET, MAX_KEY_LENGTH, NULL_COUNTER_ID, counter_offset, metadata_offset,
 };
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{ffi_boundary, require_non_null};
+use crate::ffi::{ffi_boundary, require_non_null, write_out};
 use crate::util::error::{Error, Result};
 
 /// Read access to a set of counters. Opaque; owned by whoever returned it.
@@ -70,17 +70,21 @@ unsafe fn counters<'a>(reader: *mut aeron_counters_reader_t) -> Result<&'a Count
     unsafe { handles::borrow(reader, "counters_reader") }
 }
 
-/// Stores `value` in `*out`, or EINVAL for NULL.
+/// The body of the exports that store one field of a counter: reads it from the reader
+/// with `field`, then stores it in `*out`.
 ///
 /// # Safety
-/// `out` must be NULL or valid for a write.
-unsafe fn store<T>(out: *mut T, name: &'static str, value: T) -> Result<c_int> {
-    if out.is_null() {
-        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
-    }
-    // SAFETY: out is non-null and writable (contract).
-    unsafe { out.write(value) };
-    Ok(0)
+/// `reader` NULL or live; `out` NULL or valid for a write.
+unsafe fn store_field<T>(
+    reader: *mut aeron_counters_reader_t,
+    out: *mut T,
+    name: &str,
+    field: impl FnOnce(&CountersReader) -> Result<T>,
+) -> Result<c_int> {
+    // SAFETY: NULL or live (contract).
+    let value = field(unsafe { counters(reader) }?)?;
+    // SAFETY: NULL or writable (contract).
+    unsafe { write_out(out, name, value) }
 }
 
 /// Fills `buffers` with the addresses and lengths of the reader's values and metadata.
@@ -103,7 +107,7 @@ pub unsafe extern "C" fn aeron_counters_reader_get_buffers(
             metadata_length: r.metadata_buffer().capacity(),
         };
         // SAFETY: NULL or writable (contract).
-        unsafe { store(buffers, "buffers", value) }
+        unsafe { write_out(buffers, "buffers", value) }
     })
 }
 
@@ -216,10 +220,12 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_registration_id(
     registration_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_registration_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_registration_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(registration_id, "registration_id", value) }
+        // SAFETY: NULL or live; registration_id NULL or writable (contract).
+        unsafe {
+            store_field(counters_reader, registration_id, "registration_id", |r| {
+                r.counter_registration_id(counter_id)
+            })
+        }
     })
 }
 
@@ -235,10 +241,8 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_owner_id(
     owner_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_owner_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_owner_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(owner_id, "owner_id", value) }
+        // SAFETY: NULL or live; owner_id NULL or writable (contract).
+        unsafe { store_field(counters_reader, owner_id, "owner_id", |r| r.counter_owner_id(counter_id)) }
     })
 }
 
@@ -255,10 +259,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_reference_id(
     reference_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_reference_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_reference_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(reference_id, "reference_id", value) }
+        // SAFETY: NULL or live; reference_id NULL or writable (contract).
+        unsafe {
+            store_field(counters_reader, reference_id, "reference_id", |r| r.counter_reference_id(counter_id))
+        }
     })
 }
 
@@ -275,10 +279,8 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_state(
     state: *mut i32,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_state", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_state(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(state, "state", value) }
+        // SAFETY: NULL or live; state NULL or writable (contract).
+        unsafe { store_field(counters_reader, state, "state", |r| r.counter_state(counter_id)) }
     })
 }
 
@@ -294,10 +296,8 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_type_id(
     type_id: *mut i32,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_type_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_type_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(type_id, "type_id", value) }
+        // SAFETY: NULL or live; type_id NULL or writable (contract).
+        unsafe { store_field(counters_reader, type_id, "type_id", |r| r.counter_type_id(counter_id)) }
     })
 }
 
@@ -323,7 +323,7 @@ pub unsafe extern "C" fn aeron_counters_reader_metadata_key(
         // SAFETY: the key lies inside the metadata buffer (checked).
         let key = unsafe { r.metadata_buffer().as_ptr().add(offset) };
         // SAFETY: NULL or writable (contract).
-        unsafe { store(key_p, "key_p", key) }
+        unsafe { write_out(key_p, "key_p", key) }
     })
 }
 
@@ -367,9 +367,11 @@ pub unsafe extern "C" fn aeron_counters_reader_free_for_reuse_deadline_ms(
     deadline_ms: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_free_for_reuse_deadline_ms", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.free_for_reuse_deadline_ms(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { store(deadline_ms, "deadline_ms", value) }
+        // SAFETY: NULL or live; deadline_ms NULL or writable (contract).
+        unsafe {
+            store_field(counters_reader, deadline_ms, "deadline_ms", |r| {
+                r.free_for_reuse_deadline_ms(counter_id)
+            })
+        }
     })
 }
