@@ -70,23 +70,6 @@ unsafe fn counters<'a>(reader: *mut aeron_counters_reader_t) -> Result<&'a Count
     unsafe { handles::borrow(reader, "counters_reader") }
 }
 
-/// The body of the exports that store one field of a counter: reads it from the reader
-/// with `field`, then stores it in `*out`.
-///
-/// # Safety
-/// `reader` NULL or live; `out` NULL or valid for a write.
-unsafe fn store_field<T>(
-    reader: *mut aeron_counters_reader_t,
-    out: *mut T,
-    name: &str,
-    field: impl FnOnce(&CountersReader) -> Result<T>,
-) -> Result<c_int> {
-    // SAFETY: NULL or live (contract).
-    let value = field(unsafe { counters(reader) }?)?;
-    // SAFETY: NULL or writable (contract).
-    unsafe { write_out(out, name, value) }
-}
-
 /// Fills `buffers` with the addresses and lengths of the reader's values and metadata.
 /// Returns 0, or -1 (EINVAL) for NULL arguments.
 ///
@@ -220,12 +203,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_registration_id(
     registration_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_registration_id", {
-        // SAFETY: NULL or live; registration_id NULL or writable (contract).
-        unsafe {
-            store_field(counters_reader, registration_id, "registration_id", |r| {
-                r.counter_registration_id(counter_id)
-            })
-        }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_registration_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(registration_id, "registration_id", value) }
     })
 }
 
@@ -241,8 +222,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_owner_id(
     owner_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_owner_id", {
-        // SAFETY: NULL or live; owner_id NULL or writable (contract).
-        unsafe { store_field(counters_reader, owner_id, "owner_id", |r| r.counter_owner_id(counter_id)) }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_owner_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(owner_id, "owner_id", value) }
     })
 }
 
@@ -259,10 +242,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_reference_id(
     reference_id: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_reference_id", {
-        // SAFETY: NULL or live; reference_id NULL or writable (contract).
-        unsafe {
-            store_field(counters_reader, reference_id, "reference_id", |r| r.counter_reference_id(counter_id))
-        }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_reference_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(reference_id, "reference_id", value) }
     })
 }
 
@@ -279,8 +262,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_state(
     state: *mut i32,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_state", {
-        // SAFETY: NULL or live; state NULL or writable (contract).
-        unsafe { store_field(counters_reader, state, "state", |r| r.counter_state(counter_id)) }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_state(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(state, "state", value) }
     })
 }
 
@@ -296,8 +281,10 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_type_id(
     type_id: *mut i32,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_counter_type_id", {
-        // SAFETY: NULL or live; type_id NULL or writable (contract).
-        unsafe { store_field(counters_reader, type_id, "type_id", |r| r.counter_type_id(counter_id)) }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.counter_type_id(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(type_id, "type_id", value) }
     })
 }
 
@@ -367,11 +354,9 @@ pub unsafe extern "C" fn aeron_counters_reader_free_for_reuse_deadline_ms(
     deadline_ms: *mut i64,
 ) -> c_int {
     ffi_boundary!("aeron_counters_reader_free_for_reuse_deadline_ms", {
-        // SAFETY: NULL or live; deadline_ms NULL or writable (contract).
-        unsafe {
-            store_field(counters_reader, deadline_ms, "deadline_ms", |r| {
-                r.free_for_reuse_deadline_ms(counter_id)
-            })
-        }
+        // SAFETY: NULL or live (contract).
+        let value = unsafe { counters(counters_reader) }?.free_for_reuse_deadline_ms(counter_id)?;
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(deadline_ms, "deadline_ms", value) }
     })
 }
