@@ -15,6 +15,7 @@ use std::rc::Rc;
 use crate::ffi::FailureValue;
 use crate::ffi::handles::{Handle, into_raw, reclaim};
 use crate::ffi::header::{
+    ControlledFragmentHandlerFn as RawControlledDelegate, FragmentHandlerFn as RawDelegate,
     aeron_controlled_fragment_handler_action_t, aeron_controlled_fragment_handler_t,
     aeron_fragment_handler_t, aeron_header_t, deliver, deliver_controlled, header_ref,
 };
@@ -49,10 +50,6 @@ pub struct aeron_image_controlled_fragment_assembler_t {
 
 /// The image of the fragment being assembled, for the delegate's header.
 type Context = Rc<Cell<*mut c_void>>;
-
-use crate::ffi::header::{
-    ControlledFragmentHandlerFn as RawControlledDelegate, FragmentHandlerFn as RawDelegate,
-};
 
 /// What differs between the plain and the controlled assemblers, by the type of the
 /// application's handler: what it returns and which Rust assembler joins the fragments.

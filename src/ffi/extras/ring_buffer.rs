@@ -121,7 +121,8 @@ impl Handle for aeronrs_ring_buffer_t {
 /// The handle behind `rb`, or EINVAL for NULL.
 ///
 /// # Safety
-/// `rb` must be NULL or a pointer from `RingHandle::publish` not yet closed.
+/// `rb` must be NULL or a handle from `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
+/// not yet closed.
 unsafe fn handle<'a>(rb: *const aeronrs_ring_buffer_t) -> Result<&'a RingHandle> {
     // SAFETY: NULL or from aeronrs_ring_buffer_create, _open or _wrap, still open (contract).
     unsafe { handles::borrow(rb, "rb") }
