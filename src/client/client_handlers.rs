@@ -3,7 +3,13 @@
 //! `add_*` call returned, so it can be removed again.
 #![forbid(unsafe_code)]
 
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::hash::Hash;
+use std::sync::{Mutex, PoisonError};
+
 use crate::client::context::{CloseClientHandler, CounterHandler};
+use crate::util::error::{Error, Result};
 
 /// One list of handlers with the ids they were added under.
 pub(crate) struct HandlerList<H> {
@@ -51,10 +57,59 @@ impl ClientHandlers {
     }
 }
 
+/// The ids of handlers whose caller knows them only by a key (the C API names a handler by
+/// its function and clientd), so it can remove them by that key.
+pub(crate) struct HandlerIds<K>(Mutex<HashMap<(&'static str, K), i64>>);
+
+impl<K> Default for HandlerIds<K> {
+    fn default() -> Self {
+        Self(Mutex::new(HashMap::new()))
+    }
+}
+
+impl<K: Eq + Hash> HandlerIds<K> {
+    /// Adds a handler of `kind` known by `key` with `add`, remembering the id it returns;
+    /// EINVAL, and nothing added, if a handler of that kind and key is already there.
+    pub fn add(&self, kind: &'static str, key: K, add: impl FnOnce() -> i64) -> Result<()> {
+        match self.0.lock().unwrap_or_else(PoisonError::into_inner).entry((kind, key)) {
+            Entry::Occupied(_) => {
+                Err(Error::invalid_argument(format!("this {kind} handler and clientd are already added")))
+            }
+            Entry::Vacant(slot) => {
+                slot.insert(add());
+                Ok(())
+            }
+        }
+    }
+
+    /// The id of the handler of `kind` known by `key`, forgotten now; EINVAL if there is none.
+    pub fn remove(&self, kind: &'static str, key: K) -> Result<i64> {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&(kind, key))
+            .ok_or_else(|| Error::invalid_argument(format!("this {kind} handler and clientd were not added")))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
+
+    #[test]
+    fn handler_ids_are_kept_per_kind_and_key_once() {
+        let ids = HandlerIds::default();
+        ids.add("close", (1, 2), || 7).unwrap();
+        let err = ids.add("close", (1, 2), || unreachable!("not added twice")).unwrap_err();
+        assert_eq!(err.code(), libc::EINVAL);
+        assert!(err.message().contains("close handler and clientd are already added"), "{err}");
+        ids.add("available counter", (1, 2), || 8).unwrap();
+        assert_eq!(ids.remove("close", (1, 2)).unwrap(), 7);
+        let err = ids.remove("close", (1, 2)).unwrap_err();
+        assert!(err.message().contains("close handler and clientd were not added"), "{err}");
+        assert_eq!(ids.remove("available counter", (1, 2)).unwrap(), 8);
+    }
 
     #[test]
     fn handlers_are_removed_by_id_only_once() {

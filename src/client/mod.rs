@@ -10,7 +10,7 @@
 pub(crate) mod aeron;
 pub(crate) mod async_add;
 mod client_conductor;
-mod client_handlers;
+pub(crate) mod client_handlers;
 mod conductor_handle;
 mod conductor_responses;
 pub mod context;

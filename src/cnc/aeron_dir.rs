@@ -99,3 +99,44 @@ pub fn is_driver_active(aeron_dir: &Path, driver_timeout_ms: i64) -> Result<bool
     }
     Ok(CncFile::wrap(buffer).is_ok_and(|cnc| cnc.is_driver_active(epoch_ms(), driver_timeout_ms)))
 }
+
+/// [`is_driver_active`], describing to `log` what it finds on the way, as
+/// `aeron_is_driver_active` does: the directory, the CnC file, and the heartbeat's age.
+/// A missing directory or CnC file is "not active".
+pub fn is_driver_active_logged(
+    aeron_dir: &Path,
+    driver_timeout_ms: i64,
+    mut log: impl FnMut(String),
+) -> Result<bool> {
+    if !aeron_dir.is_dir() {
+        return Ok(false);
+    }
+    log(format!("INFO: Aeron directory {} exists", aeron_dir.display()));
+    let path = cnc_path(aeron_dir);
+    if !path.is_file() {
+        return Ok(false);
+    }
+    log(format!("INFO: Aeron CnC file {} exists", path.display()));
+    let active = is_driver_active(aeron_dir, driver_timeout_ms)?;
+    if let Ok(cnc) = CncFile::map_existing(&path) {
+        let age = epoch_ms().saturating_sub(cnc.driver_heartbeat_ms());
+        log(format!("INFO: Aeron driver heartbeat is {age} ms old"));
+    }
+    Ok(active)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logs_what_it_finds_until_something_is_missing() {
+        let mut lines = Vec::new();
+        let missing = std::env::temp_dir().join(format!("aeronrs-no-such-dir-{}", std::process::id()));
+        assert!(!is_driver_active_logged(&missing, 10, |line| lines.push(line)).unwrap());
+        assert!(lines.is_empty(), "{lines:?}");
+        let dir = tempfile::tempdir().unwrap();
+        assert!(!is_driver_active_logged(dir.path(), 10, |line| lines.push(line)).unwrap());
+        assert_eq!(lines, [format!("INFO: Aeron directory {} exists", dir.path().display())]);
+    }
+}

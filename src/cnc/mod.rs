@@ -6,6 +6,6 @@ pub(crate) mod aeron_dir;
 pub(crate) mod cnc_file;
 pub(crate) mod descriptor;
 
-pub use aeron_dir::{await_cnc, cnc_path, default_aeron_dir, is_driver_active};
+pub use aeron_dir::{await_cnc, cnc_path, default_aeron_dir, is_driver_active, is_driver_active_logged};
 pub use cnc_file::{CncConfig, CncFile, is_retryable};
 pub use descriptor::{CNC_FILE, CNC_VERSION, CncLayout};

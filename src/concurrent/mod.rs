@@ -11,6 +11,7 @@ pub mod error_log;
 pub(crate) mod exclusive_tail;
 pub mod foreign_shared;
 pub mod mapped_file;
+pub mod mapping_registry;
 pub(crate) mod opaque_pointer;
 pub mod ring_buffer;
 

@@ -15,7 +15,6 @@ use std::sync::{Arc, Weak};
 use crate::client::async_add::{PendingAdd, RegisteredAdd};
 use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::resource_linger::ResourceLinger;
-use crate::ffi::c_str_arg;
 use crate::ffi::client::{ClientHandle, aeron_t, client_ref};
 use crate::ffi::counter::{CounterHandle, aeron_counter_t};
 use crate::ffi::exclusive_publication::aeron_exclusive_publication_t;
@@ -24,6 +23,7 @@ use crate::ffi::publication::{PublicationHandle, aeron_publication_t};
 use crate::ffi::subscription::{
     SubscriptionHandle, aeron_on_available_image_t, aeron_on_unavailable_image_t, aeron_subscription_t,
 };
+use crate::ffi::{bytes_arg, c_str_arg};
 use crate::util::error::{Error, Result};
 
 /// An add (or destination command) in flight. Opaque; from an `aeron_async_add_*` call,
@@ -68,25 +68,29 @@ impl Handle for aeron_client_registering_resource_stct {
     type Target = AsyncHandle;
 }
 
-/// Boxes `pending` as the async handle stored in `*out`, known by its registration id to
-/// the new-resource callbacks until it completes.
+/// The body of the exports that start an add or a destination command: checks `async` and
+/// `client` (in Aeron's order, before what `start` checks), starts it with `start` and
+/// stores its async handle in `*async`, known by its registration id to the new-resource
+/// callbacks until it completes. Returns 0, or the error.
 ///
 /// # Safety
-/// `out` valid for a pointer write.
-unsafe fn publish_async(
-    out: *mut *mut aeron_client_registering_resource_stct,
-    pending: Pending,
-    client: &ClientHandle,
-) {
-    let add = RegisteredAdd::new(pending, &client.registering);
-    let raw = into_raw::<aeron_client_registering_resource_stct>(AsyncHandle {
-        add,
-        client: Arc::downgrade(&client.shared),
-    });
+/// `async` NULL or valid for a pointer write; `client` NULL or open.
+unsafe fn start_add(
+    r#async: *mut *mut aeron_client_registering_resource_stct,
+    client: *mut aeron_t,
+    start: impl FnOnce(&ClientHandle) -> Result<Pending>,
+) -> Result<c_int> {
+    require_non_null!(r#async, "async");
+    // SAFETY: NULL or open (contract).
+    let client = unsafe { client_ref(client) }?;
+    let add = RegisteredAdd::new(start(client)?, &client.registering);
+    let handle = AsyncHandle { add, client: Arc::downgrade(&client.shared) };
+    let raw = into_raw::<aeron_client_registering_resource_stct>(handle);
     // SAFETY: just boxed, not yet handed out: only read here.
     unsafe { &*raw.cast::<AsyncHandle>() }.add.register(ClientData(raw.cast()));
-    // SAFETY: out is writable (contract).
-    unsafe { out.write(raw) };
+    // SAFETY: async is writable (contract).
+    unsafe { r#async.write(raw) };
+    Ok(0)
 }
 
 /// The argument of a destination command: a channel (the command of it) or a
@@ -110,21 +114,19 @@ pub(crate) unsafe fn send_destination<'a>(
     destinations: impl FnOnce() -> Result<&'a Destinations>,
     arg: DestinationArg,
 ) -> Result<c_int> {
-    require_non_null!(r#async, "async");
-    // SAFETY: NULL or open (contract).
-    let client = unsafe { client_ref(client) }?;
-    let destinations = destinations()?;
-    let command = match arg {
-        // SAFETY: NULL or NUL-terminated (contract).
-        DestinationArg::Uri(uri, command) => command(unsafe { c_str_arg(uri, "uri") }?),
-        DestinationArg::Id(id) => DestinationCommand::RemoveById(id),
+    let start = |_: &ClientHandle| {
+        let destinations = destinations()?;
+        let command = match arg {
+            // SAFETY: NULL or NUL-terminated (contract).
+            DestinationArg::Uri(uri, command) => command(unsafe { c_str_arg(uri, "uri") }?),
+            DestinationArg::Id(id) => DestinationCommand::RemoveById(id),
+        };
+        // SAFETY: async is writable (contract), and not NULL (start_add checked).
+        unsafe { r#async.write(std::ptr::null_mut()) };
+        destinations.send(command).map(Pending::Destination)
     };
-    // SAFETY: async is writable (contract).
-    unsafe { r#async.write(std::ptr::null_mut()) };
-    let pending = destinations.send(command)?;
-    // SAFETY: async is writable (contract).
-    unsafe { publish_async(r#async, Pending::Destination(pending), client) };
-    Ok(0)
+    // SAFETY: forwarded contract.
+    unsafe { start_add(r#async, client, start) }
 }
 
 /// Polls a destination command: 0 while pending, 1 once the driver acknowledged it, -1 for
@@ -190,15 +192,13 @@ pub unsafe extern "C" fn aeron_async_add_publication(
     stream_id: i32,
 ) -> c_int {
     ffi_boundary!("aeron_async_add_publication", {
-        require_non_null!(r#async, "async");
-        // SAFETY: NULL or open (contract).
-        let client = unsafe { client_ref(client) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        let pending = client.aeron.async_add_publication(uri, stream_id)?;
-        // SAFETY: async is writable (contract).
-        unsafe { publish_async(r#async, Pending::Publication(pending), client) };
-        Ok(0)
+        let start = |client: &ClientHandle| {
+            // SAFETY: NULL or NUL-terminated (contract).
+            let uri = unsafe { c_str_arg(uri, "uri") }?;
+            client.aeron.async_add_publication(uri, stream_id).map(Pending::Publication)
+        };
+        // SAFETY: async writable, client NULL or open (contract).
+        unsafe { start_add(r#async, client, start) }
     })
 }
 
@@ -240,15 +240,13 @@ pub unsafe extern "C" fn aeron_async_add_exclusive_publication(
     stream_id: i32,
 ) -> c_int {
     ffi_boundary!("aeron_async_add_exclusive_publication", {
-        require_non_null!(r#async, "async");
-        // SAFETY: NULL or open (contract).
-        let client = unsafe { client_ref(client) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        let pending = client.aeron.async_add_exclusive_publication(uri, stream_id)?;
-        // SAFETY: async is writable (contract).
-        unsafe { publish_async(r#async, Pending::ExclusivePublication(pending), client) };
-        Ok(0)
+        let start = |client: &ClientHandle| {
+            // SAFETY: NULL or NUL-terminated (contract).
+            let uri = unsafe { c_str_arg(uri, "uri") }?;
+            client.aeron.async_add_exclusive_publication(uri, stream_id).map(Pending::ExclusivePublication)
+        };
+        // SAFETY: async writable, client NULL or open (contract).
+        unsafe { start_add(r#async, client, start) }
     })
 }
 
@@ -296,28 +294,27 @@ pub unsafe extern "C" fn aeron_async_add_subscription(
     on_unavailable_image_clientd: *mut c_void,
 ) -> c_int {
     ffi_boundary!("aeron_async_add_subscription", {
-        require_non_null!(r#async, "async");
-        // SAFETY: NULL or open (contract).
-        let client = unsafe { client_ref(client) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let uri = unsafe { c_str_arg(uri, "uri") }?;
-        let mut shell = None;
-        let pending = client.aeron.async_add_subscription_with_view(uri, stream_id, |view| {
-            let (handle, available, unavailable) = SubscriptionHandle::begin(
-                view,
-                uri,
-                stream_id,
-                (on_available_image_handler, ClientData(on_available_image_clientd)),
-                (on_unavailable_image_handler, ClientData(on_unavailable_image_clientd)),
-                Arc::downgrade(&client.shared),
-            );
-            shell = Some(handle);
-            (available, unavailable)
-        })?;
-        let shell = shell.ok_or_else(|| Error::illegal_state("subscription handlers were not made"))?;
-        // SAFETY: async is writable (contract).
-        unsafe { publish_async(r#async, Pending::Subscription(pending, shell), client) };
-        Ok(0)
+        let start = |client: &ClientHandle| {
+            // SAFETY: NULL or NUL-terminated (contract).
+            let uri = unsafe { c_str_arg(uri, "uri") }?;
+            let mut shell = None;
+            let pending = client.aeron.async_add_subscription_with_view(uri, stream_id, |view| {
+                let (handle, available, unavailable) = SubscriptionHandle::begin(
+                    view,
+                    uri,
+                    stream_id,
+                    (on_available_image_handler, ClientData(on_available_image_clientd)),
+                    (on_unavailable_image_handler, ClientData(on_unavailable_image_clientd)),
+                    Arc::downgrade(&client.shared),
+                );
+                shell = Some(handle);
+                (available, unavailable)
+            })?;
+            let shell = shell.ok_or_else(|| Error::illegal_state("subscription handlers were not made"))?;
+            Ok(Pending::Subscription(pending, shell))
+        };
+        // SAFETY: async writable, client NULL or open (contract).
+        unsafe { start_add(r#async, client, start) }
     })
 }
 
@@ -359,9 +356,9 @@ unsafe fn key_and_label<'a>(
     label_buffer_length: usize,
 ) -> Result<(&'a [u8], &'a str)> {
     // SAFETY: valid for its length (contract).
-    let key = unsafe { crate::ffi::publication::message(key_buffer, key_buffer_length) }?;
+    let key = unsafe { bytes_arg(key_buffer, key_buffer_length, "key_buffer") }?;
     // SAFETY: valid for its length (contract).
-    let label = unsafe { crate::ffi::publication::message(label_buffer.cast(), label_buffer_length) }?;
+    let label = unsafe { bytes_arg(label_buffer.cast(), label_buffer_length, "label_buffer") }?;
     let label =
         std::str::from_utf8(label).map_err(|_| Error::invalid_argument("label is not valid UTF-8"))?;
     Ok((key, label))
@@ -384,16 +381,14 @@ pub unsafe extern "C" fn aeron_async_add_counter(
     label_buffer_length: usize,
 ) -> c_int {
     ffi_boundary!("aeron_async_add_counter", {
-        require_non_null!(r#async, "async");
-        // SAFETY: NULL or open (contract).
-        let client = unsafe { client_ref(client) }?;
-        // SAFETY: valid for their lengths (contract).
-        let (key, label) =
-            unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
-        let pending = client.aeron.async_add_counter(type_id, key, label)?;
-        // SAFETY: async is writable (contract).
-        unsafe { publish_async(r#async, Pending::Counter(pending), client) };
-        Ok(0)
+        let start = |client: &ClientHandle| {
+            // SAFETY: valid for their lengths (contract).
+            let (key, label) =
+                unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
+            client.aeron.async_add_counter(type_id, key, label).map(Pending::Counter)
+        };
+        // SAFETY: async writable, client NULL or open (contract).
+        unsafe { start_add(r#async, client, start) }
     })
 }
 
@@ -415,16 +410,14 @@ pub unsafe extern "C" fn aeron_async_add_static_counter(
     registration_id: i64,
 ) -> c_int {
     ffi_boundary!("aeron_async_add_static_counter", {
-        require_non_null!(r#async, "async");
-        // SAFETY: NULL or open (contract).
-        let client = unsafe { client_ref(client) }?;
-        // SAFETY: valid for their lengths (contract).
-        let (key, label) =
-            unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
-        let pending = client.aeron.async_add_static_counter(type_id, key, label, registration_id)?;
-        // SAFETY: async is writable (contract).
-        unsafe { publish_async(r#async, Pending::Counter(pending), client) };
-        Ok(0)
+        let start = |client: &ClientHandle| {
+            // SAFETY: valid for their lengths (contract).
+            let (key, label) =
+                unsafe { key_and_label(key_buffer, key_buffer_length, label_buffer, label_buffer_length) }?;
+            client.aeron.async_add_static_counter(type_id, key, label, registration_id).map(Pending::Counter)
+        };
+        // SAFETY: async writable, client NULL or open (contract).
+        unsafe { start_add(r#async, client, start) }
     })
 }
 

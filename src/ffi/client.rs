@@ -6,12 +6,12 @@
 //! thread at a time, and `aeron_close` must run once no other thread uses the client nor
 //! any of its resources, and never from a client callback.
 
-use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int};
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 use crate::client::Aeron;
 use crate::client::async_add::AddsInFlight;
+use crate::client::client_handlers::HandlerIds;
 use crate::client::resource_linger::ResourceLinger;
 use crate::ffi::context::{aeron_context_t, context_ref};
 use crate::ffi::context_callbacks::{
@@ -99,7 +99,7 @@ pub(crate) struct ClientHandle {
     pub shared: Arc<ResourceLinger>,
     pub registering: Registering,
     pub(crate) reader: ReaderSlot,
-    pub(crate) added_handlers: Mutex<HashMap<(&'static str, HandlerKey), i64>>,
+    pub(crate) added_handlers: HandlerIds<HandlerKey>,
 }
 
 impl Handle for aeron_t {
@@ -231,7 +231,7 @@ pub unsafe extern "C" fn aeron_init(client: *mut *mut aeron_t, context: *mut aer
             shared: Arc::new(ResourceLinger::new(linger)),
             registering,
             reader: Arc::clone(&reader),
-            added_handlers: Mutex::new(HashMap::new()),
+            added_handlers: HandlerIds::default(),
         };
         let raw = into_raw::<aeron_t>(value);
         // SAFETY: just boxed; the reader's address is fixed from now on.

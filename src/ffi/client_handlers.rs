@@ -4,7 +4,6 @@
 //! became so it can be removed again.
 
 use std::ffi::{c_int, c_void};
-use std::sync::PoisonError;
 
 use crate::ffi::client::{ClientHandle, HandlerKey, aeron_t, client_ref, counter_handler};
 use crate::ffi::context_callbacks::{
@@ -22,38 +21,23 @@ pub struct aeron_on_close_client_pair_t {
     pub clientd: *mut c_void,
 }
 
-impl ClientHandle {
-    /// Remembers the Rust id of a handler added under `kind` by its function and clientd;
-    /// an error if that pair is already added.
-    pub(crate) fn remember_handler(
-        &self,
-        kind: &'static str,
-        key: HandlerKey,
-        add: impl FnOnce() -> i64,
-    ) -> Result<()> {
-        let mut added = self.added_handlers.lock().unwrap_or_else(PoisonError::into_inner);
-        if added.contains_key(&(kind, key)) {
-            return Err(Error::invalid_argument(format!(
-                "this {kind} handler and clientd are already added"
-            )));
-        }
-        added.insert((kind, key), add());
-        Ok(())
-    }
-
-    /// The Rust id of a handler added under `kind`, forgotten now.
-    pub(crate) fn forget_handler(&self, kind: &'static str, key: HandlerKey) -> Result<i64> {
-        self.added_handlers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&(kind, key))
-            .ok_or_else(|| Error::invalid_argument(format!("this {kind} handler and clientd were not added")))
-    }
+/// The client behind `client` and a copy of `*pair`.
+///
+/// # Safety
+/// `client` NULL or open; `pair` NULL or readable.
+unsafe fn client_and_pair<'a, P>(client: *mut aeron_t, pair: *mut P) -> Result<(&'a ClientHandle, P)> {
+    // SAFETY: NULL or open (contract).
+    let handle = unsafe { client_ref(client) }?;
+    require_non_null!(pair, "pair");
+    // SAFETY: non-null and readable (contract).
+    Ok((handle, unsafe { pair.read() }))
 }
 
-/// The identity of an added handler: its function's address and its clientd.
-pub(crate) fn handler_key(function: usize, clientd: *mut c_void) -> HandlerKey {
-    (function, clientd as usize)
+/// The identity of an added handler: its function's address and its clientd; EINVAL for
+/// a NULL function.
+fn handler_key(function: Option<usize>, clientd: *mut c_void) -> Result<HandlerKey> {
+    let function = function.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
+    Ok((function, clientd as usize))
 }
 
 /// Adds a handler called (on the conductor thread) when the client closes, besides the
@@ -68,20 +52,17 @@ pub unsafe extern "C" fn aeron_add_close_handler(
     pair: *mut aeron_on_close_client_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_add_close_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let handler =
-            pair.handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
-        let clientd = ClientData(pair.clientd);
-        let key = handler_key(handler as usize, pair.clientd);
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        let key = handler_key(pair.handler.map(|f| f as usize), pair.clientd)?;
+        let (handler, clientd) = (pair.handler, ClientData(pair.clientd));
         let on_close = move || {
-            // SAFETY: the application's handler with its clientd (this function's contract).
-            unsafe { handler(clientd.get()) }
+            if let Some(handler) = handler {
+                // SAFETY: the application's handler with its clientd (this function's contract).
+                unsafe { handler(clientd.get()) }
+            }
         };
-        handle.remember_handler("close", key, || handle.aeron.add_close_handler(on_close))?;
+        handle.added_handlers.add("close", key, || handle.aeron.add_close_handler(on_close))?;
         Ok(0)
     })
 }
@@ -97,15 +78,10 @@ pub unsafe extern "C" fn aeron_remove_close_handler(
     pair: *mut aeron_on_close_client_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_remove_close_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let handler =
-            pair.handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
-        let id = handle.forget_handler("close", handler_key(handler as usize, pair.clientd))?;
-        handle.aeron.remove_close_handler(id);
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        let key = handler_key(pair.handler.map(|f| f as usize), pair.clientd)?;
+        handle.aeron.remove_close_handler(handle.added_handlers.remove("close", key)?);
         Ok(0)
     })
 }
@@ -128,24 +104,29 @@ pub struct aeron_on_unavailable_counter_pair_t {
     pub clientd: *mut c_void,
 }
 
-/// The Rust form of a counter pair's handler, and the pair's identity.
-fn counter_pair(
+/// Adds the counter handler of a pair as an available or unavailable one (the two have
+/// the same C signature).
+fn add_counter_handler(
     handle: &ClientHandle,
+    available: bool,
     handler: aeron_on_available_counter_t,
     clientd: *mut c_void,
-) -> Result<(impl Fn(i64, i32) + Send + Sync + 'static, HandlerKey)> {
-    let function = handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
-    let key = handler_key(function as usize, clientd);
+) -> Result<c_int> {
+    let key = handler_key(handler.map(|f| f as usize), clientd)?;
     let callback = Callback { func: handler, clientd: ClientData(clientd) };
-    let rust = counter_handler(callback, &handle.reader)
-        .ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
-    Ok((rust, key))
-}
-
-/// The identity of a counter pair being removed.
-fn counter_pair_key(handler: aeron_on_available_counter_t, clientd: *mut c_void) -> Result<HandlerKey> {
-    let function = handler.ok_or_else(|| Error::invalid_argument("pair->handler must not be NULL"))?;
-    Ok(handler_key(function as usize, clientd))
+    let Some(rust) = counter_handler(callback, &handle.reader) else {
+        return Err(Error::invalid_argument("pair->handler must not be NULL"));
+    };
+    if available {
+        handle
+            .added_handlers
+            .add("available counter", key, || handle.aeron.add_available_counter_handler(rust))?;
+    } else {
+        handle
+            .added_handlers
+            .add("unavailable counter", key, || handle.aeron.add_unavailable_counter_handler(rust))?;
+    }
+    Ok(0)
 }
 
 /// Adds a handler called (on the conductor thread) when a counter becomes available,
@@ -160,16 +141,9 @@ pub unsafe extern "C" fn aeron_add_available_counter_handler(
     pair: *mut aeron_on_available_counter_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_add_available_counter_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let (rust, key) = counter_pair(handle, pair.handler, pair.clientd)?;
-        handle.remember_handler("available counter", key, || {
-            handle.aeron.add_available_counter_handler(rust)
-        })?;
-        Ok(0)
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        add_counter_handler(handle, true, pair.handler, pair.clientd)
     })
 }
 
@@ -183,13 +157,12 @@ pub unsafe extern "C" fn aeron_remove_available_counter_handler(
     pair: *mut aeron_on_available_counter_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_remove_available_counter_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let id = handle.forget_handler("available counter", counter_pair_key(pair.handler, pair.clientd)?)?;
-        handle.aeron.remove_available_counter_handler(id);
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        let key = handler_key(pair.handler.map(|f| f as usize), pair.clientd)?;
+        handle
+            .aeron
+            .remove_available_counter_handler(handle.added_handlers.remove("available counter", key)?);
         Ok(0)
     })
 }
@@ -205,16 +178,9 @@ pub unsafe extern "C" fn aeron_add_unavailable_counter_handler(
     pair: *mut aeron_on_unavailable_counter_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_add_unavailable_counter_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let (rust, key) = counter_pair(handle, pair.handler, pair.clientd)?;
-        handle.remember_handler("unavailable counter", key, || {
-            handle.aeron.add_unavailable_counter_handler(rust)
-        })?;
-        Ok(0)
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        add_counter_handler(handle, false, pair.handler, pair.clientd)
     })
 }
 
@@ -228,13 +194,10 @@ pub unsafe extern "C" fn aeron_remove_unavailable_counter_handler(
     pair: *mut aeron_on_unavailable_counter_pair_t,
 ) -> c_int {
     ffi_boundary!("aeron_remove_unavailable_counter_handler", {
-        // SAFETY: NULL or open (contract).
-        let handle = unsafe { client_ref(client) }?;
-        require_non_null!(pair, "pair");
-        // SAFETY: non-null and readable (contract).
-        let pair = unsafe { pair.read() };
-        let id =
-            handle.forget_handler("unavailable counter", counter_pair_key(pair.handler, pair.clientd)?)?;
+        // SAFETY: NULL or open; NULL or readable (contract).
+        let (handle, pair) = unsafe { client_and_pair(client, pair) }?;
+        let key = handler_key(pair.handler.map(|f| f as usize), pair.clientd)?;
+        let id = handle.added_handlers.remove("unavailable counter", key)?;
         handle.aeron.remove_unavailable_counter_handler(id);
         Ok(0)
     })

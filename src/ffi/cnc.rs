@@ -6,16 +6,15 @@
 use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
-use crate::cnc::{CncFile, await_cnc, cnc_path, default_aeron_dir};
+use crate::cnc::{CncFile, await_cnc, cnc_path, default_aeron_dir, is_driver_active_logged};
 use crate::concurrent::counters::CountersReader;
 use crate::concurrent::mapped_file::map_existing;
 use crate::driver::loss::loss_report::{LOSS_REPORT_FILE_NAME, read_loss_report};
 use crate::ffi::counters_reader::{aeron_counters_reader_t, as_c_reader};
 use crate::ffi::handles::{self, Handle};
 use crate::ffi::util::error_log::read_error_log;
-use crate::ffi::util::strutil::write_c_string;
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
-use crate::util::clock::epoch_ms;
+use crate::ffi::util::strutil::snprintf_c_string;
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null, write_out};
 use crate::util::error::{Error, Result};
 
 /// A mapped `cnc.dat`. Opaque; created by `aeron_cnc_init`, freed by `aeron_cnc_close`.
@@ -131,8 +130,7 @@ pub unsafe extern "C" fn aeron_cnc_init(
         let counters = cnc.counters_reader()?;
         let raw = handles::into_raw(CncHandle { cnc, counters, aeron_dir, filename });
         // SAFETY: aeron_cnc is non-null and writable (contract).
-        unsafe { aeron_cnc.write(raw) };
-        Ok(0)
+        unsafe { write_out(aeron_cnc, "aeron_cnc", raw) }
     })
 }
 
@@ -310,24 +308,8 @@ pub unsafe extern "C" fn aeron_is_driver_active(
     ffi_boundary!("aeron_is_driver_active", {
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let dir = Path::new(unsafe { c_str_arg(dirname, "dirname") }?);
-        if !dir.is_dir() {
-            return Ok(false);
-        }
         // SAFETY: logger per the contract.
-        unsafe { log(log_func, format!("INFO: Aeron directory {} exists", dir.display())) };
-        let path = cnc_path(dir);
-        if !path.is_file() {
-            return Ok(false);
-        }
-        // SAFETY: as above.
-        unsafe { log(log_func, format!("INFO: Aeron CnC file {} exists", path.display())) };
-        let active = crate::cnc::is_driver_active(dir, timeout_ms)?;
-        if let Ok(cnc) = CncFile::map_existing(&path) {
-            let age = epoch_ms().saturating_sub(cnc.driver_heartbeat_ms());
-            // SAFETY: as above.
-            unsafe { log(log_func, format!("INFO: Aeron driver heartbeat is {age} ms old")) };
-        }
-        Ok(active)
+        is_driver_active_logged(dir, timeout_ms, |message| unsafe { log(log_func, message) })
     })
 }
 
@@ -342,11 +324,7 @@ pub unsafe extern "C" fn aeron_is_driver_active(
 pub unsafe extern "C" fn aeron_default_path(path: *mut c_char, path_length: usize) -> c_int {
     ffi_boundary!("aeron_default_path", {
         let dir = default_aeron_dir().to_string_lossy().into_owned();
-        if path_length > 0 {
-            require_non_null!(path, "path");
-            // SAFETY: path is valid for path_length bytes (contract).
-            unsafe { write_c_string(dir.as_bytes(), path, path_length) };
-        }
-        Ok(dir.len() as c_int)
+        // SAFETY: path is NULL or valid for path_length bytes (contract).
+        unsafe { snprintf_c_string(dir.as_bytes(), path, path_length, "path") }
     })
 }

@@ -12,6 +12,7 @@ use crate::client::Counter;
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{Handle, borrow, reclaim};
+use crate::ffi::write_out;
 use crate::util::error::Result;
 
 /// A counter. Opaque; from `aeron_async_add_counter_poll`, freed by `aeron_counter_close`.
@@ -79,12 +80,10 @@ pub unsafe extern "C" fn aeron_counter_constants(
     ffi_boundary!("aeron_counter_constants", {
         // SAFETY: forwarded contract.
         let c = &unsafe { handle(counter) }?.counter;
-        require_non_null!(constants, "constants");
         let value =
             aeron_counter_constants_t { registration_id: c.registration_id(), counter_id: c.counter_id() };
-        // SAFETY: non-null and writable (contract).
-        unsafe { constants.write(value) };
-        Ok(0)
+        // SAFETY: NULL or writable (contract).
+        unsafe { write_out(constants, "constants", value) }
     })
 }
 

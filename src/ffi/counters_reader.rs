@@ -13,7 +13,7 @@ use crate::concurrent::counters::descriptor::{
     COUNTER_VALUE_OFFSET, KEY_OFFSET, MAX_KEY_LENGTH, NULL_COUNTER_ID, counter_offset, metadata_offset,
 };
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{ffi_boundary, require_non_null};
+use crate::ffi::{ffi_boundary, require_non_null, write_out};
 use crate::util::error::{Error, Result};
 
 /// Read access to a set of counters. Opaque; owned by whoever returned it.
@@ -70,19 +70,6 @@ unsafe fn counters<'a>(reader: *mut aeron_counters_reader_t) -> Result<&'a Count
     unsafe { handles::borrow(reader, "counters_reader") }
 }
 
-/// Stores `value` in `*out`, or EINVAL for NULL.
-///
-/// # Safety
-/// `out` must be NULL or valid for a write.
-unsafe fn store<T>(out: *mut T, name: &'static str, value: T) -> Result<c_int> {
-    if out.is_null() {
-        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
-    }
-    // SAFETY: out is non-null and writable (contract).
-    unsafe { out.write(value) };
-    Ok(0)
-}
-
 /// Fills `buffers` with the addresses and lengths of the reader's values and metadata.
 /// Returns 0, or -1 (EINVAL) for NULL arguments.
 ///
@@ -103,7 +90,7 @@ pub unsafe extern "C" fn aeron_counters_reader_get_buffers(
             metadata_length: r.metadata_buffer().capacity(),
         };
         // SAFETY: NULL or writable (contract).
-        unsafe { store(buffers, "buffers", value) }
+        unsafe { write_out(buffers, "buffers", value) }
     })
 }
 
@@ -219,7 +206,7 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_registration_id(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.counter_registration_id(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(registration_id, "registration_id", value) }
+        unsafe { write_out(registration_id, "registration_id", value) }
     })
 }
 
@@ -238,7 +225,7 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_owner_id(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.counter_owner_id(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(owner_id, "owner_id", value) }
+        unsafe { write_out(owner_id, "owner_id", value) }
     })
 }
 
@@ -258,7 +245,7 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_reference_id(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.counter_reference_id(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(reference_id, "reference_id", value) }
+        unsafe { write_out(reference_id, "reference_id", value) }
     })
 }
 
@@ -278,7 +265,7 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_state(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.counter_state(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(state, "state", value) }
+        unsafe { write_out(state, "state", value) }
     })
 }
 
@@ -297,7 +284,7 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_type_id(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.counter_type_id(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(type_id, "type_id", value) }
+        unsafe { write_out(type_id, "type_id", value) }
     })
 }
 
@@ -323,7 +310,7 @@ pub unsafe extern "C" fn aeron_counters_reader_metadata_key(
         // SAFETY: the key lies inside the metadata buffer (checked).
         let key = unsafe { r.metadata_buffer().as_ptr().add(offset) };
         // SAFETY: NULL or writable (contract).
-        unsafe { store(key_p, "key_p", key) }
+        unsafe { write_out(key_p, "key_p", key) }
     })
 }
 
@@ -370,6 +357,6 @@ pub unsafe extern "C" fn aeron_counters_reader_free_for_reuse_deadline_ms(
         // SAFETY: NULL or live (contract).
         let value = unsafe { counters(counters_reader) }?.free_for_reuse_deadline_ms(counter_id)?;
         // SAFETY: NULL or writable (contract).
-        unsafe { store(deadline_ms, "deadline_ms", value) }
+        unsafe { write_out(deadline_ms, "deadline_ms", value) }
     })
 }

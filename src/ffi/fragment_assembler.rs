@@ -12,8 +12,10 @@ use std::cell::Cell;
 use std::ffi::{c_int, c_void};
 use std::rc::Rc;
 
+use crate::ffi::FailureValue;
 use crate::ffi::handles::{Handle, into_raw, reclaim};
 use crate::ffi::header::{
+    ControlledFragmentHandlerFn as RawControlledDelegate, FragmentHandlerFn as RawDelegate,
     aeron_controlled_fragment_handler_action_t, aeron_controlled_fragment_handler_t,
     aeron_fragment_handler_t, aeron_header_t, deliver, deliver_controlled, header_ref,
 };
@@ -49,132 +51,111 @@ pub struct aeron_image_controlled_fragment_assembler_t {
 /// The image of the fragment being assembled, for the delegate's header.
 type Context = Rc<Cell<*mut c_void>>;
 
-type Delegate = Box<dyn FnMut(&[u8], &Header)>;
-type RawDelegate = unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t);
-type RawControlledDelegate = unsafe extern "C" fn(
-    *mut c_void,
-    *const u8,
-    usize,
-    *mut aeron_header_t,
-) -> aeron_controlled_fragment_handler_action_t;
-type ControlledDelegate = Box<dyn FnMut(&[u8], &Header) -> ControlledPollAction>;
-
-/// What the plain assemblers point to.
-pub(crate) struct AssemblerHandle {
-    assembler: FragmentAssembler<Delegate>,
-    context: Context,
-    /// The application's handler, called directly for unfragmented messages.
-    delegate: RawDelegate,
-    clientd: *mut c_void,
+/// What differs between the plain and the controlled assemblers, by the type of the
+/// application's handler: what it returns and which Rust assembler joins the fragments.
+pub(crate) trait Kind: Copy {
+    /// What the handler returns (`()`, or the action); a failure counts as ABORT.
+    type Out: FailureValue;
+    type Assembler;
+    /// The Rust assembler delivering whole messages to this handler with `clientd`, the
+    /// header's image read from `image`.
+    fn assembler(self, clientd: *mut c_void, image: Context) -> Self::Assembler;
+    fn on_fragment(assembler: &mut Self::Assembler, payload: &[u8], header: &Header) -> Self::Out;
+    /// # Safety
+    /// As the handler's own call: its clientd, and the payload and header of a running poll.
+    unsafe fn call(
+        self,
+        clientd: *mut c_void,
+        buffer: *const u8,
+        length: usize,
+        header: *mut aeron_header_t,
+    ) -> Self::Out;
 }
 
-/// What the controlled assemblers point to.
-pub(crate) struct ControlledAssemblerHandle {
-    assembler: ControlledFragmentAssembler<ControlledDelegate>,
+impl Kind for RawDelegate {
+    type Out = ();
+    type Assembler = FragmentAssembler<Box<dyn FnMut(&[u8], &Header)>>;
+
+    fn assembler(self, clientd: *mut c_void, image: Context) -> Self::Assembler {
+        FragmentAssembler::new(Box::new(move |payload: &[u8], header: &Header| {
+            deliver(self, clientd, payload, header, image.get())
+        }))
+    }
+
+    fn on_fragment(assembler: &mut Self::Assembler, payload: &[u8], header: &Header) {
+        assembler.on_fragment(payload, header)
+    }
+
+    #[inline(always)]
+    unsafe fn call(
+        self,
+        clientd: *mut c_void,
+        buffer: *const u8,
+        length: usize,
+        header: *mut aeron_header_t,
+    ) {
+        // SAFETY: forwarded contract.
+        unsafe { self(clientd, buffer, length, header) }
+    }
+}
+
+impl Kind for RawControlledDelegate {
+    type Out = aeron_controlled_fragment_handler_action_t;
+    type Assembler = ControlledFragmentAssembler<Box<dyn FnMut(&[u8], &Header) -> ControlledPollAction>>;
+
+    fn assembler(self, clientd: *mut c_void, image: Context) -> Self::Assembler {
+        ControlledFragmentAssembler::new(Box::new(move |payload: &[u8], header: &Header| {
+            deliver_controlled(self, clientd, payload, header, image.get())
+        }))
+    }
+
+    fn on_fragment(assembler: &mut Self::Assembler, payload: &[u8], header: &Header) -> Self::Out {
+        aeron_controlled_fragment_handler_action_t::from_action(assembler.on_fragment(payload, header))
+    }
+
+    /// The delegate's action is passed through as is (the poll reads an unknown value as
+    /// CONTINUE, as Aeron C does).
+    #[inline(always)]
+    unsafe fn call(
+        self,
+        clientd: *mut c_void,
+        buffer: *const u8,
+        length: usize,
+        header: *mut aeron_header_t,
+    ) -> Self::Out {
+        // SAFETY: forwarded contract.
+        unsafe { self(clientd, buffer, length, header) }
+    }
+}
+
+/// What an assembler handle points to: the Rust assembler, and the application's handler,
+/// called directly for unfragmented messages.
+pub(crate) struct AssemblerHandle<K: Kind> {
+    assembler: K::Assembler,
     context: Context,
-    /// The application's handler, called directly for unfragmented messages.
-    delegate: RawControlledDelegate,
+    delegate: K,
     clientd: *mut c_void,
 }
 
 impl Handle for aeron_fragment_assembler_t {
-    type Target = AssemblerHandle;
+    type Target = AssemblerHandle<RawDelegate>;
 }
 impl Handle for aeron_image_fragment_assembler_t {
-    type Target = AssemblerHandle;
+    type Target = AssemblerHandle<RawDelegate>;
 }
 impl Handle for aeron_controlled_fragment_assembler_t {
-    type Target = ControlledAssemblerHandle;
+    type Target = AssemblerHandle<RawControlledDelegate>;
 }
 impl Handle for aeron_image_controlled_fragment_assembler_t {
-    type Target = ControlledAssemblerHandle;
+    type Target = AssemblerHandle<RawControlledDelegate>;
 }
 
-impl AssemblerHandle {
-    fn new(delegate: aeron_fragment_handler_t, clientd: *mut c_void) -> Result<Self> {
+impl<K: Kind> AssemblerHandle<K> {
+    fn new(delegate: Option<K>, clientd: *mut c_void) -> Result<Self> {
         let delegate = delegate.ok_or_else(|| Error::invalid_argument("delegate must not be NULL"))?;
         let context: Context = Rc::new(Cell::new(std::ptr::null_mut()));
-        let image = Rc::clone(&context);
-        let raw = delegate;
-        let delegate: Delegate = Box::new(move |payload: &[u8], header: &Header| {
-            deliver(delegate, clientd, payload, header, image.get())
-        });
-        Ok(Self { assembler: FragmentAssembler::new(delegate), context, delegate: raw, clientd })
+        Ok(Self { assembler: delegate.assembler(clientd, Rc::clone(&context)), context, delegate, clientd })
     }
-
-    /// A fragment of a message that is not whole (whole ones never get here, see
-    /// [`deliver_whole`]).
-    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) {
-        self.context.set(header.context);
-        self.assembler.on_fragment(payload, header.header());
-    }
-}
-
-impl ControlledAssemblerHandle {
-    fn new(delegate: aeron_controlled_fragment_handler_t, clientd: *mut c_void) -> Result<Self> {
-        let delegate = delegate.ok_or_else(|| Error::invalid_argument("delegate must not be NULL"))?;
-        let context: Context = Rc::new(Cell::new(std::ptr::null_mut()));
-        let image = Rc::clone(&context);
-        let raw = delegate;
-        let delegate: ControlledDelegate = Box::new(move |payload: &[u8], header: &Header| {
-            deliver_controlled(delegate, clientd, payload, header, image.get())
-        });
-        Ok(Self { assembler: ControlledFragmentAssembler::new(delegate), context, delegate: raw, clientd })
-    }
-
-    /// As [`AssemblerHandle::on_fragment`].
-    fn on_fragment(&mut self, payload: &[u8], header: &aeron_header_t) -> ControlledPollAction {
-        self.context.set(header.context);
-        self.assembler.on_fragment(payload, header.header())
-    }
-}
-
-/// What the fast path needs of an assembler: the application's handler and its clientd.
-trait WholeMessageDelegate {
-    type Raw: Copy;
-    fn raw_delegate(&self) -> (Self::Raw, *mut c_void);
-}
-
-impl WholeMessageDelegate for AssemblerHandle {
-    type Raw = RawDelegate;
-    fn raw_delegate(&self) -> (RawDelegate, *mut c_void) {
-        (self.delegate, self.clientd)
-    }
-}
-
-impl WholeMessageDelegate for ControlledAssemblerHandle {
-    type Raw = RawControlledDelegate;
-    fn raw_delegate(&self) -> (RawControlledDelegate, *mut c_void) {
-        (self.delegate, self.clientd)
-    }
-}
-
-/// The application's handler of assembler `clientd` when the fragment is a whole message
-/// (the common case) and every argument is usable; `None` sends the fragment down the full
-/// path, which also reports bad arguments. A whole message needs none of the assembler's
-/// state, so the handler gets the poll's own payload and header. Nothing here can panic
-/// (pointer tests and one flag test), so the exported handlers run it outside the panic
-/// boundary, keeping the per-fragment call as cheap as upstream's.
-///
-/// # Safety
-/// `clientd` NULL or an assembler with target `T`; `header` NULL or the running handler
-/// call's.
-#[inline(always)]
-unsafe fn deliver_whole<T: WholeMessageDelegate>(
-    clientd: *mut c_void,
-    buffer: *const u8,
-    length: usize,
-    header: *mut aeron_header_t,
-) -> Option<(T::Raw, *mut c_void)> {
-    if clientd.is_null() || header.is_null() || (buffer.is_null() && length != 0) {
-        return None;
-    }
-    // SAFETY: non-null, the running handler call's header (contract).
-    if unsafe { &*header }.header().flags() & UNFRAGMENTED != UNFRAGMENTED {
-        return None;
-    }
-    // SAFETY: non-null, an assembler of this kind (contract); only read here.
-    Some(unsafe { &*clientd.cast::<T>() }.raw_delegate())
 }
 
 /// Stores a new assembler in `*out`.
@@ -189,30 +170,62 @@ unsafe fn create<H: Handle>(out: *mut *mut H, make: impl FnOnce() -> Result<H::T
     Ok(0)
 }
 
-/// The assembler behind `clientd` for the running poll.
+/// The body of the four handlers. A whole message (the common case) needs none of the
+/// assembler's state, so when every argument is usable the application's handler gets the
+/// poll's own payload and header at once. That test cannot panic (pointer tests and one
+/// flag test), so it runs outside the panic boundary, keeping the per-fragment call as
+/// cheap as upstream's; anything else goes to [`assemble`], which also reports bad
+/// arguments.
 ///
 /// # Safety
-/// `clientd` NULL or an assembler of target `T`, used by this thread only now.
-unsafe fn assembler_mut<'a, T>(clientd: *mut c_void) -> Result<&'a mut T> {
-    require_non_null!(clientd, "clientd (the assembler)");
-    // SAFETY: an assembler of this kind used by one thread at a time (contract).
-    Ok(unsafe { &mut *clientd.cast::<T>() })
-}
-
-/// The payload and header of a fragment handed to an assembler.
-///
-/// # Safety
-/// `buffer` valid for `length` bytes; `header` NULL or the running handler call's.
-unsafe fn fragment<'a>(
+/// `clientd` NULL or an assembler of kind `K`, used by this thread only now; `header` NULL
+/// or the running handler call's, `buffer` valid for `length` bytes.
+#[inline(always)]
+unsafe fn handler<K: Kind>(
+    function: &'static str,
+    clientd: *mut c_void,
     buffer: *const u8,
     length: usize,
     header: *mut aeron_header_t,
-) -> Result<(&'a [u8], &'a aeron_header_t)> {
+) -> K::Out {
+    if !clientd.is_null() && !header.is_null() && (!buffer.is_null() || length == 0) {
+        // SAFETY: non-null, the running handler call's header (contract).
+        if unsafe { &*header }.header().flags() & UNFRAGMENTED == UNFRAGMENTED {
+            // SAFETY: non-null, an assembler of this kind (contract); only read here.
+            let handle = unsafe { &*clientd.cast::<AssemblerHandle<K>>() };
+            // SAFETY: the application's handler with its clientd (create contract), during
+            // the poll's handler call whose payload and header are valid.
+            return unsafe { handle.delegate.call(handle.clientd, buffer, length, header) };
+        }
+    }
     // SAFETY: forwarded contract.
-    let payload = unsafe { message(buffer, length) }?;
-    // SAFETY: forwarded contract.
-    let header = unsafe { header_ref(header) }?;
-    Ok((payload, header))
+    unsafe { assemble::<K>(function, clientd, buffer, length, header) }
+}
+
+/// A fragment of a message that is not whole, or bad arguments, inside the boundary; an
+/// error of a controlled handler aborts (keeps the fragment).
+///
+/// # Safety
+/// As [`handler`].
+#[inline(never)]
+unsafe fn assemble<K: Kind>(
+    function: &str,
+    clientd: *mut c_void,
+    buffer: *const u8,
+    length: usize,
+    header: *mut aeron_header_t,
+) -> K::Out {
+    crate::ffi::boundary(function, || {
+        require_non_null!(clientd, "clientd (the assembler)");
+        // SAFETY: an assembler of this kind used by one thread at a time (contract).
+        let handle = unsafe { &mut *clientd.cast::<AssemblerHandle<K>>() };
+        // SAFETY: forwarded contract.
+        let payload = unsafe { message(buffer, length) }?;
+        // SAFETY: forwarded contract.
+        let header = unsafe { header_ref(header) }?;
+        handle.context.set(header.context);
+        Ok(K::on_fragment(&mut handle.assembler, payload, header.header()))
+    })
 }
 
 /// Makes an assembler for subscription polls delivering whole messages to `delegate` with
@@ -277,54 +290,7 @@ pub(crate) unsafe extern "C" fn local_assembler_handler(
     header: *mut aeron_header_t,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { plain_handler("aeron_fragment_assembler_handler", clientd, buffer, length, header) }
-}
-
-/// The body of both plain handlers.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_handler`.
-#[inline(always)]
-unsafe fn plain_handler(
-    function: &'static str,
-    clientd: *mut c_void,
-    buffer: *const u8,
-    length: usize,
-    header: *mut aeron_header_t,
-) {
-    let whole =
-        // SAFETY: forwarded contract.
-        unsafe { deliver_whole::<AssemblerHandle>(clientd, buffer, length, header) };
-    if let Some((delegate, delegate_clientd)) = whole {
-        // SAFETY: the application's handler with its clientd (create contract), during the
-        // poll's handler call whose payload and header are valid.
-        unsafe { delegate(delegate_clientd, buffer, length, header) };
-        return;
-    }
-    // SAFETY: forwarded contract.
-    unsafe { assemble(function, clientd, buffer, length, header) }
-}
-
-/// A fragment of a message that is not whole, or bad arguments, inside the boundary.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_handler`.
-#[inline(never)]
-unsafe fn assemble(
-    function: &str,
-    clientd: *mut c_void,
-    buffer: *const u8,
-    length: usize,
-    header: *mut aeron_header_t,
-) {
-    crate::ffi::boundary(function, || {
-        // SAFETY: forwarded contract.
-        let assembler = unsafe { assembler_mut::<AssemblerHandle>(clientd) }?;
-        // SAFETY: forwarded contract.
-        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
-        assembler.on_fragment(payload, fragment_header);
-        Ok(())
-    })
+    unsafe { handler::<RawDelegate>("aeron_fragment_assembler_handler", clientd, buffer, length, header) }
 }
 
 /// Makes a controlled assembler for subscription polls. Returns 0, or -1.
@@ -339,7 +305,7 @@ pub unsafe extern "C" fn aeron_controlled_fragment_assembler_create(
 ) -> c_int {
     ffi_boundary!("aeron_controlled_fragment_assembler_create", {
         // SAFETY: forwarded contract.
-        unsafe { create(assembler, || ControlledAssemblerHandle::new(delegate, delegate_clientd)) }
+        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
     })
 }
 
@@ -372,56 +338,14 @@ pub unsafe extern "C" fn aeron_controlled_fragment_assembler_handler(
 ) -> aeron_controlled_fragment_handler_action_t {
     // SAFETY: forwarded contract.
     unsafe {
-        controlled_handler("aeron_controlled_fragment_assembler_handler", clientd, buffer, length, header)
+        handler::<RawControlledDelegate>(
+            "aeron_controlled_fragment_assembler_handler",
+            clientd,
+            buffer,
+            length,
+            header,
+        )
     }
-}
-
-/// The body of both controlled handlers; an error aborts (keeps the fragment).
-///
-/// # Safety
-/// As `aeron_controlled_fragment_assembler_handler`.
-#[inline(always)]
-unsafe fn controlled_handler(
-    function: &'static str,
-    clientd: *mut c_void,
-    buffer: *const u8,
-    length: usize,
-    header: *mut aeron_header_t,
-) -> aeron_controlled_fragment_handler_action_t {
-    let whole =
-        // SAFETY: forwarded contract.
-        unsafe { deliver_whole::<ControlledAssemblerHandle>(clientd, buffer, length, header) };
-    if let Some((delegate, delegate_clientd)) = whole {
-        // SAFETY: as in `plain_handler`. The delegate's action is passed through as is
-        // (the poll reads an unknown value as CONTINUE, as Aeron C does).
-        return unsafe { delegate(delegate_clientd, buffer, length, header) };
-    }
-    // SAFETY: forwarded contract.
-    unsafe { assemble_controlled(function, clientd, buffer, length, header) }
-}
-
-/// As [`assemble`], for the controlled handlers; an error aborts (keeps the fragment).
-///
-/// # Safety
-/// As `aeron_controlled_fragment_assembler_handler`.
-#[inline(never)]
-unsafe fn assemble_controlled(
-    function: &str,
-    clientd: *mut c_void,
-    buffer: *const u8,
-    length: usize,
-    header: *mut aeron_header_t,
-) -> aeron_controlled_fragment_handler_action_t {
-    let action = crate::ffi::boundary(function, || {
-        // SAFETY: forwarded contract.
-        let assembler = unsafe { assembler_mut::<ControlledAssemblerHandle>(clientd) }?;
-        // SAFETY: forwarded contract.
-        let (payload, fragment_header) = unsafe { fragment(buffer, length, header) }?;
-        Ok(assembler.on_fragment(payload, fragment_header) as c_int)
-    });
-    aeron_controlled_fragment_handler_action_t::from_action(
-        ControlledPollAction::from_i32(action).unwrap_or(ControlledPollAction::Abort),
-    )
 }
 
 /// Makes an assembler for polling one image. Returns 0, or -1.
@@ -483,7 +407,9 @@ pub(crate) unsafe extern "C" fn local_image_assembler_handler(
     header: *mut aeron_header_t,
 ) {
     // SAFETY: forwarded contract.
-    unsafe { plain_handler("aeron_image_fragment_assembler_handler", clientd, buffer, length, header) }
+    unsafe {
+        handler::<RawDelegate>("aeron_image_fragment_assembler_handler", clientd, buffer, length, header)
+    }
 }
 
 /// Makes a controlled assembler for polling one image. Returns 0, or -1.
@@ -498,7 +424,7 @@ pub unsafe extern "C" fn aeron_image_controlled_fragment_assembler_create(
 ) -> c_int {
     ffi_boundary!("aeron_image_controlled_fragment_assembler_create", {
         // SAFETY: forwarded contract.
-        unsafe { create(assembler, || ControlledAssemblerHandle::new(delegate, delegate_clientd)) }
+        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
     })
 }
 
@@ -530,7 +456,7 @@ pub unsafe extern "C" fn aeron_image_controlled_fragment_assembler_handler(
 ) -> aeron_controlled_fragment_handler_action_t {
     // SAFETY: forwarded contract.
     unsafe {
-        controlled_handler(
+        handler::<RawControlledDelegate>(
             "aeron_image_controlled_fragment_assembler_handler",
             clientd,
             buffer,

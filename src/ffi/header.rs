@@ -103,6 +103,13 @@ impl aeron_controlled_fragment_handler_action_t {
     }
 }
 
+/// A controlled handler that fails keeps the fragment.
+impl crate::ffi::FailureValue for aeron_controlled_fragment_handler_action_t {
+    fn failure() -> Self {
+        Self(AERON_ACTION_ABORT)
+    }
+}
+
 /// As `aeron_fragment_handler_t`, returning what to do with the fragment.
 #[allow(non_camel_case_types)]
 pub type aeron_controlled_fragment_handler_t = Option<
@@ -129,6 +136,14 @@ pub type aeron_block_handler_t = Option<
 
 /// A plain fragment handler, as a poll calls it.
 pub(crate) type FragmentHandlerFn = unsafe extern "C" fn(*mut c_void, *const u8, usize, *mut aeron_header_t);
+/// A controlled fragment handler, as a poll calls it.
+pub(crate) type ControlledFragmentHandlerFn =
+    unsafe extern "C" fn(
+        *mut c_void,
+        *const u8,
+        usize,
+        *mut aeron_header_t,
+    ) -> aeron_controlled_fragment_handler_action_t;
 
 /// Evaluates `$poll` with `$handler` rebound to a constant when it is one of this library's
 /// own plain assembler handlers (what Aeron's samples pass to a poll), so each fragment's
@@ -174,12 +189,7 @@ pub(crate) fn deliver(
 /// Calls a C controlled fragment handler for one fragment of `image`.
 #[inline]
 pub(crate) fn deliver_controlled(
-    handler: unsafe extern "C" fn(
-        *mut c_void,
-        *const u8,
-        usize,
-        *mut aeron_header_t,
-    ) -> aeron_controlled_fragment_handler_action_t,
+    handler: ControlledFragmentHandlerFn,
     clientd: *mut c_void,
     payload: &[u8],
     header: &Header,

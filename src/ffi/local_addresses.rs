@@ -7,6 +7,7 @@
 use std::ffi::{c_char, c_int};
 
 use crate::ffi::publication::aeron_iovec_t;
+use crate::ffi::util::strutil::write_c_string;
 use crate::util::error::{Error, Result};
 
 /// The argument checks of the address queries, as Aeron's: a vector is required and must
@@ -41,12 +42,8 @@ pub(crate) unsafe fn write_addresses(
         if entry.iov_base.is_null() {
             return Err(Error::invalid_argument(format!("address_vec[{index}].iov_base must not be NULL")));
         }
-        let copied = address.len().min(entry.iov_len - 1);
-        // SAFETY: iov_base holds iov_len > copied bytes (contract); the address is a
-        // separate Rust allocation.
-        unsafe { std::ptr::copy_nonoverlapping(address.as_ptr(), entry.iov_base, copied) };
-        // SAFETY: copied < iov_len.
-        unsafe { entry.iov_base.add(copied).write(0) };
+        // SAFETY: iov_base holds iov_len bytes (contract).
+        unsafe { write_c_string(address.as_bytes(), entry.iov_base.cast(), entry.iov_len) };
     }
     Ok(c_int::try_from(addresses.len()).unwrap_or(c_int::MAX))
 }
@@ -65,13 +62,7 @@ pub(crate) unsafe fn write_parts(parts: &[String], buffer: *mut c_char, buffer_l
             break;
         }
         // SAFETY: offset < buffer_len, so the rest of the buffer is buffer_len - offset bytes.
-        unsafe {
-            crate::ffi::uri_string_builder::copy_c_string(
-                part.as_bytes(),
-                buffer.add(offset),
-                buffer_len - offset,
-            )
-        };
+        unsafe { write_c_string(part.as_bytes(), buffer.add(offset), buffer_len - offset) };
         offset += part.len();
     }
     c_int::try_from(offset).unwrap_or(c_int::MAX)

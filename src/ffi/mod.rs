@@ -253,6 +253,51 @@ pub(crate) unsafe fn c_str_arg<'a>(ptr: *const c_char, name: &str) -> Result<&'a
     s.to_str().map_err(|_| Error::invalid_argument(format!("{name} is not valid UTF-8")))
 }
 
+/// [`c_str_arg`] for an optional string: NULL is `None`.
+///
+/// # Safety
+/// As [`c_str_arg`].
+pub(crate) unsafe fn optional_c_str_arg<'a>(
+    ptr: *const c_char,
+    name: &str,
+) -> Result<Option<&'a str>, Error> {
+    if ptr.is_null() {
+        return Ok(None);
+    }
+    // SAFETY: non-null and NUL-terminated per the caller's contract.
+    unsafe { c_str_arg(ptr, name) }.map(Some)
+}
+
+/// Stores `value` in the out argument `out`, or EINVAL naming it for NULL; 0 for the export
+/// to return.
+///
+/// # Safety
+/// `out` must be NULL or valid for a write.
+pub(crate) unsafe fn write_out<T>(out: *mut T, name: &str, value: T) -> Result<c_int, Error> {
+    if out.is_null() {
+        return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+    }
+    // SAFETY: non-null and writable per the caller's contract.
+    unsafe { out.write(value) };
+    Ok(0)
+}
+
+/// The `length` bytes at `data` as a slice; NULL is allowed (as empty) only when `length`
+/// is 0, else EINVAL naming the argument.
+///
+/// # Safety
+/// `data` must be NULL or valid for reads of `length` bytes while the slice is used.
+pub(crate) unsafe fn bytes_arg<'a>(data: *const u8, length: usize, name: &str) -> Result<&'a [u8], Error> {
+    if length == 0 {
+        return Ok(&[]);
+    }
+    if data.is_null() {
+        return Err(Error::invalid_argument(format!("{name} must not be NULL when its length is {length}")));
+    }
+    // SAFETY: non-null and readable for length bytes per the caller's contract.
+    Ok(unsafe { std::slice::from_raw_parts(data, length) })
+}
+
 // The client API of `aeronc.h`: one module per group of functions.
 //
 // Differences from libaeron that stay: `aeron_image_constants` leaves `subscription` NULL

@@ -8,8 +8,9 @@
 use std::collections::HashMap;
 use std::ffi::{CString, c_char, c_int, c_void};
 
-use crate::ffi::c_str_arg;
 use crate::ffi::handles::{self, Handle};
+use crate::ffi::util::strutil::write_c_string;
+use crate::ffi::{c_str_arg, optional_c_str_arg};
 use crate::uri::UriStringBuilder;
 use crate::util::error::{Error, Result};
 
@@ -28,23 +29,6 @@ pub struct aeron_uri_string_builder_t {
 struct BuilderState {
     builder: UriStringBuilder,
     values: HashMap<String, CString>,
-}
-
-/// Copies `bytes` and a NUL into `buffer` (`buffer_len` bytes), truncating to fit, and
-/// returns `bytes.len()` (so a result >= `buffer_len` means truncated).
-///
-/// # Safety
-/// `buffer` valid for `buffer_len` bytes.
-pub(crate) unsafe fn copy_c_string(bytes: &[u8], buffer: *mut c_char, buffer_len: usize) -> c_int {
-    if buffer_len > 0 {
-        let copied = bytes.len().min(buffer_len - 1);
-        // SAFETY: buffer holds buffer_len > copied bytes (contract); bytes is a separate
-        // Rust allocation.
-        unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), buffer.cast::<u8>(), copied) };
-        // SAFETY: copied < buffer_len.
-        unsafe { buffer.add(copied).write(0) };
-    }
-    c_int::try_from(bytes.len()).unwrap_or(c_int::MAX)
 }
 
 /// What the builder's `internal` pointer is, for the handle helpers.
@@ -79,6 +63,25 @@ unsafe fn state<'a>(builder: *mut aeron_uri_string_builder_t) -> Result<&'a mut 
     // SAFETY: internal came from handles::into_raw in init (contract); one thread uses it
     // at a time.
     unsafe { handles::borrow_mut(b.internal.cast::<BuilderInternal>(), "builder") }
+}
+
+/// The body of the `put` functions: sets `key` with `put` and forgets the C copy of its
+/// old value.
+///
+/// # Safety
+/// `builder` NULL or initialised; `key` NULL or NUL-terminated.
+unsafe fn put_with(
+    builder: *mut aeron_uri_string_builder_t,
+    key: *const c_char,
+    put: impl FnOnce(&mut UriStringBuilder, &str) -> Result<()>,
+) -> Result<c_int> {
+    // SAFETY: forwarded contract.
+    let state = unsafe { state(builder) }?;
+    // SAFETY: NULL or NUL-terminated (contract).
+    let key = unsafe { c_str_arg(key, "key") }?;
+    put(&mut state.builder, key)?;
+    state.values.remove(key);
+    Ok(0)
 }
 
 /// Sets up an empty builder. Returns 0, or -1 for NULL.
@@ -149,19 +152,12 @@ pub unsafe extern "C" fn aeron_uri_string_builder_put(
     value: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_uri_string_builder_put", {
-        // SAFETY: forwarded contract.
-        let state = unsafe { state(builder) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let key = unsafe { c_str_arg(key, "key") }?;
-        let value = if value.is_null() {
-            None
-        } else {
-            // SAFETY: NUL-terminated (contract).
-            Some(unsafe { c_str_arg(value, "value") }?)
+        let put = |b: &mut UriStringBuilder, key: &str| {
+            // SAFETY: NULL or NUL-terminated (contract).
+            b.put(key, unsafe { optional_c_str_arg(value, "value") }?)
         };
-        state.builder.put(key, value)?;
-        state.values.remove(key);
-        Ok(0)
+        // SAFETY: forwarded contract.
+        unsafe { put_with(builder, key, put) }
     })
 }
 
@@ -177,12 +173,7 @@ pub unsafe extern "C" fn aeron_uri_string_builder_put_int32(
 ) -> c_int {
     ffi_boundary!("aeron_uri_string_builder_put_int32", {
         // SAFETY: forwarded contract.
-        let state = unsafe { state(builder) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let key = unsafe { c_str_arg(key, "key") }?;
-        state.builder.put_i32(key, value)?;
-        state.values.remove(key);
-        Ok(0)
+        unsafe { put_with(builder, key, |b, key| b.put_i32(key, value)) }
     })
 }
 
@@ -198,12 +189,7 @@ pub unsafe extern "C" fn aeron_uri_string_builder_put_int64(
 ) -> c_int {
     ffi_boundary!("aeron_uri_string_builder_put_int64", {
         // SAFETY: forwarded contract.
-        let state = unsafe { state(builder) }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let key = unsafe { c_str_arg(key, "key") }?;
-        state.builder.put_i64(key, value)?;
-        state.values.remove(key);
-        Ok(0)
+        unsafe { put_with(builder, key, |b, key| b.put_i64(key, value)) }
     })
 }
 
@@ -248,7 +234,7 @@ pub unsafe extern "C" fn aeron_uri_string_builder_sprint(
         require_non_null!(buffer, "buffer");
         let uri = state.builder.build()?;
         // SAFETY: buffer valid for buffer_len bytes (contract).
-        unsafe { copy_c_string(uri.as_bytes(), buffer, buffer_len) };
+        unsafe { write_c_string(uri.as_bytes(), buffer, buffer_len) };
         if uri.len() >= buffer_len {
             return Err(Error::invalid_argument(format!(
                 "buffer of {buffer_len} bytes is too small for the {} byte URI and its NUL",

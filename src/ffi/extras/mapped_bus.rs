@@ -11,7 +11,7 @@ use std::ffi::{c_char, c_int};
 use std::time::Duration;
 
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::ffi::{bytes_arg, c_str_arg, ffi_boundary, require_non_null, write_out};
 use crate::mappedbus::{
     DEFAULT_ROLLBACK_TIMEOUT, DEFAULT_SEGMENT_LENGTH, MappedBusConfig, MappedBusReader, MappedBusWriter,
     Position, RecordMode, StartAt, WriteOutcome,
@@ -123,19 +123,6 @@ unsafe fn config_arg(config: *const aeronrs_mapped_bus_config_t) -> Result<Mappe
 }
 
 /// # Safety
-/// `data` must be NULL with `length` 0, or readable for `length` bytes during the call.
-unsafe fn bytes_arg<'a>(data: *const u8, length: usize, name: &str) -> Result<&'a [u8]> {
-    if length == 0 {
-        return Ok(&[]);
-    }
-    if data.is_null() {
-        return Err(Error::invalid_argument(format!("{name} must not be NULL when its length is {length}")));
-    }
-    // SAFETY: non-null and readable for `length` bytes per the contract.
-    Ok(unsafe { std::slice::from_raw_parts(data, length) })
-}
-
-/// # Safety
 /// `out` must be NULL or writable.
 unsafe fn write_outcome(outcome: WriteOutcome, out: *mut aeronrs_mapped_bus_position_t) -> c_int {
     let (position, code) = match outcome {
@@ -159,7 +146,6 @@ unsafe fn write_outcome(outcome: WriteOutcome, out: *mut aeronrs_mapped_bus_posi
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeronrs_mapped_bus_config_init(config: *mut aeronrs_mapped_bus_config_t) -> c_int {
     ffi_boundary!("aeronrs_mapped_bus_config_init", {
-        require_non_null!(config, "config");
         let defaults = aeronrs_mapped_bus_config_t {
             segment_length: DEFAULT_SEGMENT_LENGTH as u64,
             record_mode: AERONRS_MAPPED_BUS_RECORD_MODE_VARIABLE_LENGTH,
@@ -167,9 +153,8 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_config_init(config: *mut aeronrs_map
             rollback_timeout_ns: DEFAULT_ROLLBACK_TIMEOUT.as_nanos() as i64,
             prefault: true,
         };
-        // SAFETY: non-null and writable per the contract.
-        unsafe { *config = defaults };
-        Ok(0)
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_out(config, "config", defaults) }
     })
 }
 
@@ -193,10 +178,9 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_writer_open(
         let path = unsafe { c_str_arg(path, "path") }?;
         // SAFETY: NULL or readable per the contract.
         let config = unsafe { config_arg(config) }?;
-        let opened = MappedBusWriter::open(path, &config)?;
+        let opened = handles::into_raw(MappedBusWriter::open(path, &config)?);
         // SAFETY: non-null and writable per the contract.
-        unsafe { *writer = handles::into_raw::<aeronrs_mapped_bus_writer_t>(opened) };
-        Ok(0)
+        unsafe { write_out(writer, "writer", opened) }
     })
 }
 
@@ -320,10 +304,9 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_open(
             }
             other => return Err(Error::invalid_argument(format!("unknown start {other}"))),
         };
-        let opened = MappedBusReader::open(path, &config, start)?;
+        let opened = handles::into_raw(MappedBusReader::open(path, &config, start)?);
         // SAFETY: non-null and writable per the contract.
-        unsafe { *reader = handles::into_raw::<aeronrs_mapped_bus_reader_t>(opened) };
-        Ok(0)
+        unsafe { write_out(reader, "reader", opened) }
     })
 }
 
@@ -389,10 +372,8 @@ pub unsafe extern "C" fn aeronrs_mapped_bus_reader_position(
     ffi_boundary!("aeronrs_mapped_bus_reader_position", {
         // SAFETY: a live reader handle used by this thread only, per the contract.
         let reader = unsafe { handles::borrow_mut(reader, "reader") }?;
-        require_non_null!(position, "position");
-        // SAFETY: non-null and writable per the contract.
-        unsafe { *position = position_to_c(reader.position()) };
-        Ok(0)
+        // SAFETY: NULL or writable per the contract.
+        unsafe { write_out(position, "position", position_to_c(reader.position())) }
     })
 }
 

@@ -242,16 +242,11 @@ pub unsafe extern "C" fn aeronrs_fragment_batch_commit(
         let descriptors = unsafe { std::slice::from_raw_parts(descriptors, count) };
         // The poll writes each image's descriptors together, in stream order: one position
         // store per run of the same image.
-        let mut start = 0;
-        while start < descriptors.len() {
-            let image = descriptors[start].image;
-            let run = descriptors[start..].iter().take_while(|d| d.image == image).count();
-            let position =
-                descriptors[start..start + run].iter().map(|d| d.position).max().unwrap_or(i64::MIN);
+        for run in descriptors.chunk_by(|a, b| a.image == b.image) {
+            let position = run.iter().map(|d| d.position).max().unwrap_or(i64::MIN);
             // SAFETY: the image of a descriptor from the latest poll, which the
             // subscription's snapshot keeps alive (contract).
-            commit(unsafe { image_ref(image) }?, position)?;
-            start += run;
+            commit(unsafe { image_ref(run[0].image) }?, position)?;
         }
         Ok(0)
     })

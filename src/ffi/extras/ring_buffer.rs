@@ -22,7 +22,7 @@ use crate::concurrent::ring_buffer::{
     ControlledReadAction, ManyToOneRingBuffer, OneToOneRingBuffer, RingBuffer,
 };
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::ffi::{bytes_arg, c_str_arg, ffi_boundary, require_non_null, write_out};
 use crate::util::error::{Error, Result};
 
 /// An open ring buffer. Opaque; created by `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
@@ -114,19 +114,6 @@ macro_rules! of_kind {
     };
 }
 
-impl RingHandle {
-    /// Boxes the handle and stores it in `*out`.
-    ///
-    /// # Safety
-    /// `out` must be valid for a pointer write.
-    unsafe fn publish(self, out: *mut *mut aeronrs_ring_buffer_t) -> Result<c_int> {
-        let raw = handles::into_raw::<aeronrs_ring_buffer_t>(self);
-        // SAFETY: out is non-null (checked by every caller) and valid for writes (contract).
-        unsafe { out.write(raw) };
-        Ok(0)
-    }
-}
-
 impl Handle for aeronrs_ring_buffer_t {
     type Target = RingHandle;
 }
@@ -134,9 +121,10 @@ impl Handle for aeronrs_ring_buffer_t {
 /// The handle behind `rb`, or EINVAL for NULL.
 ///
 /// # Safety
-/// `rb` must be NULL or a pointer from `RingHandle::publish` not yet closed.
+/// `rb` must be NULL or a handle from `aeronrs_ring_buffer_create`, `_open` or `_wrap`,
+/// not yet closed.
 unsafe fn handle<'a>(rb: *const aeronrs_ring_buffer_t) -> Result<&'a RingHandle> {
-    // SAFETY: NULL or from RingHandle::publish, still open (contract).
+    // SAFETY: NULL or from aeronrs_ring_buffer_create, _open or _wrap, still open (contract).
     unsafe { handles::borrow(rb, "rb") }
 }
 
@@ -165,7 +153,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_create(
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
         let handle = of_kind!(kind, R => R::create_mapped(path, capacity));
         // SAFETY: rb is non-null and writable (contract).
-        unsafe { handle.publish(rb) }
+        unsafe { write_out(rb, "rb", handles::into_raw(handle)) }
     })
 }
 
@@ -186,7 +174,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_open(
         let path = Path::new(unsafe { c_str_arg(path, "path") }?);
         let handle = of_kind!(kind, R => R::open_mapped(path));
         // SAFETY: rb is non-null and writable (contract).
-        unsafe { handle.publish(rb) }
+        unsafe { write_out(rb, "rb", handles::into_raw(handle)) }
     })
 }
 
@@ -212,7 +200,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_wrap(
         let buffer = unsafe { AtomicBuffer::from_raw(memory.cast::<u8>(), length) }?;
         let handle = of_kind!(kind, R => R::new(buffer));
         // SAFETY: rb is non-null and writable (contract).
-        unsafe { handle.publish(rb) }
+        unsafe { write_out(rb, "rb", handles::into_raw(handle)) }
     })
 }
 
@@ -224,7 +212,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_wrap(
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn aeronrs_ring_buffer_close(rb: *mut aeronrs_ring_buffer_t) -> c_int {
     ffi_boundary!("aeronrs_ring_buffer_close", {
-        // SAFETY: NULL or from RingHandle::publish, closed only once (contract).
+        // SAFETY: NULL or from aeronrs_ring_buffer_create, _open or _wrap, closed only once (contract).
         drop(unsafe { handles::reclaim(rb) });
         Ok(0)
     })
@@ -246,13 +234,8 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_write(
     ffi_boundary!("aeronrs_ring_buffer_write", {
         // SAFETY: rb is NULL or open (contract).
         let handle = unsafe { handle(rb) }?;
-        let payload: &[u8] = if length == 0 {
-            &[]
-        } else {
-            require_non_null!(msg, "msg");
-            // SAFETY: msg is non-null and valid for length bytes (contract).
-            unsafe { std::slice::from_raw_parts(msg.cast::<u8>(), length) }
-        };
+        // SAFETY: msg is NULL or valid for length bytes (contract).
+        let payload = unsafe { bytes_arg(msg.cast(), length, "msg") }?;
         let written = with_ring!(handle, r => r.write(msg_type_id, payload))?;
         Ok(c_int::from(written))
     })
@@ -393,8 +376,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_controlled_read(
 pub unsafe extern "C" fn aeronrs_ring_buffer_producer_position(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_producer_position", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.producer_position()))
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.producer_position()))
     })
 }
 
@@ -406,8 +388,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_producer_position(rb: *mut aeronrs_
 pub unsafe extern "C" fn aeronrs_ring_buffer_consumer_position(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_consumer_position", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.consumer_position()))
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.consumer_position()))
     })
 }
 
@@ -419,8 +400,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_consumer_position(rb: *mut aeronrs_
 pub unsafe extern "C" fn aeronrs_ring_buffer_size(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_size", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.size()) as i64)
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.size()) as i64)
     })
 }
 
@@ -432,8 +412,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_size(rb: *mut aeronrs_ring_buffer_t
 pub unsafe extern "C" fn aeronrs_ring_buffer_capacity(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_capacity", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.capacity()) as i64)
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.capacity()) as i64)
     })
 }
 
@@ -445,8 +424,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_capacity(rb: *mut aeronrs_ring_buff
 pub unsafe extern "C" fn aeronrs_ring_buffer_max_msg_length(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_max_msg_length", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.max_msg_length()) as i64)
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.max_msg_length()) as i64)
     })
 }
 
@@ -459,8 +437,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_max_msg_length(rb: *mut aeronrs_rin
 pub unsafe extern "C" fn aeronrs_ring_buffer_next_correlation_id(rb: *mut aeronrs_ring_buffer_t) -> i64 {
     ffi_boundary!("aeronrs_ring_buffer_next_correlation_id", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(with_ring!(handle, r => r.next_correlation_id()))
+        Ok(with_ring!(unsafe { handle(rb) }?, r => r.next_correlation_id()))
     })
 }
 
@@ -477,10 +454,8 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_consumer_heartbeat_time(
     ffi_boundary!("aeronrs_ring_buffer_consumer_heartbeat_time", {
         // SAFETY: rb is NULL or open (contract).
         let handle = unsafe { handle(rb) }?;
-        require_non_null!(time_ms, "time_ms");
-        // SAFETY: time_ms is non-null and writable (contract).
-        unsafe { time_ms.write(with_ring!(handle, r => r.consumer_heartbeat_time())) };
-        Ok(0)
+        // SAFETY: time_ms is NULL or writable (contract).
+        unsafe { write_out(time_ms, "time_ms", with_ring!(handle, r => r.consumer_heartbeat_time())) }
     })
 }
 
@@ -495,8 +470,7 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_set_consumer_heartbeat_time(
 ) -> c_int {
     ffi_boundary!("aeronrs_ring_buffer_set_consumer_heartbeat_time", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        with_ring!(handle, r => r.set_consumer_heartbeat_time(time_ms));
+        with_ring!(unsafe { handle(rb) }?, r => r.set_consumer_heartbeat_time(time_ms));
         Ok(0)
     })
 }
@@ -512,7 +486,6 @@ pub unsafe extern "C" fn aeronrs_ring_buffer_set_consumer_heartbeat_time(
 pub unsafe extern "C" fn aeronrs_ring_buffer_unblock(rb: *mut aeronrs_ring_buffer_t) -> c_int {
     ffi_boundary!("aeronrs_ring_buffer_unblock", {
         // SAFETY: rb is NULL or open (contract).
-        let handle = unsafe { handle(rb) }?;
-        Ok(c_int::from(with_ring!(handle, r => r.unblock())))
+        Ok(c_int::from(with_ring!(unsafe { handle(rb) }?, r => r.unblock())))
     })
 }

@@ -336,9 +336,8 @@ pub unsafe extern "C" fn aeron_agent_stop(runner: *mut aeron_agent_runner_t) -> 
             if rc != 0 {
                 return Err(Error::with_code(rc, "pthread_join of the agent thread failed"));
             }
-            // SAFETY: as above.
-            unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STOPPED) };
-        } else if state == AERON_AGENT_STATE_MANUAL {
+        }
+        if state == AERON_AGENT_STATE_STARTED || state == AERON_AGENT_STATE_MANUAL {
             // SAFETY: as above.
             unsafe { std::ptr::addr_of_mut!((*runner).state).write(AERON_AGENT_STATE_STOPPED) };
         }

@@ -5,15 +5,15 @@
 //! Every mapping handed to C is kept in a registry by address, so `aeron_unmap` releases
 //! exactly what this library mapped.
 
-use std::collections::HashMap;
 use std::ffi::{c_char, c_int, c_void};
 use std::path::Path;
-use std::sync::Mutex;
+use std::sync::LazyLock;
 
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::mapped_file::{Allocation, create_new_mapped, map_existing, sync_range};
-use crate::ffi::util::strutil::write_c_string;
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::concurrent::mapping_registry::MappingRegistry;
+use crate::ffi::util::strutil::{snprintf_c_string, write_c_string};
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null, write_out};
 use crate::logbuffer::log_buffers::LogBuffers;
 use crate::util::error::{Error, Result};
 use crate::util::fileutil;
@@ -41,16 +41,8 @@ static_assertions::const_assert_eq!(
     2 * std::mem::size_of::<usize>()
 );
 
-/// The mappings handed out by `aeron_map_existing_file`, by address, kept alive until
-/// `aeron_unmap`.
-fn mappings() -> &'static Mutex<HashMap<usize, AtomicBuffer>> {
-    static MAPPINGS: std::sync::OnceLock<Mutex<HashMap<usize, AtomicBuffer>>> = std::sync::OnceLock::new();
-    MAPPINGS.get_or_init(|| Mutex::new(HashMap::new()))
-}
-
-fn lock_mappings() -> Result<std::sync::MutexGuard<'static, HashMap<usize, AtomicBuffer>>> {
-    mappings().lock().map_err(|_| Error::illegal_state("mapped file registry poisoned"))
-}
+/// The mappings handed out to C, kept alive until `aeron_unmap` (or `aeron_raw_log_free`).
+static MAPPINGS: LazyLock<MappingRegistry> = LazyLock::new(MappingRegistry::default);
 
 /// Maps the whole of the existing file `path` shared and read-write, filling in
 /// `mapped_file` (`addr`, `length`). Returns 0, or -1: EINVAL for NULL arguments or an
@@ -70,8 +62,7 @@ pub unsafe extern "C" fn aeron_map_existing_file(
         let path = unsafe { c_str_arg(path, "path") }?;
         let mapped = register(map_existing(Path::new(path))?)?;
         // SAFETY: mapped_file is non-null and writable (contract).
-        unsafe { mapped_file.write(mapped) };
-        Ok(0)
+        unsafe { write_out(mapped_file, "mapped_file", mapped) }
     })
 }
 
@@ -96,28 +87,13 @@ pub unsafe extern "C" fn aeron_unmap(mapped_file: *mut aeron_mapped_file_t) -> c
 /// Keeps `buffer`'s mapping alive until `aeron_unmap` (or `aeron_raw_log_free`) releases
 /// it by address; returns the C view of it.
 pub(crate) fn register(buffer: AtomicBuffer) -> Result<aeron_mapped_file_t> {
-    let (addr, length) = (buffer.as_ptr(), buffer.capacity());
-    lock_mappings()?.insert(addr as usize, buffer);
+    let (addr, length) = MAPPINGS.register(buffer)?;
     Ok(aeron_mapped_file_t { addr: addr.cast::<c_void>(), length })
 }
 
 /// Releases the mapping [`register`] handed out at `addr` (NULL: nothing to do).
-pub(crate) fn unregister(addr: *mut c_void, length: usize) -> Result<()> {
-    if addr.is_null() {
-        return Ok(());
-    }
-    let mut mappings = lock_mappings()?;
-    match mappings.get(&(addr as usize)) {
-        Some(buffer) if buffer.capacity() == length => {
-            mappings.remove(&(addr as usize));
-            Ok(())
-        }
-        Some(buffer) => Err(Error::invalid_argument(format!(
-            "length {length} does not match the mapping at {addr:p} ({} bytes)",
-            buffer.capacity()
-        ))),
-        None => Err(Error::invalid_argument(format!("{addr:p} was not mapped by this library"))),
-    }
+fn unregister(addr: *mut c_void, length: usize) -> Result<()> {
+    if addr.is_null() { Ok(()) } else { MAPPINGS.release(addr.cast(), length) }
 }
 
 /// Deletes the directory `directory` and everything in it. Returns 0, or -1 with the
@@ -244,8 +220,7 @@ pub unsafe extern "C" fn aeron_map_new_file(
         let allocation = if fill_with_zeroes { Allocation::PreTouch } else { Allocation::Sparse };
         let mapped = register(create_new_mapped(Path::new(path), length, allocation)?)?;
         // SAFETY: mapped_file is non-null and writable (contract).
-        unsafe { mapped_file.write(mapped) };
-        Ok(0)
+        unsafe { write_out(mapped_file, "mapped_file", mapped) }
     })
 }
 
@@ -310,20 +285,6 @@ pub extern "C" fn aeron_usable_fs_space_disabled(_path: *const c_char) -> u64 {
     u64::MAX
 }
 
-/// Writes `text` as `snprintf` would into `dst` (cut to `length - 1` bytes plus NUL) and
-/// returns its full length.
-///
-/// # Safety
-/// `dst` must be valid for writes of `length` bytes (or `length` 0).
-unsafe fn snprintf_like(text: &str, dst: *mut c_char, length: usize) -> Result<c_int> {
-    if length > 0 {
-        require_non_null!(dst, "dst");
-        // SAFETY: dst holds length bytes (contract).
-        unsafe { write_c_string(text.as_bytes(), dst, length) };
-    }
-    c_int::try_from(text.len()).map_err(|_| Error::invalid_argument("path longer than INT_MAX"))
-}
-
 /// # Safety
 /// As the location functions: `dst` valid for `length` bytes, `aeron_dir` NULL or
 /// NUL-terminated.
@@ -336,8 +297,9 @@ unsafe fn log_location(
 ) -> Result<c_int> {
     // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
     let aeron_dir = unsafe { c_str_arg(aeron_dir, "aeron_dir") }?;
+    let location = fileutil::log_location(aeron_dir, folder, correlation_id);
     // SAFETY: as this function's contract.
-    unsafe { snprintf_like(&fileutil::log_location(aeron_dir, folder, correlation_id), dst, length) }
+    unsafe { snprintf_c_string(location.as_bytes(), dst, length, "dst") }
 }
 
 /// Writes the path of an IPC publication's log, `<aeron_dir>/publications/<id>.logbuffer`,
@@ -452,8 +414,7 @@ pub unsafe extern "C" fn aeron_raw_log_map(
         let log = LogBuffers::create_new(Path::new(path), term_length, page_size, allocation)?;
         let raw = raw_log_views(&log)?;
         // SAFETY: mapped_raw_log is non-null and writable (contract).
-        unsafe { mapped_raw_log.write(raw) };
-        Ok(0)
+        unsafe { write_out(mapped_raw_log, "mapped_raw_log", raw) }
     })
 }
 
@@ -480,8 +441,7 @@ pub unsafe extern "C" fn aeron_raw_log_map_existing(
         }
         let raw = raw_log_views(&log)?;
         // SAFETY: mapped_raw_log is non-null and writable (contract).
-        unsafe { mapped_raw_log.write(raw) };
-        Ok(0)
+        unsafe { write_out(mapped_raw_log, "mapped_raw_log", raw) }
     })
 }
 
@@ -566,7 +526,7 @@ pub unsafe extern "C" fn aeron_file_resolve(
         require_non_null!(buffer, "buffer");
         let path = format!("{parent}/{child}");
         // SAFETY: buffer holds buffer_len bytes (contract).
-        let length = unsafe { snprintf_like(&path, buffer, buffer_len) }?;
+        let length = unsafe { snprintf_c_string(path.as_bytes(), buffer, buffer_len, "buffer") }?;
         if path.len() >= buffer_len {
             return Err(Error::invalid_argument(format!(
                 "Path name was truncated, required: {length}, supplied: {buffer_len}, result: {path}"

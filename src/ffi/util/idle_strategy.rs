@@ -10,7 +10,7 @@ use std::ffi::{c_char, c_int, c_void};
 use std::time::Duration;
 
 use crate::ffi::util::alloc::c_box;
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::ffi::{c_str_arg, ffi_boundary, optional_c_str_arg, require_non_null, write_out};
 use crate::util::error::{Error, Result};
 use crate::util::idle_strategy::{Backoff, IdleStrategy};
 
@@ -150,8 +150,7 @@ pub unsafe extern "C" fn aeron_idle_strategy_backoff_state_init(
         let backoff = Backoff::new(max_spins, max_yields, min_park_period_ns, max_park_period_ns)?;
         let memory = c_box(IdleStrategy::Backoff(backoff), "idle strategy state")?;
         // SAFETY: state is non-null and writable (contract).
-        unsafe { state.write(memory) };
-        Ok(0)
+        unsafe { write_out(state, "state", memory) }
     })
 }
 
@@ -167,10 +166,8 @@ pub unsafe extern "C" fn aeron_idle_strategy_init_null(
     _load_args: *const c_char,
 ) -> c_int {
     ffi_boundary!("aeron_idle_strategy_init_null", {
-        require_non_null!(state, "state");
-        // SAFETY: state is non-null and writable (contract).
-        unsafe { state.write(std::ptr::null_mut()) };
-        Ok(0)
+        // SAFETY: state is NULL or writable (contract).
+        unsafe { write_out(state, "state", std::ptr::null_mut()) }
     })
 }
 
@@ -240,12 +237,8 @@ pub unsafe extern "C" fn aeron_idle_strategy_load(
         require_non_null!(idle_strategy_state, "idle_strategy_state");
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let name = unsafe { c_str_arg(idle_strategy_name, "idle_strategy_name") }?;
-        let args = if init_args.is_null() {
-            None
-        } else {
-            // SAFETY: non-null and NUL-terminated (contract).
-            Some(unsafe { c_str_arg(init_args, "init_args") }?)
-        };
+        // SAFETY: NULL or NUL-terminated (contract).
+        let args = unsafe { optional_c_str_arg(init_args, "init_args") }?;
         let (idle, state) = match IdleStrategy::from_name(name, args) {
             Ok(strategy) => built_in(strategy)?,
             // SAFETY: pointers as the caller passed them (contract).

@@ -6,7 +6,7 @@
 use std::ffi::{CStr, c_char, c_int};
 
 use crate::ffi::util::strutil::write_c_string;
-use crate::ffi::{c_str_arg, ffi_boundary, require_non_null};
+use crate::ffi::{c_str_arg, ffi_boundary, require_non_null, write_out};
 use crate::util::config::{parse_duration_ns, parse_size};
 use crate::util::parse_util::{self, LineEnd, SplitAddress};
 
@@ -114,8 +114,7 @@ unsafe fn parse_into(
     let text = unsafe { c_str_arg(str, "str") }?;
     let value = parse(what, text)?;
     // SAFETY: result is non-null and writable (contract).
-    unsafe { result.write(value) };
-    Ok(0)
+    unsafe { write_out(result, "result", value) }
 }
 
 /// Reads `str` as a boolean: true if it starts with `1`, `on` or `true`, false if with `0`,

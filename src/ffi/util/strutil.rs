@@ -3,8 +3,8 @@
 
 use std::ffi::{CStr, c_char, c_int, c_longlong};
 
-use crate::ffi::{ffi_boundary, require_non_null};
-use crate::util::error::Error;
+use crate::ffi::{bytes_arg, ffi_boundary, require_non_null};
+use crate::util::error::{Error, Result};
 use crate::util::format::{format_date, format_number_grouped};
 use crate::util::strutil::{to_hex, tokenise};
 use crate::util::sys::local_time;
@@ -30,6 +30,28 @@ pub(crate) unsafe fn write_c_string(text: &[u8], buffer: *mut c_char, length: us
     // SAFETY: copied < length, inside the buffer.
     unsafe { buffer.add(copied).write(0) };
     copied
+}
+
+/// [`write_c_string`] with `snprintf`'s result: the full length of `text`, so a result of
+/// `length` or more means it was cut. A NULL `buffer` is EINVAL naming it as `name`,
+/// unless `length` is 0.
+///
+/// # Safety
+/// `buffer` must be NULL or valid for writes of `length` bytes.
+pub(crate) unsafe fn snprintf_c_string(
+    text: &[u8],
+    buffer: *mut c_char,
+    length: usize,
+    name: &str,
+) -> Result<c_int> {
+    if length > 0 {
+        if buffer.is_null() {
+            return Err(Error::invalid_argument(format!("{name} must not be NULL")));
+        }
+        // SAFETY: buffer holds length bytes (contract).
+        unsafe { write_c_string(text, buffer, length) };
+    }
+    c_int::try_from(text.len()).map_err(|_| Error::invalid_argument("text longer than INT_MAX"))
 }
 
 /// Writes epoch-millisecond `timestamp` into `str` (at most `count` bytes including the NUL)
@@ -118,13 +140,8 @@ pub unsafe extern "C" fn aeron_format_to_hex(
             return Err(Error::invalid_argument("str_length must be at least 1"));
         }
         let whole_bytes = data_len.min((str_length - 1) / 2);
-        let bytes = if whole_bytes == 0 {
-            &[][..]
-        } else {
-            require_non_null!(data, "data");
-            // SAFETY: data is valid for data_len >= whole_bytes bytes (contract).
-            unsafe { std::slice::from_raw_parts(data, whole_bytes) }
-        };
+        // SAFETY: data is NULL or valid for data_len >= whole_bytes bytes (contract).
+        let bytes = unsafe { bytes_arg(data, whole_bytes, "data") }?;
         // SAFETY: str holds str_length bytes (contract); the text fits by construction.
         unsafe { write_c_string(to_hex(bytes).as_bytes(), str, str_length) };
         Ok(())
