@@ -20,6 +20,7 @@ use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
+use crate::ffi::driver::{FnOf, assert_layout};
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -90,21 +91,10 @@ pub type aeron_name_resolver_supplier_func_t = Option<
     ) -> c_int,
 >;
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::aeron_name_resolver_stct as R;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(offset_of!(R, name), 0);
-    static_assertions::const_assert_eq!(offset_of!(R, lookup_func), 8);
-    static_assertions::const_assert_eq!(offset_of!(R, resolve_func), 16);
-    static_assertions::const_assert_eq!(offset_of!(R, do_work_func), 24);
-    static_assertions::const_assert_eq!(offset_of!(R, close_func), 32);
-    static_assertions::const_assert_eq!(offset_of!(R, state), 40);
-    static_assertions::const_assert_eq!(size_of::<R>(), 48);
-}
+assert_layout!(aeron_name_resolver_stct, size 48, name @ 0, lookup_func @ 8, resolve_func @ 16, do_work_func @ 24,
+    close_func @ 32, state @ 40);
 
-type SupplierFn =
-    unsafe extern "C" fn(*mut aeron_name_resolver_t, *const c_char, *mut aeron_driver_context_t) -> c_int;
+type SupplierFn = FnOf<aeron_name_resolver_supplier_func_t>;
 
 /// A resolver filled in by a C supplier, driven by the conductor.
 struct CNameResolver {
@@ -199,14 +189,8 @@ fn supply(
     args: Option<&str>,
 ) -> Result<Box<dyn NameResolver>> {
     let args = args.map(|a| c_text("AERON_NAME_RESOLVER_INIT_ARGS", a)).transpose()?;
-    let mut resolver = Box::new(aeron_name_resolver_t {
-        name: std::ptr::null(),
-        lookup_func: None,
-        resolve_func: None,
-        do_work_func: None,
-        close_func: None,
-        state: std::ptr::null_mut(),
-    });
+    // SAFETY: zeroes are a valid resolver: no name, functions or state.
+    let mut resolver: Box<aeron_name_resolver_t> = Box::new(unsafe { std::mem::zeroed() });
     crate::ffi::clear_last_error();
     // SAFETY: the caller's supplier (setter's contract) with a zeroed resolver it may fill,
     // the args string (or NULL) alive for the call, and the context `aeron_driver_init`

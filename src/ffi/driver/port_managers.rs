@@ -17,6 +17,7 @@ use crate::concurrent::ForeignShared;
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
+use crate::ffi::driver::assert_layout;
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::{error_from_c, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -53,14 +54,7 @@ pub struct aeron_port_manager_stct {
 #[allow(non_camel_case_types)]
 pub type aeron_port_manager_t = aeron_port_manager_stct;
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::aeron_port_manager_stct as M;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(offset_of!(M, free_managed_port), 8);
-    static_assertions::const_assert_eq!(offset_of!(M, state), 16);
-    static_assertions::const_assert_eq!(size_of::<M>(), 24);
-}
+assert_layout!(aeron_port_manager_stct, size 24, free_managed_port @ 8, state @ 16);
 
 /// The caller's port manager, called by the conductor (shared on the setter's contract:
 /// the manager stays valid while the driver runs and may be called on the conductor's

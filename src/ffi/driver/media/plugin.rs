@@ -126,17 +126,12 @@ pub(crate) struct CMediaPlugin(pub(crate) Arc<CMedia>);
 impl MediaPlugin for CMediaPlugin {
     fn open(&self, spec: &TransportSpec, channel: &UdpChannel) -> Result<Arc<dyn PluginTransport>> {
         let media = &self.0;
-        let affinity = match spec.affinity {
-            TransportAffinity::Sender => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
-            TransportAffinity::Receiver => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER,
+        let (affinity, paths) = match spec.affinity {
+            TransportAffinity::Sender => (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER, media.sender.get()),
+            TransportAffinity::Receiver => (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER, media.receiver.get()),
             TransportAffinity::Conductor => {
                 return Err(Error::not_supported("the conductor opens no plug-in transports"));
             }
-        };
-        let paths = if affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER {
-            media.sender.get()
-        } else {
-            media.receiver.get()
         };
         // SAFETY: zeroes are valid for these plain C structs.
         let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
