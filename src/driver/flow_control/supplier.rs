@@ -221,7 +221,9 @@ mod tests {
             assert_eq!(FlowControlKind::from_supplier_name(name).unwrap(), kind);
         }
         assert!(FlowControlKind::from_supplier_name("fast").is_err());
-        for kind in [FlowControlKind::Unicast, FlowControlKind::Max, FlowControlKind::Min, FlowControlKind::Tagged] {
+        for kind in
+            [FlowControlKind::Unicast, FlowControlKind::Max, FlowControlKind::Min, FlowControlKind::Tagged]
+        {
             assert_eq!(FlowControlKind::from_supplier_name(kind.short_name()).unwrap(), kind);
         }
         assert_eq!(supplier_short_name("aeron_min_flow_control_strategy_supplier").unwrap(), "multicast_min");

@@ -16,12 +16,12 @@ use crate::driver::congestion::supplier as congestion;
 use crate::driver::context::TerminationValidator;
 use crate::driver::flow_control::supplier as flow_control;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
-use crate::ffi::driver::{FnOf, marker_called};
 use crate::ffi::driver::context::{aeron_driver_context_t, get, get_callback, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
 use crate::ffi::driver::media::settings::MediaSettings;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
 use crate::ffi::driver::port_managers::aeron_port_manager_t;
+use crate::ffi::driver::{FnOf, marker_called};
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -113,11 +113,6 @@ pub(crate) struct CCallbacks {
     pub(crate) port_managers: [*mut aeron_port_manager_t; 2],
 }
 
-/// The state a callback set with one is called with (NULL when none is set).
-fn state_of<F>(callback: &Option<(F, CState)>) -> *mut c_void {
-    callback.as_ref().map_or(std::ptr::null_mut(), |(_, state)| state.value())
-}
-
 impl Default for CCallbacks {
     fn default() -> Self {
         Self {
@@ -130,6 +125,11 @@ impl Default for CCallbacks {
             port_managers: [std::ptr::null_mut(); 2],
         }
     }
+}
+
+/// The state a callback set with one is called with (NULL when none is set).
+fn state_of<F>(callback: &Option<(F, CState)>) -> *mut c_void {
+    callback.as_ref().map_or(std::ptr::null_mut(), |(_, state)| state.value())
 }
 
 /// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=deny` stands for: refuses every token.

@@ -53,7 +53,11 @@ struct CDutyCycleTracker(ForeignShared<*mut aeron_duty_cycle_tracker_t>);
 
 impl CDutyCycleTracker {
     /// Calls the function `pick` reads from the caller's struct, with the struct's state.
-    fn call(&self, pick: fn(&aeron_duty_cycle_tracker_t) -> aeron_duty_cycle_tracker_update_func_t, now_ns: i64) {
+    fn call(
+        &self,
+        pick: fn(&aeron_duty_cycle_tracker_t) -> aeron_duty_cycle_tracker_update_func_t,
+        now_ns: i64,
+    ) {
         // SAFETY: valid while the driver runs (setter's contract); read at each call.
         let (f, state) = unsafe { (pick(&*self.0.value()), (*self.0.value()).state) };
         if let Some(f) = f {

@@ -10,7 +10,7 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 
 use crate::driver::{MediaDriver, ThreadingMode};
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{ffi_boundary, require_non_null};
+use crate::ffi::{error_from_c, ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
 
 pub mod callbacks;
@@ -46,6 +46,12 @@ pub(crate) type FnOf<T> = <T as NullableFn>::Fn;
 pub(crate) fn marker_called(name: &str, why: &str) -> c_int {
     crate::ffi::set_last_error(name, &Error::with_code(libc::ENOTSUP, why));
     -1
+}
+
+/// The result `rc` of a C plug-in's function `what`: `rc` unless negative, else the error
+/// the plug-in reported.
+pub(crate) fn c_result(rc: c_int, what: &str) -> Result<c_int> {
+    if rc < 0 { Err(error_from_c(what)) } else { Ok(rc) }
 }
 
 /// Asserts a C struct's size and field offsets: Aeron's layout on the 64-bit (LP64)

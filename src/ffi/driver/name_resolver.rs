@@ -20,9 +20,9 @@ use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
-use crate::ffi::driver::{FnOf, assert_layout};
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
-use crate::ffi::{error_from_c, ffi_boundary};
+use crate::ffi::driver::{FnOf, assert_layout, c_result};
+use crate::ffi::ffi_boundary;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
@@ -124,9 +124,7 @@ impl NameResolver for CNameResolver {
         // SAFETY: the supplier's function with its own resolver struct; the strings live
         // for the call and `resolved` is a valid out pointer.
         let rc = unsafe { lookup(self.c(), name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
-        if rc < 0 {
-            return Err(error_from_c("name resolver lookup"));
-        }
+        c_result(rc, "name resolver lookup")?;
         if resolved.is_null() {
             return Ok(None);
         }
@@ -150,9 +148,7 @@ impl NameResolver for CNameResolver {
         crate::ffi::clear_last_error();
         // SAFETY: as in `lookup`; `address` is a valid out pointer.
         let rc = unsafe { resolve(self.c(), name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address) };
-        if rc < 0 {
-            return Err(error_from_c("name resolver resolve"));
-        }
+        c_result(rc, "name resolver resolve")?;
         from_storage(&address).map(|a| a.ip()).ok_or_else(|| {
             Error::invalid_argument(format!(
                 "{uri_param_name}={host}: the name resolver returned address family {}",
@@ -164,8 +160,7 @@ impl NameResolver for CNameResolver {
     fn do_work(&mut self, now_ms: i64) -> Result<i32> {
         let Some(do_work) = self.c().do_work_func else { return Ok(0) };
         // SAFETY: the supplier's function with its own resolver struct.
-        let rc = unsafe { do_work(self.c(), now_ms) };
-        if rc < 0 { Err(error_from_c("name resolver do_work")) } else { Ok(rc) }
+        c_result(unsafe { do_work(self.c(), now_ms) }, "name resolver do_work")
     }
 
     fn close(&mut self) {
@@ -198,9 +193,7 @@ fn supply(
     let rc = unsafe {
         supplier(&mut *resolver, args.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()), context.value())
     };
-    if rc < 0 {
-        return Err(error_from_c("name resolver supplier"));
-    }
+    c_result(rc, "name resolver supplier")?;
     if resolver.lookup_func.is_none() || resolver.resolve_func.is_none() {
         return Err(Error::invalid_argument("name resolver supplier left lookup_func or resolve_func NULL"));
     }

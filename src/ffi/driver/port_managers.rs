@@ -17,9 +17,9 @@ use crate::concurrent::ForeignShared;
 use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
-use crate::ffi::driver::assert_layout;
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
-use crate::ffi::{error_from_c, ffi_boundary};
+use crate::ffi::driver::{assert_layout, c_result};
+use crate::ffi::ffi_boundary;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
@@ -73,9 +73,7 @@ impl PortManager for CPortManager {
         // SAFETY: the caller's function with its state, two addresses valid for the call
         // and the channel as an opaque pointer.
         let rc = unsafe { get(state, &mut bind_addr_out, channel.cast_mut().cast(), &mut bind_addr) };
-        if rc < 0 {
-            return Err(error_from_c("port manager get_managed_port"));
-        }
+        c_result(rc, "port manager get_managed_port")?;
         from_storage(&bind_addr_out).ok_or_else(|| {
             Error::invalid_argument("port manager gave a bind address that is not IPv4 or IPv6")
         })
@@ -115,13 +113,10 @@ unsafe fn set_port_manager(
     let supplier = (!value.is_null()).then(|| {
         PortManagerSupplier(Arc::new(move || Box::new(CPortManager(manager)) as Box<dyn PortManager>))
     });
-    if sender {
-        h.ctx.sender_port_manager = supplier;
-        h.callbacks.port_managers[0] = value;
-    } else {
-        h.ctx.receiver_port_manager = supplier;
-        h.callbacks.port_managers[1] = value;
-    }
+    let (slot, index) =
+        if sender { (&mut h.ctx.sender_port_manager, 0) } else { (&mut h.ctx.receiver_port_manager, 1) };
+    *slot = supplier;
+    h.callbacks.port_managers[index] = value;
     Ok(0)
 }
 

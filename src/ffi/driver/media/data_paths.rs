@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 use super::plugin::TransportCell;
 use super::types::*;
 use crate::driver::media::media_plugin::Deliver;
+use crate::ffi::driver::c_result;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::error_from_c;
@@ -375,9 +376,8 @@ impl<S: Stage> Chain<S> {
             if let Some(notify) = stage.transport_notification() {
                 let state = *stage.state();
                 // SAFETY: the interceptor's function with its state (no dispatcher: NULL).
-                if unsafe { notify(state, transport, channel, std::ptr::null_mut(), kind) } < 0 {
-                    return Err(error_from_c(S::NOTIFY));
-                }
+                let rc = unsafe { notify(state, transport, channel, std::ptr::null_mut(), kind) };
+                c_result(rc, S::NOTIFY)?;
             }
         }
         Ok(())

@@ -22,6 +22,7 @@ use crate::driver::media::media_plugin::{
     Deliver, MediaPlugin, PluginTransport, ReceiveOutcome, TransportAffinity, TransportSpec,
 };
 use crate::driver::media::udp_channel::UdpChannel;
+use crate::ffi::driver::c_result;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::error_from_c;
@@ -128,27 +129,21 @@ impl MediaPlugin for CMediaPlugin {
         let media = &self.0;
         let (affinity, paths) = match spec.affinity {
             TransportAffinity::Sender => (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER, media.sender.get()),
-            TransportAffinity::Receiver => (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER, media.receiver.get()),
+            TransportAffinity::Receiver => {
+                (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER, media.receiver.get())
+            }
             TransportAffinity::Conductor => {
                 return Err(Error::not_supported("the conductor opens no plug-in transports"));
             }
         };
-        // SAFETY: zeroes are valid for these plain C structs.
+        // SAFETY: zeroes are valid for these plain C structs (NULL pointers, zero numbers).
         let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; the transport starts without descriptors, in its agent's data
+        // paths, everything else NULL or 0, as Aeron's endpoints start theirs.
+        let mut c: aeron_udp_channel_transport_t = unsafe { std::mem::zeroed() };
+        (c.fd, c.recv_fd, c.data_paths) = (-1, -1, paths.as_ptr());
         let cell = Box::new(UnsafeCell::new(TransportCell {
-            c: aeron_udp_channel_transport_t {
-                fd: -1,
-                recv_fd: -1,
-                data_paths: paths.as_ptr(),
-                connected_address: std::ptr::null_mut(),
-                dispatch_clientd: std::ptr::null_mut(),
-                bindings_clientd: std::ptr::null_mut(),
-                destination_clientd: std::ptr::null_mut(),
-                interceptor_clientds: [std::ptr::null_mut(); AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS],
-                error_log: std::ptr::null_mut(),
-                errors_counter: std::ptr::null_mut(),
-                timestamp_flags: 0,
-            },
+            c,
             // Relaxed: a unique number is all that is needed.
             key: media.next_key.fetch_add(1, Ordering::Relaxed),
             bind: sockaddr_storage(&spec.bind),
@@ -193,9 +188,7 @@ impl MediaPlugin for CMediaPlugin {
                 aeron_udp_channel_transport_affinity_t(affinity),
             )
         };
-        if rc < 0 {
-            return Err(error_from_c("transport bindings init_func"));
-        }
+        c_result(rc, "transport bindings init_func")?;
         Ok(Arc::new(transport))
     }
 
@@ -316,9 +309,7 @@ impl PluginTransport for CTransport {
         let n = with_delivery(deliver, || unsafe {
             recvmmsg(transport, messages.as_mut_ptr(), vlen, &mut bytes, recv_func, paths.cast())
         });
-        if n < 0 {
-            return Err(error_from_c("transport recvmmsg"));
-        }
+        let n = c_result(n, "transport recvmmsg")?;
         Ok(ReceiveOutcome { messages: n as usize, bytes: u64::try_from(bytes).unwrap_or(0) })
     }
 
@@ -328,9 +319,8 @@ impl PluginTransport for CTransport {
         // SAFETY: the cell is alive; the storage lives as long as the transport.
         unsafe { (*c).reconnect = sockaddr_storage(&remote) };
         // SAFETY: the bindings' reconnect with the transport and that storage.
-        if unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) } < 0 {
-            return Err(error_from_c("transport bindings reconnect_func"));
-        }
+        let rc = unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) };
+        c_result(rc, "transport bindings reconnect_func")?;
         Ok(())
     }
 
@@ -340,9 +330,7 @@ impl PluginTransport for CTransport {
         let mut text = [0 as c_char; 128];
         // SAFETY: the bindings' function with the transport and a buffer of that length.
         let rc = unsafe { bind_addr_and_port(self.c_ptr(), text.as_mut_ptr(), text.len()) };
-        if rc < 0 {
-            return Err(error_from_c("transport bindings bind_addr_and_port_func"));
-        }
+        c_result(rc, "transport bindings bind_addr_and_port_func")?;
         // SAFETY: NUL-terminated within the buffer (the last byte stays 0 otherwise).
         text[text.len() - 1] = 0;
         // SAFETY: as above.
@@ -358,9 +346,7 @@ impl PluginTransport for CTransport {
         let get = self.media.bindings().get_so_rcvbuf_func.expect("checked by check_bindings");
         let mut value = 0usize;
         // SAFETY: the bindings' function with the transport and an out value.
-        if unsafe { get(self.c_ptr(), &mut value) } < 0 {
-            return Err(error_from_c("transport bindings get_so_rcvbuf_func"));
-        }
+        c_result(unsafe { get(self.c_ptr(), &mut value) }, "transport bindings get_so_rcvbuf_func")?;
         Ok(value)
     }
 

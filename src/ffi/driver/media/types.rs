@@ -5,8 +5,8 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
-use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::assert_layout;
+use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::util::error_log::aeron_distinct_error_log_t;
 
