@@ -18,7 +18,7 @@ use crate::driver::flow_control::supplier as flow_control;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::ffi::driver::context::{aeron_driver_context_t, get, get_callback, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
-use crate::ffi::driver::media::settings::MediaSettings;
+use crate::ffi::driver::media::plugin::MediaPointers;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
 use crate::ffi::driver::port_managers::aeron_port_manager_t;
 use crate::ffi::driver::{FnOf, marker_called};
@@ -108,7 +108,7 @@ pub(crate) struct CCallbacks {
     /// The name resolver supplier set (None: the default).
     pub(crate) name_resolver_supplier: aeron_name_resolver_supplier_func_t,
     /// Transport bindings and interceptor chains as set.
-    pub(crate) media: MediaSettings,
+    pub(crate) media: MediaPointers,
     /// Sender and receiver port managers as set (NULL: built in).
     pub(crate) port_managers: [*mut aeron_port_manager_t; 2],
 }
@@ -121,7 +121,7 @@ impl Default for CCallbacks {
             on_start: None,
             duty_cycle_trackers: [std::ptr::null_mut(); 4],
             name_resolver_supplier: None,
-            media: MediaSettings::default(),
+            media: MediaPointers::default(),
             port_managers: [std::ptr::null_mut(); 2],
         }
     }

@@ -27,19 +27,24 @@ use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
-use crate::util::sys::udp::sockaddr_storage;
-
-/// Aeron's limit on the datagrams one receive call may take.
-const MAX_VLEN: usize = 16;
+use crate::util::sys::udp::{MAX_BATCH, sockaddr_storage};
 
 /// The C pointers the plug-in is made of: the bindings table, the interceptor chains and
-/// the context (passed to the init functions).
+/// the context (passed to the init functions). A context keeps those set on it here
+/// (NULL: not set; its context pointer is filled in for the plug-in).
 #[derive(Clone, Copy)]
 pub(crate) struct MediaPointers {
     pub(crate) bindings: *mut aeron_udp_channel_transport_bindings_t,
     pub(crate) outgoing: *mut aeron_udp_channel_interceptor_bindings_t,
     pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
     pub(crate) context: *mut aeron_driver_context_t,
+}
+
+impl Default for MediaPointers {
+    fn default() -> Self {
+        use std::ptr::null_mut;
+        Self { bindings: null_mut(), outgoing: null_mut(), incoming: null_mut(), context: null_mut() }
+    }
 }
 
 /// Checks the functions of a bindings table the driver needs.
@@ -278,17 +283,17 @@ impl PluginTransport for CTransport {
     }
 
     fn receive(&self, buffers: &mut [u8], vlen: usize, deliver: &mut Deliver<'_>) -> Result<ReceiveOutcome> {
-        let vlen = vlen.clamp(1, MAX_VLEN);
+        let vlen = vlen.clamp(1, MAX_BATCH);
         let slot = buffers.len() / vlen;
         if slot == 0 {
             return Ok(ReceiveOutcome::default());
         }
         // SAFETY: zeroes are valid for these plain C structs; the pointers are set below.
-        let mut names: [libc::sockaddr_storage; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut names: [libc::sockaddr_storage; MAX_BATCH] = unsafe { std::mem::zeroed() };
         // SAFETY: as above.
-        let mut iovecs: [libc::iovec; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut iovecs: [libc::iovec; MAX_BATCH] = unsafe { std::mem::zeroed() };
         // SAFETY: as above.
-        let mut messages: [libc::mmsghdr; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut messages: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
         for (i, chunk) in buffers.chunks_exact_mut(slot).take(vlen).enumerate() {
             iovecs[i] = libc::iovec { iov_base: chunk.as_mut_ptr().cast(), iov_len: slot };
             let header = &mut messages[i].msg_hdr;

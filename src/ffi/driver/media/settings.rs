@@ -18,36 +18,15 @@ use crate::driver::media::media_plugin::MediaPluginSupplier;
 use crate::ffi::driver::context::{DriverContextHandle, aeron_driver_context_t, get_callback, handle};
 use crate::ffi::ffi_boundary;
 
-/// The media plug-in pointers a context holds (NULL: not set).
-pub(crate) struct MediaSettings {
-    pub(crate) bindings: *mut aeron_udp_channel_transport_bindings_t,
-    pub(crate) outgoing: *mut aeron_udp_channel_interceptor_bindings_t,
-    pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
-}
-
-impl Default for MediaSettings {
-    fn default() -> Self {
-        Self {
-            bindings: std::ptr::null_mut(),
-            outgoing: std::ptr::null_mut(),
-            incoming: std::ptr::null_mut(),
-        }
-    }
-}
-
 /// Points the context's media supplier at its plug-in pointers (none when nothing is set).
 fn update_supplier(h: &mut DriverContextHandle, context: *mut aeron_driver_context_t) {
-    let m = &h.callbacks.media;
-    if m.bindings.is_null() && m.outgoing.is_null() && m.incoming.is_null() {
+    let set = h.callbacks.media;
+    if set.bindings.is_null() && set.outgoing.is_null() && set.incoming.is_null() {
         h.ctx.media_plugin_supplier = None;
         return;
     }
-    let pointers = MediaPointers {
-        bindings: if m.bindings.is_null() { default_bindings() } else { m.bindings },
-        outgoing: m.outgoing,
-        incoming: m.incoming,
-        context,
-    };
+    let bindings = if set.bindings.is_null() { default_bindings() } else { set.bindings };
+    let pointers = MediaPointers { bindings, context, ..set };
     // SAFETY: the setters' contract: the tables and chains stay valid while a driver made
     // from the context runs and may be used from its threads.
     let pointers = unsafe { ForeignShared::new(pointers) };
@@ -117,7 +96,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_udp_channel_transport_bindings
 unsafe fn set_interceptors<S: Stage>(
     context: *mut aeron_driver_context_t,
     value: *mut aeron_udp_channel_interceptor_bindings_t,
-    slot: fn(&mut MediaSettings) -> &mut *mut aeron_udp_channel_interceptor_bindings_t,
+    slot: fn(&mut MediaPointers) -> &mut *mut aeron_udp_channel_interceptor_bindings_t,
 ) -> crate::util::error::Result<c_int> {
     // SAFETY: NULL or live (contract).
     let h = unsafe { handle(context) }?;
