@@ -25,7 +25,6 @@ use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::c_result;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{MAX_BATCH, sockaddr_storage};
 
@@ -275,11 +274,8 @@ impl PluginTransport for CTransport {
         // SAFETY: the send function with the transport, an address and one iovec valid for
         // the call; the datagram is only read.
         let rc = unsafe { send(paths, self.c_ptr(), &mut address, &mut iov, 1, &mut bytes_sent) };
-        match rc {
-            rc if rc < 0 => Err(error_from_c("transport send")),
-            0 => Ok(0),
-            _ => Ok(usize::try_from(bytes_sent).unwrap_or(0)),
-        }
+        // 0 datagrams sent: a short send, of no bytes.
+        Ok(if c_result(rc, "transport send")? == 0 { 0 } else { usize::try_from(bytes_sent).unwrap_or(0) })
     }
 
     fn receive(&self, buffers: &mut [u8], vlen: usize, deliver: &mut Deliver<'_>) -> Result<ReceiveOutcome> {
