@@ -205,6 +205,16 @@ crate::settings_table! {
     }
 }
 
+/// What a duty-cycle tracker supplied in code times: an agent's duty cycles, or the name
+/// resolver's lookups and resolutions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TrackedAgent {
+    Conductor,
+    Sender,
+    Receiver,
+    NameResolver,
+}
+
 const SECOND_NS: u64 = 1_000_000_000;
 const HOUR_NS: u64 = 3600 * SECOND_NS;
 
@@ -225,6 +235,28 @@ impl AgentConfig {
             _ => -1,
         };
         usize::try_from(cpu).ok()
+    }
+
+    /// Pins the calling thread, an agent thread with `role_name`, to the CPU
+    /// [`Self::cpu_affinity_for_role`] names (none: the thread is left alone). A failure is
+    /// also reported on stderr, as a warning: the thread runs on.
+    pub fn apply_cpu_affinity(&self, role_name: &str) -> Result<()> {
+        let Some(cpu) = self.cpu_affinity_for_role(role_name) else { return Ok(()) };
+        crate::util::sys::set_current_thread_affinity(cpu).map_err(|e| {
+            let err = Error::io(&e, format_args!("WARNING: unable to apply affinity {cpu} to {role_name}"));
+            eprintln!("{err}");
+            err
+        })
+    }
+
+    /// Where the tracker supplied in code for `agent` is kept (None: the built-in one).
+    pub fn supplied_tracker(&mut self, agent: TrackedAgent) -> &mut Option<SuppliedDutyCycleTracker> {
+        match agent {
+            TrackedAgent::Conductor => &mut self.conductor_duty_cycle_tracker,
+            TrackedAgent::Sender => &mut self.sender_duty_cycle_tracker,
+            TrackedAgent::Receiver => &mut self.receiver_duty_cycle_tracker,
+            TrackedAgent::NameResolver => &mut self.name_resolver_time_tracker,
+        }
     }
 
     /// Defaults overridden by the environment. The idle strategies themselves are parsed

@@ -40,6 +40,22 @@ impl FlowControlKind {
             other => Err(Error::invalid_argument(format!("unknown flow control strategy supplier: {other}"))),
         }
     }
+
+    /// The short supplier name of the strategy (what the C getters' selectors stand for).
+    pub fn short_name(self) -> &'static str {
+        match self {
+            Self::Unicast => "unicast_max",
+            Self::Max => "multicast_max",
+            Self::Min => "multicast_min",
+            Self::Tagged => "multicast_tagged",
+        }
+    }
+}
+
+/// The short name (`unicast_max`, `multicast_max`, `multicast_min` or `multicast_tagged`)
+/// of a driver supplier name.
+pub fn supplier_short_name(name: &str) -> Result<&'static str> {
+    FlowControlKind::from_supplier_name(name).map(FlowControlKind::short_name)
 }
 
 impl From<FlowControlStrategy> for FlowControlKind {
@@ -205,6 +221,12 @@ mod tests {
             assert_eq!(FlowControlKind::from_supplier_name(name).unwrap(), kind);
         }
         assert!(FlowControlKind::from_supplier_name("fast").is_err());
+        for kind in
+            [FlowControlKind::Unicast, FlowControlKind::Max, FlowControlKind::Min, FlowControlKind::Tagged]
+        {
+            assert_eq!(FlowControlKind::from_supplier_name(kind.short_name()).unwrap(), kind);
+        }
+        assert_eq!(supplier_short_name("aeron_min_flow_control_strategy_supplier").unwrap(), "multicast_min");
     }
 
     fn defaults() -> FlowControlDefaults {

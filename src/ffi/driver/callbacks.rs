@@ -12,15 +12,16 @@ use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
 use crate::driver::agent_config::AgentOnStart;
-use crate::driver::congestion::supplier::supplier_short_name;
+use crate::driver::congestion::supplier as congestion;
 use crate::driver::context::TerminationValidator;
-use crate::driver::flow_control::supplier::FlowControlKind;
+use crate::driver::flow_control::supplier as flow_control;
 use crate::driver::termination::{TerminationHook, TerminationValidatorFn};
 use crate::ffi::driver::context::{aeron_driver_context_t, get, get_callback, handle, set};
 use crate::ffi::driver::duty_cycle_trackers::aeron_duty_cycle_tracker_t;
-use crate::ffi::driver::media::settings::MediaSettings;
+use crate::ffi::driver::media::plugin::MediaPointers;
 use crate::ffi::driver::name_resolver::aeron_name_resolver_supplier_func_t;
 use crate::ffi::driver::port_managers::aeron_port_manager_t;
+use crate::ffi::driver::{FnOf, marker_called};
 use crate::ffi::util::agent::aeron_agent_on_start_func_t;
 use crate::ffi::{c_str_arg, ffi_boundary};
 use crate::util::error::{Error, Result};
@@ -93,23 +94,21 @@ pub type aeron_congestion_control_strategy_supplier_func_t = Option<
     ) -> c_int,
 >;
 
-type ValidatorFn = unsafe extern "C" fn(*mut c_void, *mut u8, i32) -> bool;
-type HookFn = unsafe extern "C" fn(*mut c_void);
-type OnStartFn = unsafe extern "C" fn(*mut c_void, *const c_char);
+type ValidatorFn = FnOf<aeron_driver_termination_validator_func_t>;
 /// A callback's state, handed back to the callback on the driver's threads.
 type CState = ForeignShared<*mut c_void>;
 
 /// The C functions and states behind a context's callbacks, for the getters.
 pub(crate) struct CCallbacks {
     validator: Option<(ValidatorFn, CState)>,
-    hook: Option<(HookFn, CState)>,
-    on_start: Option<(OnStartFn, CState)>,
-    /// Conductor, sender, receiver and name resolver trackers as set (NULL: built in).
+    hook: Option<(FnOf<aeron_driver_termination_hook_func_t>, CState)>,
+    on_start: Option<(FnOf<aeron_agent_on_start_func_t>, CState)>,
+    /// The trackers as set, by `TrackedAgent` (NULL: built in).
     pub(crate) duty_cycle_trackers: [*mut aeron_duty_cycle_tracker_t; 4],
     /// The name resolver supplier set (None: the default).
     pub(crate) name_resolver_supplier: aeron_name_resolver_supplier_func_t,
     /// Transport bindings and interceptor chains as set.
-    pub(crate) media: MediaSettings,
+    pub(crate) media: MediaPointers,
     /// Sender and receiver port managers as set (NULL: built in).
     pub(crate) port_managers: [*mut aeron_port_manager_t; 2],
 }
@@ -122,10 +121,15 @@ impl Default for CCallbacks {
             on_start: None,
             duty_cycle_trackers: [std::ptr::null_mut(); 4],
             name_resolver_supplier: None,
-            media: MediaSettings::default(),
+            media: MediaPointers::default(),
             port_managers: [std::ptr::null_mut(); 2],
         }
     }
+}
+
+/// The state a callback set with one is called with (NULL when none is set).
+fn state_of<F>(callback: &Option<(F, CState)>) -> *mut c_void {
+    callback.as_ref().map_or(std::ptr::null_mut(), |(_, state)| state.value())
 }
 
 /// The validator `AERON_DRIVER_TERMINATION_VALIDATOR=deny` stands for: refuses every token.
@@ -217,11 +221,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator_s
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_driver_termination_validator_state", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe {
-            get_callback(context, std::ptr::null_mut(), |c| {
-                c.validator.map_or(std::ptr::null_mut(), |(_, s)| s.value())
-            })
-        })
+        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.validator)) })
     })
 }
 
@@ -276,11 +276,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook_state(
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_driver_termination_hook_state", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe {
-            get_callback(context, std::ptr::null_mut(), |c| {
-                c.hook.map_or(std::ptr::null_mut(), |(_, s)| s.value())
-            })
-        })
+        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.hook)) })
     })
 }
 
@@ -339,25 +335,26 @@ pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_state(
 ) -> *mut c_void {
     ffi_boundary!("aeron_driver_context_get_agent_on_start_state", {
         // SAFETY: NULL or live (contract).
-        Ok(unsafe {
-            get_callback(context, std::ptr::null_mut(), |c| {
-                c.on_start.map_or(std::ptr::null_mut(), |(_, s)| s.value())
-            })
-        })
+        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.on_start)) })
     })
 }
 
-/// The error of calling the supplier of strategy `name` directly.
-#[inline(never)]
-fn supplier_called(name: &str) -> c_int {
-    crate::ffi::set_last_error(
-        name,
-        &Error::with_code(
-            libc::ENOTSUP,
-            "aeronrs suppliers select a built-in strategy; only the driver builds it",
-        ),
-    );
-    -1
+/// Why calling a supplier selector fails.
+const SELECTOR_CALLED: &str = "aeronrs suppliers select a built-in strategy; only the driver builds it";
+
+/// The selector of the built-in strategy the driver calls `short_name`.
+fn selector<F: Copy>(selectors: &[(&str, F)], short_name: &str) -> Result<F> {
+    selectors
+        .iter()
+        .find(|(name, _)| *name == short_name)
+        .map(|(_, f)| *f)
+        .ok_or_else(|| Error::invalid_argument(format!("no supplier for strategy {short_name}")))
+}
+
+/// The short name of the strategy selector `f` stands for, if it is one of `selectors`.
+/// Compared by address: the selectors have distinct bodies, so distinct addresses.
+fn selected<F: Copy + PartialEq>(selectors: &[(&'static str, F)], f: F) -> Option<&'static str> {
+    selectors.iter().find(|(_, s)| *s == f).map(|(name, _)| *name)
 }
 
 // Each selector passes its own name, so no two have the same code and a linker cannot fold
@@ -377,7 +374,7 @@ macro_rules! flow_control_supplier {
             _initial_term_id: i32,
             _term_length: usize,
         ) -> c_int {
-            supplier_called(stringify!($name))
+            marker_called(stringify!($name), SELECTOR_CALLED)
         }
     };
 }
@@ -387,44 +384,25 @@ flow_control_supplier!(max_multicast_flow_control_supplier);
 flow_control_supplier!(min_multicast_flow_control_supplier);
 flow_control_supplier!(tagged_multicast_flow_control_supplier);
 
-type FlowSupplier = unsafe extern "C" fn(
-    *mut *mut aeron_flow_control_strategy_t,
-    *mut aeron_driver_context_t,
-    *mut aeron_counters_manager_t,
-    *const aeron_udp_channel_t,
-    i32,
-    i32,
-    i64,
-    i32,
-    usize,
-) -> c_int;
-
-/// The built-in flow control strategies: kind, canonical name, selector.
-const FLOW_CONTROL_SUPPLIERS: [(FlowControlKind, &str, FlowSupplier); 4] = [
-    (FlowControlKind::Unicast, "unicast_max", unicast_flow_control_supplier),
-    (FlowControlKind::Max, "multicast_max", max_multicast_flow_control_supplier),
-    (FlowControlKind::Min, "multicast_min", min_multicast_flow_control_supplier),
-    (FlowControlKind::Tagged, "multicast_tagged", tagged_multicast_flow_control_supplier),
+/// The built-in flow control strategies' selectors, by the driver's short names.
+const FLOW_CONTROL_SUPPLIERS: [(&str, FnOf<aeron_flow_control_strategy_supplier_func_t>); 4] = [
+    ("unicast_max", unicast_flow_control_supplier),
+    ("multicast_max", max_multicast_flow_control_supplier),
+    ("multicast_min", min_multicast_flow_control_supplier),
+    ("multicast_tagged", tagged_multicast_flow_control_supplier),
 ];
 
-fn flow_supplier_for(name: &str) -> Result<FlowSupplier> {
-    let kind = FlowControlKind::from_supplier_name(name)?;
-    FLOW_CONTROL_SUPPLIERS
-        .iter()
-        .find(|(k, _, _)| *k == kind)
-        .map(|(_, _, f)| *f)
-        .ok_or_else(|| Error::invalid_argument(format!("no supplier for flow control {name}")))
+/// The selector of the flow control supplier the driver calls `name`.
+fn flow_supplier_for(name: &str) -> Result<aeron_flow_control_strategy_supplier_func_t> {
+    selector(&FLOW_CONTROL_SUPPLIERS, flow_control::supplier_short_name(name)?).map(Some)
 }
 
+/// The short name of the flow control strategy `value` selects.
 fn flow_supplier_name(value: aeron_flow_control_strategy_supplier_func_t) -> Result<&'static str> {
     let f = value.ok_or_else(|| Error::invalid_argument("value must not be NULL"))?;
-    FLOW_CONTROL_SUPPLIERS
-        .iter()
-        .find(|(_, _, s)| std::ptr::fn_addr_eq(*s, f))
-        .map(|(_, name, _)| *name)
-        .ok_or_else(|| {
-            Error::invalid_argument("custom flow control suppliers are not supported; use aeron_flow_control_strategy_supplier_by_name")
-        })
+    selected(&FLOW_CONTROL_SUPPLIERS, f).ok_or_else(|| {
+        Error::invalid_argument("custom flow control suppliers are not supported; use aeron_flow_control_strategy_supplier_by_name")
+    })
 }
 
 /// The supplier of the built-in flow control strategy `name` (`unicast_max`,
@@ -440,7 +418,7 @@ pub unsafe extern "C" fn aeron_flow_control_strategy_supplier_by_name(
     ffi_boundary!("aeron_flow_control_strategy_supplier_by_name", {
         // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
         let name = unsafe { c_str_arg(name, "name") }?;
-        Ok(Some(flow_supplier_for(name)?))
+        flow_supplier_for(name)
     })
 }
 
@@ -473,8 +451,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_multicast_flowcontrol_supplier
 ) -> aeron_flow_control_strategy_supplier_func_t {
     ffi_boundary!("aeron_driver_context_get_multicast_flowcontrol_supplier", {
         // SAFETY: NULL or live (contract).
-        let name = unsafe { get(context, |c| c.multicast_flow_control_supplier.clone()) };
-        Ok(Some(flow_supplier_for(&name)?))
+        flow_supplier_for(&unsafe { get(context, |c| c.multicast_flow_control_supplier.clone()) })
     })
 }
 
@@ -506,8 +483,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_unicast_flowcontrol_supplier(
 ) -> aeron_flow_control_strategy_supplier_func_t {
     ffi_boundary!("aeron_driver_context_get_unicast_flowcontrol_supplier", {
         // SAFETY: NULL or live (contract).
-        let name = unsafe { get(context, |c| c.unicast_flow_control_supplier.clone()) };
-        Ok(Some(flow_supplier_for(&name)?))
+        flow_supplier_for(&unsafe { get(context, |c| c.unicast_flow_control_supplier.clone()) })
     })
 }
 
@@ -528,7 +504,7 @@ macro_rules! congestion_control_supplier {
             _context: *mut aeron_driver_context_t,
             _counters_manager: *mut aeron_counters_manager_t,
         ) -> c_int {
-            supplier_called(stringify!($name))
+            marker_called(stringify!($name), SELECTOR_CALLED)
         }
     };
 }
@@ -537,22 +513,8 @@ congestion_control_supplier!(default_congestion_control_supplier);
 congestion_control_supplier!(static_window_congestion_control_supplier);
 congestion_control_supplier!(cubic_congestion_control_supplier);
 
-type CongestionSupplier = unsafe extern "C" fn(
-    *mut *mut aeron_congestion_control_strategy_t,
-    *mut aeron_udp_channel_t,
-    i32,
-    i32,
-    i64,
-    i32,
-    i32,
-    *mut libc::sockaddr_storage,
-    *mut libc::sockaddr_storage,
-    *mut aeron_driver_context_t,
-    *mut aeron_counters_manager_t,
-) -> c_int;
-
-/// The driver-level congestion control choices: canonical name, selector.
-const CONGESTION_CONTROL_SUPPLIERS: [(&str, CongestionSupplier); 3] = [
+/// The driver-level congestion control choices' selectors, by the driver's short names.
+const CONGESTION_CONTROL_SUPPLIERS: [(&str, FnOf<aeron_congestion_control_strategy_supplier_func_t>); 3] = [
     ("default", default_congestion_control_supplier),
     ("static", static_window_congestion_control_supplier),
     ("cubic", cubic_congestion_control_supplier),
@@ -571,13 +533,9 @@ pub unsafe extern "C" fn aeron_driver_context_set_congestioncontrol_supplier(
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_congestioncontrol_supplier", {
         let f = value.ok_or_else(|| Error::invalid_argument("value must not be NULL"))?;
-        let name = CONGESTION_CONTROL_SUPPLIERS
-            .iter()
-            .find(|(_, s)| std::ptr::fn_addr_eq(*s, f))
-            .map(|(name, _)| *name)
-            .ok_or_else(|| {
-                Error::invalid_argument("custom congestion control suppliers are not supported")
-            })?;
+        let name = selected(&CONGESTION_CONTROL_SUPPLIERS, f).ok_or_else(|| {
+            Error::invalid_argument("custom congestion control suppliers are not supported")
+        })?;
         // SAFETY: NULL or live (contract).
         unsafe { set(context, |c| c.congestion_control_supplier = name.to_string()) }
     })
@@ -594,11 +552,6 @@ pub unsafe extern "C" fn aeron_driver_context_get_congestioncontrol_supplier(
     ffi_boundary!("aeron_driver_context_get_congestioncontrol_supplier", {
         // SAFETY: NULL or live (contract).
         let name = unsafe { get(context, |c| c.congestion_control_supplier.clone()) };
-        let canonical = supplier_short_name(&name)?;
-        let (_, f) = CONGESTION_CONTROL_SUPPLIERS
-            .iter()
-            .find(|(n, _)| *n == canonical)
-            .ok_or_else(|| Error::invalid_argument(format!("unknown congestion control supplier {name}")))?;
-        Ok(Some(*f))
+        selector(&CONGESTION_CONTROL_SUPPLIERS, congestion::supplier_short_name(&name)?).map(Some)
     })
 }

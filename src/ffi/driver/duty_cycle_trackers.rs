@@ -13,7 +13,9 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use crate::concurrent::ForeignShared;
+use crate::driver::agent_config::TrackedAgent;
 use crate::driver::duty_cycle_tracker::{DutyCycleTrackerHooks, SuppliedDutyCycleTracker};
+use crate::ffi::driver::assert_layout;
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
 use crate::ffi::ffi_boundary;
 use crate::util::error::Result;
@@ -42,47 +44,36 @@ pub struct aeron_duty_cycle_tracker_stct {
 #[allow(non_camel_case_types)]
 pub type aeron_duty_cycle_tracker_t = aeron_duty_cycle_tracker_stct;
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::aeron_duty_cycle_tracker_stct as T;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(offset_of!(T, update), 0);
-    static_assertions::const_assert_eq!(offset_of!(T, measure_and_update), 8);
-    static_assertions::const_assert_eq!(offset_of!(T, state), 16);
-    static_assertions::const_assert_eq!(size_of::<T>(), 24);
-}
-
-/// Which tracker of the context a setter or getter names.
-#[derive(Clone, Copy)]
-enum TrackerRole {
-    Conductor = 0,
-    Sender = 1,
-    Receiver = 2,
-    NameResolver = 3,
-}
+assert_layout!(aeron_duty_cycle_tracker_stct, size 24, update @ 0, measure_and_update @ 8, state @ 16);
 
 /// The caller's tracker, called from the agent that uses it (shared on the setter's
 /// contract: it stays valid while the driver runs and may be called on the driver's agent
 /// threads, Aeron's own contract for supplied trackers; Rust only reads its fields).
 struct CDutyCycleTracker(ForeignShared<*mut aeron_duty_cycle_tracker_t>);
 
-impl DutyCycleTrackerHooks for CDutyCycleTracker {
-    fn update(&self, now_ns: i64) {
+impl CDutyCycleTracker {
+    /// Calls the function `pick` reads from the caller's struct, with the struct's state.
+    fn call(
+        &self,
+        pick: fn(&aeron_duty_cycle_tracker_t) -> aeron_duty_cycle_tracker_update_func_t,
+        now_ns: i64,
+    ) {
         // SAFETY: valid while the driver runs (setter's contract); read at each call.
-        let (f, state) = unsafe { ((*self.0.value()).update, (*self.0.value()).state) };
+        let (f, state) = unsafe { (pick(&*self.0.value()), (*self.0.value()).state) };
         if let Some(f) = f {
             // SAFETY: the caller's function with its own state (setter's contract).
             unsafe { f(state, now_ns) }
         }
     }
+}
+
+impl DutyCycleTrackerHooks for CDutyCycleTracker {
+    fn update(&self, now_ns: i64) {
+        self.call(|t| t.update, now_ns);
+    }
 
     fn measure_and_update(&self, now_ns: i64) {
-        // SAFETY: as in `update`.
-        let (f, state) = unsafe { ((*self.0.value()).measure_and_update, (*self.0.value()).state) };
-        if let Some(f) = f {
-            // SAFETY: as in `update`.
-            unsafe { f(state, now_ns) }
-        }
+        self.call(|t| t.measure_and_update, now_ns);
     }
 }
 
@@ -93,7 +84,7 @@ impl DutyCycleTrackerHooks for CDutyCycleTracker {
 /// made from the context runs.
 unsafe fn set_tracker(
     context: *mut aeron_driver_context_t,
-    role: TrackerRole,
+    role: TrackedAgent,
     value: *mut aeron_duty_cycle_tracker_t,
 ) -> Result<c_int> {
     // SAFETY: NULL or live (contract).
@@ -103,13 +94,7 @@ unsafe fn set_tracker(
         let tracker = CDutyCycleTracker(unsafe { ForeignShared::new(value) });
         SuppliedDutyCycleTracker(Arc::new(tracker) as Arc<dyn DutyCycleTrackerHooks>)
     });
-    let agents = &mut h.ctx.agents;
-    match role {
-        TrackerRole::Conductor => agents.conductor_duty_cycle_tracker = supplied,
-        TrackerRole::Sender => agents.sender_duty_cycle_tracker = supplied,
-        TrackerRole::Receiver => agents.receiver_duty_cycle_tracker = supplied,
-        TrackerRole::NameResolver => agents.name_resolver_time_tracker = supplied,
-    }
+    *h.ctx.agents.supplied_tracker(role) = supplied;
     h.callbacks.duty_cycle_trackers[role as usize] = value;
     Ok(0)
 }
@@ -120,7 +105,7 @@ unsafe fn set_tracker(
 /// `context` must be NULL or live.
 unsafe fn get_tracker(
     context: *mut aeron_driver_context_t,
-    role: TrackerRole,
+    role: TrackedAgent,
 ) -> Result<*mut aeron_duty_cycle_tracker_t> {
     // SAFETY: NULL or live (contract).
     Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| c.duty_cycle_trackers[role as usize]) })
@@ -141,7 +126,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_conductor_duty_cycle_tracker(
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_conductor_duty_cycle_tracker", {
         // SAFETY: as this function's contract.
-        unsafe { set_tracker(context, TrackerRole::Conductor, value) }
+        unsafe { set_tracker(context, TrackedAgent::Conductor, value) }
     })
 }
 
@@ -155,7 +140,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_conductor_duty_cycle_tracker(
 ) -> *mut aeron_duty_cycle_tracker_t {
     ffi_boundary!("aeron_driver_context_get_conductor_duty_cycle_tracker", {
         // SAFETY: NULL or live (contract).
-        unsafe { get_tracker(context, TrackerRole::Conductor) }
+        unsafe { get_tracker(context, TrackedAgent::Conductor) }
     })
 }
 
@@ -172,7 +157,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_sender_duty_cycle_tracker(
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_sender_duty_cycle_tracker", {
         // SAFETY: as this function's contract.
-        unsafe { set_tracker(context, TrackerRole::Sender, value) }
+        unsafe { set_tracker(context, TrackedAgent::Sender, value) }
     })
 }
 
@@ -186,7 +171,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_sender_duty_cycle_tracker(
 ) -> *mut aeron_duty_cycle_tracker_t {
     ffi_boundary!("aeron_driver_context_get_sender_duty_cycle_tracker", {
         // SAFETY: NULL or live (contract).
-        unsafe { get_tracker(context, TrackerRole::Sender) }
+        unsafe { get_tracker(context, TrackedAgent::Sender) }
     })
 }
 
@@ -203,7 +188,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_receiver_duty_cycle_tracker(
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_receiver_duty_cycle_tracker", {
         // SAFETY: as this function's contract.
-        unsafe { set_tracker(context, TrackerRole::Receiver, value) }
+        unsafe { set_tracker(context, TrackedAgent::Receiver, value) }
     })
 }
 
@@ -217,7 +202,7 @@ pub unsafe extern "C" fn aeron_driver_context_get_receiver_duty_cycle_tracker(
 ) -> *mut aeron_duty_cycle_tracker_t {
     ffi_boundary!("aeron_driver_context_get_receiver_duty_cycle_tracker", {
         // SAFETY: NULL or live (contract).
-        unsafe { get_tracker(context, TrackerRole::Receiver) }
+        unsafe { get_tracker(context, TrackedAgent::Receiver) }
     })
 }
 
@@ -236,7 +221,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_name_resolver_time_tracker(
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_name_resolver_time_tracker", {
         // SAFETY: as this function's contract.
-        unsafe { set_tracker(context, TrackerRole::NameResolver, value) }
+        unsafe { set_tracker(context, TrackedAgent::NameResolver, value) }
     })
 }
 
@@ -251,6 +236,6 @@ pub unsafe extern "C" fn aeron_driver_context_get_name_resolver_time_tracker(
 ) -> *mut aeron_duty_cycle_tracker_t {
     ffi_boundary!("aeron_driver_context_get_name_resolver_time_tracker", {
         // SAFETY: NULL or live (contract).
-        unsafe { get_tracker(context, TrackerRole::NameResolver) }
+        unsafe { get_tracker(context, TrackedAgent::NameResolver) }
     })
 }

@@ -10,9 +10,8 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 
 use crate::driver::{MediaDriver, ThreadingMode};
 use crate::ffi::handles::{self, Handle};
-use crate::ffi::{ffi_boundary, require_non_null};
+use crate::ffi::{error_from_c, ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
-use crate::util::sys::set_current_thread_affinity;
 
 pub mod callbacks;
 pub mod context;
@@ -25,6 +24,48 @@ pub mod settings_idle;
 pub mod settings_udp;
 
 use context::{DriverContextHandle, aeron_driver_context_t, handle as context_handle};
+
+/// The function type inside a nullable C function pointer type (`Option<unsafe extern "C"
+/// fn ...>`), so that a signature is spelled once, in its typedef.
+pub(crate) trait NullableFn {
+    type Fn;
+}
+
+impl<F> NullableFn for Option<F> {
+    type Fn = F;
+}
+
+/// The function type of the C function pointer typedef `T`.
+pub(crate) type FnOf<T> = <T as NullableFn>::Fn;
+
+/// The failure of calling one of this library's marker functions (C functions that stand
+/// for something only the driver does): -1 with ENOTSUP and `why`, as the call `name`'s
+/// error.
+#[cold]
+#[inline(never)]
+pub(crate) fn marker_called(name: &str, why: &str) -> c_int {
+    crate::ffi::set_last_error(name, &Error::with_code(libc::ENOTSUP, why));
+    -1
+}
+
+/// The result `rc` of a C plug-in's function `what`: `rc` unless negative, else the error
+/// the plug-in reported.
+pub(crate) fn c_result(rc: c_int, what: &str) -> Result<c_int> {
+    if rc < 0 { Err(error_from_c(what)) } else { Ok(rc) }
+}
+
+/// Asserts a C struct's size and field offsets: Aeron's layout on the 64-bit (LP64)
+/// targets, as `c-tests/test_driver_plugins.c` checks it from C.
+macro_rules! assert_layout {
+    ($t:ty, size $size:literal $(, $field:ident @ $offset:literal)* $(,)?) => {
+        #[cfg(target_pointer_width = "64")]
+        const _: () = {
+            assert!(std::mem::size_of::<$t>() == $size);
+            $(assert!(std::mem::offset_of!($t, $field) == $offset);)*
+        };
+    };
+}
+pub(crate) use assert_layout;
 
 /// An embedded media driver. Opaque; created by `aeron_driver_init`, freed by
 /// `aeron_driver_close`.
@@ -155,14 +196,6 @@ pub unsafe extern "C" fn aeron_set_thread_affinity_on_start(state: *mut c_void, 
         require_non_null!(role_name, "role_name");
         // SAFETY: non-null and NUL-terminated (contract).
         let role = unsafe { CStr::from_ptr(role_name) }.to_string_lossy();
-        let cpu = h.ctx.agents.cpu_affinity_for_role(&role);
-        if let Some(cpu) = cpu {
-            if let Err(e) = set_current_thread_affinity(cpu) {
-                let err = Error::io(&e, format_args!("WARNING: unable to apply affinity {cpu} to {role}"));
-                eprintln!("{err}");
-                return Err(err);
-            }
-        }
-        Ok(())
+        h.ctx.agents.apply_cpu_affinity(&role)
     })
 }

@@ -21,7 +21,8 @@ use std::sync::Arc;
 use crate::concurrent::ForeignShared;
 use crate::driver::media::name_resolver::{DefaultNameResolver, NameResolver, NameResolverSupplier};
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
-use crate::ffi::{error_from_c, ffi_boundary};
+use crate::ffi::driver::{FnOf, assert_layout, c_result};
+use crate::ffi::ffi_boundary;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
@@ -90,21 +91,10 @@ pub type aeron_name_resolver_supplier_func_t = Option<
     ) -> c_int,
 >;
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::aeron_name_resolver_stct as R;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(offset_of!(R, name), 0);
-    static_assertions::const_assert_eq!(offset_of!(R, lookup_func), 8);
-    static_assertions::const_assert_eq!(offset_of!(R, resolve_func), 16);
-    static_assertions::const_assert_eq!(offset_of!(R, do_work_func), 24);
-    static_assertions::const_assert_eq!(offset_of!(R, close_func), 32);
-    static_assertions::const_assert_eq!(offset_of!(R, state), 40);
-    static_assertions::const_assert_eq!(size_of::<R>(), 48);
-}
+assert_layout!(aeron_name_resolver_stct, size 48, name @ 0, lookup_func @ 8, resolve_func @ 16, do_work_func @ 24,
+    close_func @ 32, state @ 40);
 
-type SupplierFn =
-    unsafe extern "C" fn(*mut aeron_name_resolver_t, *const c_char, *mut aeron_driver_context_t) -> c_int;
+type SupplierFn = FnOf<aeron_name_resolver_supplier_func_t>;
 
 /// A resolver filled in by a C supplier, driven by the conductor.
 struct CNameResolver {
@@ -134,9 +124,7 @@ impl NameResolver for CNameResolver {
         // SAFETY: the supplier's function with its own resolver struct; the strings live
         // for the call and `resolved` is a valid out pointer.
         let rc = unsafe { lookup(self.c(), name.as_ptr(), key.as_ptr(), is_re_lookup, &mut resolved) };
-        if rc < 0 {
-            return Err(error_from_c("name resolver lookup"));
-        }
+        c_result(rc, "name resolver lookup")?;
         if resolved.is_null() {
             return Ok(None);
         }
@@ -160,9 +148,7 @@ impl NameResolver for CNameResolver {
         crate::ffi::clear_last_error();
         // SAFETY: as in `lookup`; `address` is a valid out pointer.
         let rc = unsafe { resolve(self.c(), name.as_ptr(), key.as_ptr(), is_re_resolution, &mut address) };
-        if rc < 0 {
-            return Err(error_from_c("name resolver resolve"));
-        }
+        c_result(rc, "name resolver resolve")?;
         from_storage(&address).map(|a| a.ip()).ok_or_else(|| {
             Error::invalid_argument(format!(
                 "{uri_param_name}={host}: the name resolver returned address family {}",
@@ -174,8 +160,7 @@ impl NameResolver for CNameResolver {
     fn do_work(&mut self, now_ms: i64) -> Result<i32> {
         let Some(do_work) = self.c().do_work_func else { return Ok(0) };
         // SAFETY: the supplier's function with its own resolver struct.
-        let rc = unsafe { do_work(self.c(), now_ms) };
-        if rc < 0 { Err(error_from_c("name resolver do_work")) } else { Ok(rc) }
+        c_result(unsafe { do_work(self.c(), now_ms) }, "name resolver do_work")
     }
 
     fn close(&mut self) {
@@ -199,14 +184,8 @@ fn supply(
     args: Option<&str>,
 ) -> Result<Box<dyn NameResolver>> {
     let args = args.map(|a| c_text("AERON_NAME_RESOLVER_INIT_ARGS", a)).transpose()?;
-    let mut resolver = Box::new(aeron_name_resolver_t {
-        name: std::ptr::null(),
-        lookup_func: None,
-        resolve_func: None,
-        do_work_func: None,
-        close_func: None,
-        state: std::ptr::null_mut(),
-    });
+    // SAFETY: zeroes are a valid resolver: no name, functions or state.
+    let mut resolver: Box<aeron_name_resolver_t> = Box::new(unsafe { std::mem::zeroed() });
     crate::ffi::clear_last_error();
     // SAFETY: the caller's supplier (setter's contract) with a zeroed resolver it may fill,
     // the args string (or NULL) alive for the call, and the context `aeron_driver_init`
@@ -214,9 +193,7 @@ fn supply(
     let rc = unsafe {
         supplier(&mut *resolver, args.as_ref().map_or(std::ptr::null(), |a| a.as_ptr()), context.value())
     };
-    if rc < 0 {
-        return Err(error_from_c("name resolver supplier"));
-    }
+    c_result(rc, "name resolver supplier")?;
     if resolver.lookup_func.is_none() || resolver.resolve_func.is_none() {
         return Err(Error::invalid_argument("name resolver supplier left lookup_func or resolve_func NULL"));
     }

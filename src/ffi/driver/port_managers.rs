@@ -18,7 +18,8 @@ use crate::driver::media::port_manager::{PortManager, PortManagerSupplier};
 use crate::driver::media::udp_channel::UdpChannel;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::{aeron_driver_context_t, get_callback, handle};
-use crate::ffi::{error_from_c, ffi_boundary};
+use crate::ffi::driver::{assert_layout, c_result};
+use crate::ffi::ffi_boundary;
 use crate::util::error::{Error, Result};
 use crate::util::sys::udp::{from_storage, sockaddr_storage};
 
@@ -53,14 +54,7 @@ pub struct aeron_port_manager_stct {
 #[allow(non_camel_case_types)]
 pub type aeron_port_manager_t = aeron_port_manager_stct;
 
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::aeron_port_manager_stct as M;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(offset_of!(M, free_managed_port), 8);
-    static_assertions::const_assert_eq!(offset_of!(M, state), 16);
-    static_assertions::const_assert_eq!(size_of::<M>(), 24);
-}
+assert_layout!(aeron_port_manager_stct, size 24, free_managed_port @ 8, state @ 16);
 
 /// The caller's port manager, called by the conductor (shared on the setter's contract:
 /// the manager stays valid while the driver runs and may be called on the conductor's
@@ -79,9 +73,7 @@ impl PortManager for CPortManager {
         // SAFETY: the caller's function with its state, two addresses valid for the call
         // and the channel as an opaque pointer.
         let rc = unsafe { get(state, &mut bind_addr_out, channel.cast_mut().cast(), &mut bind_addr) };
-        if rc < 0 {
-            return Err(error_from_c("port manager get_managed_port"));
-        }
+        c_result(rc, "port manager get_managed_port")?;
         from_storage(&bind_addr_out).ok_or_else(|| {
             Error::invalid_argument("port manager gave a bind address that is not IPv4 or IPv6")
         })
@@ -121,13 +113,10 @@ unsafe fn set_port_manager(
     let supplier = (!value.is_null()).then(|| {
         PortManagerSupplier(Arc::new(move || Box::new(CPortManager(manager)) as Box<dyn PortManager>))
     });
-    if sender {
-        h.ctx.sender_port_manager = supplier;
-        h.callbacks.port_managers[0] = value;
-    } else {
-        h.ctx.receiver_port_manager = supplier;
-        h.callbacks.port_managers[1] = value;
-    }
+    let (slot, index) =
+        if sender { (&mut h.ctx.sender_port_manager, 0) } else { (&mut h.ctx.receiver_port_manager, 1) };
+    *slot = supplier;
+    h.callbacks.port_managers[index] = value;
     Ok(0)
 }
 

@@ -207,7 +207,9 @@ fn parse_control(header: &libc::msghdr, message: &mut ReceivedMessage) {
     }
 }
 
-fn is_nothing_now(error: &io::Error) -> bool {
+/// Whether a socket call's error only means "nothing to do now" (or is an earlier ICMP
+/// error a connected socket reports late).
+pub fn is_nothing_now(error: &io::Error) -> bool {
     matches!(error.raw_os_error(), Some(libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED))
 }
 

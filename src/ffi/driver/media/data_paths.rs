@@ -18,6 +18,7 @@ use std::ptr::NonNull;
 use super::plugin::TransportCell;
 use super::types::*;
 use crate::driver::media::media_plugin::Deliver;
+use crate::ffi::driver::c_result;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::error_from_c;
@@ -83,24 +84,9 @@ unsafe fn deliver(
     }
 }
 
-/// The data paths' receive function without interceptors.
-unsafe extern "C" fn receive_to_driver(
-    _data_paths: *mut aeron_udp_channel_data_paths_t,
-    transport: *mut aeron_udp_channel_transport_t,
-    _receiver_clientd: *mut c_void,
-    _endpoint_clientd: *mut c_void,
-    _destination_clientd: *mut c_void,
-    buffer: *mut u8,
-    length: usize,
-    addr: *mut libc::sockaddr_storage,
-    _media_timestamp: *mut libc::timespec,
-) {
-    // SAFETY: as the recv function contract; `transport` is one the driver made.
-    unsafe { deliver(transport, buffer, length, addr) }
-}
-
-/// The data paths' receive function with interceptors: the first stage.
-unsafe extern "C" fn receive_through_interceptors(
+/// The data paths' receive function: the first incoming stage, or the driver when there
+/// are no interceptors.
+unsafe extern "C" fn receive(
     data_paths: *mut aeron_udp_channel_data_paths_t,
     transport: *mut aeron_udp_channel_transport_t,
     receiver_clientd: *mut c_void,
@@ -111,15 +97,14 @@ unsafe extern "C" fn receive_through_interceptors(
     addr: *mut libc::sockaddr_storage,
     media_timestamp: *mut libc::timespec,
 ) {
-    if data_paths.is_null() {
-        return;
-    }
-    // SAFETY: the transport's data paths, which the driver keeps alive and linked.
-    let first = unsafe { (*data_paths).incoming_interceptors };
-    // SAFETY: a stage of the chain (non-null while interceptors are installed).
-    if let Some(stage) = unsafe { first.as_ref() }
-        && let Some(incoming) = stage.incoming_func
-    {
+    // SAFETY: NULL or the transport's data paths, which the driver keeps alive and linked.
+    let first = unsafe { data_paths.as_ref() }.map_or(std::ptr::null_mut(), |p| p.incoming_interceptors);
+    // SAFETY: NULL or a stage of the chain.
+    let Some(stage) = (unsafe { first.as_ref() }) else {
+        // SAFETY: as the recv function contract; `transport` is one the driver made.
+        return unsafe { deliver(transport, buffer, length, addr) };
+    };
+    if let Some(incoming) = stage.incoming_func {
         // SAFETY: the interceptor's function with its own state and the next stage.
         unsafe {
             incoming(
@@ -218,14 +203,13 @@ fn binding_name(b: &aeron_udp_channel_interceptor_bindings_t) -> String {
 }
 
 /// The bindings of a chain, first to last, checked: at most [`MAX_CHAIN_LENGTH`], each
-/// with the functions of its direction and no publication or image notification functions
+/// with the functions of direction `S` and no publication or image notification functions
 /// (not supported).
 ///
 /// # Safety
 /// `first` NULL or the first of a chain of valid bindings.
-pub(crate) unsafe fn chain(
+pub(crate) unsafe fn chain<S: Stage>(
     first: *const aeron_udp_channel_interceptor_bindings_t,
-    outgoing: bool,
 ) -> Result<Vec<aeron_udp_channel_interceptor_bindings_t>> {
     let mut bindings = Vec::new();
     let mut next = first;
@@ -236,20 +220,11 @@ pub(crate) unsafe fn chain(
                 "more than {MAX_CHAIN_LENGTH} interceptor bindings in one chain (a cycle?)"
             )));
         }
-        let complete = if outgoing {
-            b.outgoing_init_func.is_some() && b.outgoing_send_func.is_some()
-        } else {
-            b.incoming_init_func.is_some() && b.incoming_func.is_some()
-        };
-        if !complete {
-            let name = binding_name(b);
-            let (direction, init, stage) = if outgoing {
-                ("outgoing", "outgoing_init_func", "outgoing_send_func")
-            } else {
-                ("incoming", "incoming_init_func", "incoming_func")
-            };
+        let (stage, init) = S::of(b);
+        if init.is_none() || !stage.has_func() {
+            let (direction, name, needs) = (S::DIRECTION, binding_name(b), S::NEEDS);
             return Err(Error::invalid_argument(format!(
-                "{direction} interceptor bindings {name} need {init} and {stage}"
+                "{direction} interceptor bindings {name} need {needs}"
             )));
         }
         let notifies_resources = b.outgoing_publication_notification_func.is_some()
@@ -269,12 +244,17 @@ pub(crate) unsafe fn chain(
 }
 
 /// What the stages of the two directions have in common, so one chain type links both.
-trait Stage: Sized {
+pub(crate) trait Stage: Sized {
+    /// The direction, and the functions its bindings need, for error messages.
+    const DIRECTION: &'static str;
+    const NEEDS: &'static str;
     /// What the errors of this direction's init and notification calls name.
     const INIT: &'static str;
     const NOTIFY: &'static str;
     /// A stage for `b` (its state still NULL) and `b`'s init function of this direction.
     fn of(b: &aeron_udp_channel_interceptor_bindings_t) -> (Self, aeron_udp_channel_interceptor_init_func_t);
+    /// Whether the stage has this direction's datagram function.
+    fn has_func(&self) -> bool;
     fn state(&mut self) -> &mut *mut c_void;
     fn close_func(&mut self) -> &mut aeron_udp_channel_interceptor_close_func_t;
     fn set_next(&mut self, next: *mut Self);
@@ -287,6 +267,8 @@ macro_rules! stage {
     ($stage:ty, $direction:literal, $init:ident, $func:ident, $transport:ident, $publication:ident,
      $image:ident, $bindings_close:ident) => {
         impl Stage for $stage {
+            const DIRECTION: &'static str = $direction;
+            const NEEDS: &'static str = concat!(stringify!($init), " and ", stringify!($func));
             const INIT: &'static str = concat!($direction, " interceptor init");
             const NOTIFY: &'static str = concat!($direction, " interceptor transport notification");
 
@@ -303,6 +285,10 @@ macro_rules! stage {
                     next_interceptor: std::ptr::null_mut(),
                 };
                 (stage, b.$init)
+            }
+
+            fn has_func(&self) -> bool {
+                self.$func.is_some()
             }
 
             fn state(&mut self) -> &mut *mut c_void {
@@ -337,20 +323,22 @@ incoming_image_notification_func, incoming_close_func }
 struct Chain<S: Stage>(Vec<Box<UnsafeCell<S>>>);
 
 impl<S: Stage> Chain<S> {
-    /// Adds and initialises a stage per bindings, then `last`, and links them. On failure
-    /// the stages initialised so far stay, for drop to close.
+    /// Checks the chain starting at `first`, adds and initialises a stage per bindings,
+    /// then `last`, and links them. Returns the first stage, if there are interceptors. On
+    /// failure the stages initialised so far stay, for drop to close.
     ///
     /// # Safety
-    /// `bindings` from [`chain`] of bindings valid while the chain lives; `context` the
+    /// `first` NULL or a chain of bindings valid while this chain lives; `context` the
     /// driver's context (passed to the init functions).
     unsafe fn link(
         &mut self,
-        bindings: Vec<aeron_udp_channel_interceptor_bindings_t>,
+        first: *const aeron_udp_channel_interceptor_bindings_t,
         last: S,
         context: *mut aeron_driver_context_t,
         affinity: aeron_udp_channel_transport_affinity_t,
-    ) -> Result<()> {
-        for b in &bindings {
+    ) -> Result<Option<*mut S>> {
+        // SAFETY: NULL or a valid chain (contract).
+        for b in &unsafe { chain::<S>(first) }? {
             let (stage, init) = S::of(b);
             let init = init.expect("checked by chain");
             let mut stage = Box::new(UnsafeCell::new(stage));
@@ -371,12 +359,7 @@ impl<S: Stage> Chain<S> {
                 unsafe { (*pair[0].get()).set_next(pair[1].get()) };
             }
         }
-        Ok(())
-    }
-
-    /// The first stage, if there are interceptors.
-    fn first(&self) -> Option<*mut S> {
-        self.0.first().map(|stage| stage.get())
+        Ok(self.0.first().map(|stage| stage.get()))
     }
 
     /// # Safety
@@ -393,9 +376,8 @@ impl<S: Stage> Chain<S> {
             if let Some(notify) = stage.transport_notification() {
                 let state = *stage.state();
                 // SAFETY: the interceptor's function with its state (no dispatcher: NULL).
-                if unsafe { notify(state, transport, channel, std::ptr::null_mut(), kind) } < 0 {
-                    return Err(error_from_c(S::NOTIFY));
-                }
+                let rc = unsafe { notify(state, transport, channel, std::ptr::null_mut(), kind) };
+                c_result(rc, S::NOTIFY)?;
             }
         }
         Ok(())
@@ -444,36 +426,28 @@ impl DataPaths {
                 outgoing_interceptors: std::ptr::null_mut(),
                 incoming_interceptors: std::ptr::null_mut(),
                 send_func,
-                recv_func: Some(receive_to_driver),
+                recv_func: Some(receive),
             })),
             outgoing: Chain(Vec::new()),
             incoming: Chain(Vec::new()),
         };
-        // The last outgoing stage sends through the bindings (its state).
         // SAFETY: zeroes are valid bindings: no functions, NULL pointers.
         let no_bindings: aeron_udp_channel_interceptor_bindings_t = unsafe { std::mem::zeroed() };
+        // The last outgoing stage sends through the bindings (its state).
         let (mut to_transport, _) = aeron_udp_channel_outgoing_interceptor_t::of(&no_bindings);
         to_transport.interceptor_state = media.cast();
         to_transport.outgoing_send_func = Some(outgoing_to_transport);
-        // SAFETY: NULL or a valid chain (contract).
-        let bindings = unsafe { chain(outgoing, true) }?;
         // SAFETY: as this function's contract.
-        unsafe { paths.outgoing.link(bindings, to_transport, context, affinity) }?;
-        if let Some(first) = paths.outgoing.first() {
+        if let Some(first) = unsafe { paths.outgoing.link(outgoing, to_transport, context, affinity) }? {
             let p = paths.paths.get_mut();
             p.outgoing_interceptors = first;
             p.send_func = Some(send_through_interceptors);
         }
         let (mut to_driver, _) = aeron_udp_channel_incoming_interceptor_t::of(&no_bindings);
         to_driver.incoming_func = Some(incoming_to_driver);
-        // SAFETY: NULL or a valid chain (contract).
-        let bindings = unsafe { chain(incoming, false) }?;
         // SAFETY: as this function's contract.
-        unsafe { paths.incoming.link(bindings, to_driver, context, affinity) }?;
-        if let Some(first) = paths.incoming.first() {
-            let p = paths.paths.get_mut();
-            p.incoming_interceptors = first;
-            p.recv_func = Some(receive_through_interceptors);
+        if let Some(first) = unsafe { paths.incoming.link(incoming, to_driver, context, affinity) }? {
+            paths.paths.get_mut().incoming_interceptors = first;
         }
         Ok(paths)
     }

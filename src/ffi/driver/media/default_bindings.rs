@@ -21,23 +21,17 @@ use crate::driver::media::media_plugin::{TransportAffinity, TransportSpec};
 use crate::driver::media::socket_address::{format_source_identity, wildcard_for};
 use crate::driver::media::udp_transport::{SocketBuffers, UdpTransport};
 use crate::ffi::driver::context::aeron_driver_context_t;
+use crate::ffi::driver::{FnOf, marker_called};
 use crate::ffi::util::strutil::write_c_string;
 use crate::ffi::{ffi_boundary, require_non_null};
 use crate::util::error::{Error, Result};
-use crate::util::sys::udp::{from_storage, int_option, local_address, storage_length};
+use crate::util::sys::udp::{from_storage, int_option, is_nothing_now, local_address, storage_length};
 
-/// The last OS error as an `Error` naming `what`.
-fn os_error(what: &str) -> Error {
-    Error::io(&std::io::Error::last_os_error(), what)
-}
-
-/// Whether the last OS error only means "nothing to do now" (or an earlier ICMP error a
-/// connected socket reports late).
-fn transient_os_error() -> bool {
-    matches!(
-        std::io::Error::last_os_error().raw_os_error(),
-        Some(libc::EAGAIN | libc::EINTR | libc::ECONNREFUSED)
-    )
+/// The last OS error of the socket call `what`, unless it only means "nothing to do now"
+/// (or is an earlier ICMP error a connected socket reports late).
+fn failed(what: &str) -> Result<()> {
+    let error = std::io::Error::last_os_error();
+    if is_nothing_now(&error) { Ok(()) } else { Err(Error::io(&error, what)) }
 }
 
 /// # Safety
@@ -115,7 +109,7 @@ unsafe extern "C" fn default_reconnect(
         let length = storage_length(unsafe { &*connect_addr });
         // SAFETY: a socket descriptor and an address of `length` bytes.
         if unsafe { libc::connect(t.fd, connect_addr.cast(), length) } < 0 {
-            return Err(os_error("connect"));
+            return Err(Error::io(&std::io::Error::last_os_error(), "connect"));
         }
         t.connected_address = connect_addr;
         Ok(0)
@@ -158,10 +152,7 @@ unsafe extern "C" fn default_recvmmsg(
         // SAFETY: `msgvec` holds `vlen` headers with buffers (the recvmmsg contract).
         let n = unsafe { libc::recvmmsg(t.recv_fd, msgvec, vlen, libc::MSG_DONTWAIT, std::ptr::null_mut()) };
         if n < 0 {
-            if transient_os_error() {
-                return Ok(0);
-            }
-            return Err(os_error("recvmmsg"));
+            return failed("recvmmsg").map(|()| 0);
         }
         for i in 0..n as usize {
             // SAFETY: one of the `n` headers recvmmsg filled in.
@@ -226,10 +217,8 @@ unsafe extern "C" fn default_send(
             // SAFETY: a socket descriptor and a message whose pointers are valid.
             let n = unsafe { libc::sendmsg(t.fd, &message, 0) };
             if n < 0 {
-                if transient_os_error() {
-                    break;
-                }
-                return Err(os_error("sendmsg"));
+                failed("sendmsg")?;
+                break;
             }
             if !bytes_sent.is_null() {
                 // SAFETY: non-null, writable (the send contract).
@@ -282,18 +271,8 @@ pub(crate) fn socket_option(fd: c_int, level: c_int, name: c_int) -> Result<c_in
     int_option(fd, level, name).map_err(|e| Error::io(&e, "getsockopt"))
 }
 
-/// The error of calling one of the poller markers.
-#[cold]
-fn poller_called(name: &str) -> c_int {
-    crate::ffi::set_last_error(
-        name,
-        &Error::with_code(
-            libc::ENOTSUP,
-            "aeronrs drives its transport pollers itself; only the driver may use them",
-        ),
-    );
-    -1
-}
+/// Why calling a poller marker fails.
+const POLLER_CALLED: &str = "aeronrs drives its transport pollers itself; only the driver may use them";
 
 // Each marker passes its own name, so none share code (and an address) with another.
 unsafe extern "C" fn default_poller_init(
@@ -301,25 +280,25 @@ unsafe extern "C" fn default_poller_init(
     _context: *mut aeron_driver_context_t,
     _affinity: aeron_udp_channel_transport_affinity_t,
 ) -> c_int {
-    poller_called("aeron_udp_transport_poller_init")
+    marker_called("aeron_udp_transport_poller_init", POLLER_CALLED)
 }
 
 unsafe extern "C" fn default_poller_close(_poller: *mut aeron_udp_transport_poller_t) -> c_int {
-    poller_called("aeron_udp_transport_poller_close")
+    marker_called("aeron_udp_transport_poller_close", POLLER_CALLED)
 }
 
 unsafe extern "C" fn default_poller_add(
     _poller: *mut aeron_udp_transport_poller_t,
     _transport: *mut aeron_udp_channel_transport_t,
 ) -> c_int {
-    poller_called("aeron_udp_transport_poller_add")
+    marker_called("aeron_udp_transport_poller_add", POLLER_CALLED)
 }
 
 unsafe extern "C" fn default_poller_remove(
     _poller: *mut aeron_udp_transport_poller_t,
     _transport: *mut aeron_udp_channel_transport_t,
 ) -> c_int {
-    poller_called("aeron_udp_transport_poller_remove")
+    marker_called("aeron_udp_transport_poller_remove", POLLER_CALLED)
 }
 
 unsafe extern "C" fn default_poller_poll(
@@ -331,33 +310,21 @@ unsafe extern "C" fn default_poller_poll(
     _recvmmsg_func: aeron_udp_channel_transport_recvmmsg_func_t,
     _clientd: *mut c_void,
 ) -> c_int {
-    poller_called("aeron_udp_transport_poller_poll")
+    marker_called("aeron_udp_transport_poller_poll", POLLER_CALLED)
 }
 
 /// Whether `bindings` has this library's poller functions (the only ones supported).
 pub(crate) fn has_default_pollers(bindings: &aeron_udp_channel_transport_bindings_t) -> bool {
-    type Init = unsafe extern "C" fn(
-        *mut aeron_udp_transport_poller_t,
-        *mut aeron_driver_context_t,
-        aeron_udp_channel_transport_affinity_t,
-    ) -> c_int;
-    type Close = unsafe extern "C" fn(*mut aeron_udp_transport_poller_t) -> c_int;
-    type Add =
-        unsafe extern "C" fn(*mut aeron_udp_transport_poller_t, *mut aeron_udp_channel_transport_t) -> c_int;
-    type Poll = unsafe extern "C" fn(
-        *mut aeron_udp_transport_poller_t,
-        *mut libc::mmsghdr,
-        usize,
-        *mut i64,
-        aeron_udp_transport_recv_func_t,
-        aeron_udp_channel_transport_recvmmsg_func_t,
-        *mut c_void,
-    ) -> c_int;
-    bindings.poller_init_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_init as Init))
-        && bindings.poller_close_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_close as Close))
-        && bindings.poller_add_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_add as Add))
-        && bindings.poller_remove_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_remove as Add))
-        && bindings.poller_poll_func.is_some_and(|f| std::ptr::fn_addr_eq(f, default_poller_poll as Poll))
+    use std::ptr::fn_addr_eq as same;
+    type Init = FnOf<aeron_udp_transport_poller_init_func_t>;
+    type Close = FnOf<aeron_udp_transport_poller_close_func_t>;
+    type Add = FnOf<aeron_udp_transport_poller_add_func_t>;
+    type Poll = FnOf<aeron_udp_transport_poller_poll_func_t>;
+    bindings.poller_init_func.is_some_and(|f| same(f, default_poller_init as Init))
+        && bindings.poller_close_func.is_some_and(|f| same(f, default_poller_close as Close))
+        && bindings.poller_add_func.is_some_and(|f| same(f, default_poller_add as Add))
+        && bindings.poller_remove_func.is_some_and(|f| same(f, default_poller_remove as Add))
+        && bindings.poller_poll_func.is_some_and(|f| same(f, default_poller_poll as Poll))
 }
 
 /// This library's default bindings table (one per process, writable as Aeron's is).

@@ -22,23 +22,28 @@ use crate::driver::media::media_plugin::{
     Deliver, MediaPlugin, PluginTransport, ReceiveOutcome, TransportAffinity, TransportSpec,
 };
 use crate::driver::media::udp_channel::UdpChannel;
+use crate::ffi::driver::c_result;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
-use crate::ffi::error_from_c;
 use crate::util::error::{Error, Result};
-use crate::util::sys::udp::sockaddr_storage;
-
-/// Aeron's limit on the datagrams one receive call may take.
-const MAX_VLEN: usize = 16;
+use crate::util::sys::udp::{MAX_BATCH, sockaddr_storage};
 
 /// The C pointers the plug-in is made of: the bindings table, the interceptor chains and
-/// the context (passed to the init functions).
+/// the context (passed to the init functions). A context keeps those set on it here
+/// (NULL: not set; its context pointer is filled in for the plug-in).
 #[derive(Clone, Copy)]
 pub(crate) struct MediaPointers {
     pub(crate) bindings: *mut aeron_udp_channel_transport_bindings_t,
     pub(crate) outgoing: *mut aeron_udp_channel_interceptor_bindings_t,
     pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
     pub(crate) context: *mut aeron_driver_context_t,
+}
+
+impl Default for MediaPointers {
+    fn default() -> Self {
+        use std::ptr::null_mut;
+        Self { bindings: null_mut(), outgoing: null_mut(), incoming: null_mut(), context: null_mut() }
+    }
 }
 
 /// Checks the functions of a bindings table the driver needs.
@@ -126,34 +131,23 @@ pub(crate) struct CMediaPlugin(pub(crate) Arc<CMedia>);
 impl MediaPlugin for CMediaPlugin {
     fn open(&self, spec: &TransportSpec, channel: &UdpChannel) -> Result<Arc<dyn PluginTransport>> {
         let media = &self.0;
-        let affinity = match spec.affinity {
-            TransportAffinity::Sender => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER,
-            TransportAffinity::Receiver => AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER,
+        let (affinity, paths) = match spec.affinity {
+            TransportAffinity::Sender => (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER, media.sender.get()),
+            TransportAffinity::Receiver => {
+                (AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_RECEIVER, media.receiver.get())
+            }
             TransportAffinity::Conductor => {
                 return Err(Error::not_supported("the conductor opens no plug-in transports"));
             }
         };
-        let paths = if affinity == AERON_UDP_CHANNEL_TRANSPORT_AFFINITY_SENDER {
-            media.sender.get()
-        } else {
-            media.receiver.get()
-        };
-        // SAFETY: zeroes are valid for these plain C structs.
+        // SAFETY: zeroes are valid for these plain C structs (NULL pointers, zero numbers).
         let unspecified: libc::sockaddr_storage = unsafe { std::mem::zeroed() };
+        // SAFETY: as above; the transport starts without descriptors, in its agent's data
+        // paths, everything else NULL or 0, as Aeron's endpoints start theirs.
+        let mut c: aeron_udp_channel_transport_t = unsafe { std::mem::zeroed() };
+        (c.fd, c.recv_fd, c.data_paths) = (-1, -1, paths.as_ptr());
         let cell = Box::new(UnsafeCell::new(TransportCell {
-            c: aeron_udp_channel_transport_t {
-                fd: -1,
-                recv_fd: -1,
-                data_paths: paths.as_ptr(),
-                connected_address: std::ptr::null_mut(),
-                dispatch_clientd: std::ptr::null_mut(),
-                bindings_clientd: std::ptr::null_mut(),
-                destination_clientd: std::ptr::null_mut(),
-                interceptor_clientds: [std::ptr::null_mut(); AERON_UDP_CHANNEL_TRANSPORT_MAX_INTERCEPTORS],
-                error_log: std::ptr::null_mut(),
-                errors_counter: std::ptr::null_mut(),
-                timestamp_flags: 0,
-            },
+            c,
             // Relaxed: a unique number is all that is needed.
             key: media.next_key.fetch_add(1, Ordering::Relaxed),
             bind: sockaddr_storage(&spec.bind),
@@ -198,9 +192,7 @@ impl MediaPlugin for CMediaPlugin {
                 aeron_udp_channel_transport_affinity_t(affinity),
             )
         };
-        if rc < 0 {
-            return Err(error_from_c("transport bindings init_func"));
-        }
+        c_result(rc, "transport bindings init_func")?;
         Ok(Arc::new(transport))
     }
 
@@ -282,25 +274,22 @@ impl PluginTransport for CTransport {
         // SAFETY: the send function with the transport, an address and one iovec valid for
         // the call; the datagram is only read.
         let rc = unsafe { send(paths, self.c_ptr(), &mut address, &mut iov, 1, &mut bytes_sent) };
-        match rc {
-            rc if rc < 0 => Err(error_from_c("transport send")),
-            0 => Ok(0),
-            _ => Ok(usize::try_from(bytes_sent).unwrap_or(0)),
-        }
+        // 0 datagrams sent: a short send, of no bytes.
+        Ok(if c_result(rc, "transport send")? == 0 { 0 } else { usize::try_from(bytes_sent).unwrap_or(0) })
     }
 
     fn receive(&self, buffers: &mut [u8], vlen: usize, deliver: &mut Deliver<'_>) -> Result<ReceiveOutcome> {
-        let vlen = vlen.clamp(1, MAX_VLEN);
+        let vlen = vlen.clamp(1, MAX_BATCH);
         let slot = buffers.len() / vlen;
         if slot == 0 {
             return Ok(ReceiveOutcome::default());
         }
         // SAFETY: zeroes are valid for these plain C structs; the pointers are set below.
-        let mut names: [libc::sockaddr_storage; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut names: [libc::sockaddr_storage; MAX_BATCH] = unsafe { std::mem::zeroed() };
         // SAFETY: as above.
-        let mut iovecs: [libc::iovec; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut iovecs: [libc::iovec; MAX_BATCH] = unsafe { std::mem::zeroed() };
         // SAFETY: as above.
-        let mut messages: [libc::mmsghdr; MAX_VLEN] = unsafe { std::mem::zeroed() };
+        let mut messages: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
         for (i, chunk) in buffers.chunks_exact_mut(slot).take(vlen).enumerate() {
             iovecs[i] = libc::iovec { iov_base: chunk.as_mut_ptr().cast(), iov_len: slot };
             let header = &mut messages[i].msg_hdr;
@@ -321,9 +310,7 @@ impl PluginTransport for CTransport {
         let n = with_delivery(deliver, || unsafe {
             recvmmsg(transport, messages.as_mut_ptr(), vlen, &mut bytes, recv_func, paths.cast())
         });
-        if n < 0 {
-            return Err(error_from_c("transport recvmmsg"));
-        }
+        let n = c_result(n, "transport recvmmsg")?;
         Ok(ReceiveOutcome { messages: n as usize, bytes: u64::try_from(bytes).unwrap_or(0) })
     }
 
@@ -333,9 +320,8 @@ impl PluginTransport for CTransport {
         // SAFETY: the cell is alive; the storage lives as long as the transport.
         unsafe { (*c).reconnect = sockaddr_storage(&remote) };
         // SAFETY: the bindings' reconnect with the transport and that storage.
-        if unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) } < 0 {
-            return Err(error_from_c("transport bindings reconnect_func"));
-        }
+        let rc = unsafe { reconnect(&raw mut (*c).c, &raw mut (*c).reconnect) };
+        c_result(rc, "transport bindings reconnect_func")?;
         Ok(())
     }
 
@@ -345,9 +331,7 @@ impl PluginTransport for CTransport {
         let mut text = [0 as c_char; 128];
         // SAFETY: the bindings' function with the transport and a buffer of that length.
         let rc = unsafe { bind_addr_and_port(self.c_ptr(), text.as_mut_ptr(), text.len()) };
-        if rc < 0 {
-            return Err(error_from_c("transport bindings bind_addr_and_port_func"));
-        }
+        c_result(rc, "transport bindings bind_addr_and_port_func")?;
         // SAFETY: NUL-terminated within the buffer (the last byte stays 0 otherwise).
         text[text.len() - 1] = 0;
         // SAFETY: as above.
@@ -363,9 +347,7 @@ impl PluginTransport for CTransport {
         let get = self.media.bindings().get_so_rcvbuf_func.expect("checked by check_bindings");
         let mut value = 0usize;
         // SAFETY: the bindings' function with the transport and an out value.
-        if unsafe { get(self.c_ptr(), &mut value) } < 0 {
-            return Err(error_from_c("transport bindings get_so_rcvbuf_func"));
-        }
+        c_result(unsafe { get(self.c_ptr(), &mut value) }, "transport bindings get_so_rcvbuf_func")?;
         Ok(value)
     }
 

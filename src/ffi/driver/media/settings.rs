@@ -6,45 +6,27 @@
 use std::ffi::c_int;
 use std::sync::Arc;
 
-use super::data_paths::chain;
+use super::data_paths::{Stage, chain};
 use super::default_bindings::default_bindings;
 use super::plugin::{MediaPointers, check_bindings, make_plugin};
-use super::types::{aeron_udp_channel_interceptor_bindings_t, aeron_udp_channel_transport_bindings_t};
+use super::types::{
+    aeron_udp_channel_incoming_interceptor_t as Incoming, aeron_udp_channel_interceptor_bindings_t,
+    aeron_udp_channel_outgoing_interceptor_t as Outgoing, aeron_udp_channel_transport_bindings_t,
+};
 use crate::concurrent::ForeignShared;
 use crate::driver::media::media_plugin::MediaPluginSupplier;
 use crate::ffi::driver::context::{DriverContextHandle, aeron_driver_context_t, get_callback, handle};
 use crate::ffi::ffi_boundary;
 
-/// The media plug-in pointers a context holds (NULL: not set).
-pub(crate) struct MediaSettings {
-    pub(crate) bindings: *mut aeron_udp_channel_transport_bindings_t,
-    pub(crate) outgoing: *mut aeron_udp_channel_interceptor_bindings_t,
-    pub(crate) incoming: *mut aeron_udp_channel_interceptor_bindings_t,
-}
-
-impl Default for MediaSettings {
-    fn default() -> Self {
-        Self {
-            bindings: std::ptr::null_mut(),
-            outgoing: std::ptr::null_mut(),
-            incoming: std::ptr::null_mut(),
-        }
-    }
-}
-
 /// Points the context's media supplier at its plug-in pointers (none when nothing is set).
 fn update_supplier(h: &mut DriverContextHandle, context: *mut aeron_driver_context_t) {
-    let m = &h.callbacks.media;
-    if m.bindings.is_null() && m.outgoing.is_null() && m.incoming.is_null() {
+    let set = h.callbacks.media;
+    if set.bindings.is_null() && set.outgoing.is_null() && set.incoming.is_null() {
         h.ctx.media_plugin_supplier = None;
         return;
     }
-    let pointers = MediaPointers {
-        bindings: if m.bindings.is_null() { default_bindings() } else { m.bindings },
-        outgoing: m.outgoing,
-        incoming: m.incoming,
-        context,
-    };
+    let bindings = if set.bindings.is_null() { default_bindings() } else { set.bindings };
+    let pointers = MediaPointers { bindings, context, ..set };
     // SAFETY: the setters' contract: the tables and chains stay valid while a driver made
     // from the context runs and may be used from its threads.
     let pointers = unsafe { ForeignShared::new(pointers) };
@@ -107,24 +89,20 @@ pub unsafe extern "C" fn aeron_driver_context_get_udp_channel_transport_bindings
     })
 }
 
-/// Stores a checked interceptor chain as the context's outgoing or incoming one.
+/// Stores a checked interceptor chain of direction `S` as the context's `slot` one.
 ///
 /// # Safety
 /// `context` NULL or live; `value` NULL or a valid chain.
-unsafe fn set_interceptors(
+unsafe fn set_interceptors<S: Stage>(
     context: *mut aeron_driver_context_t,
     value: *mut aeron_udp_channel_interceptor_bindings_t,
-    outgoing: bool,
+    slot: fn(&mut MediaPointers) -> &mut *mut aeron_udp_channel_interceptor_bindings_t,
 ) -> crate::util::error::Result<c_int> {
     // SAFETY: NULL or live (contract).
     let h = unsafe { handle(context) }?;
     // SAFETY: NULL or a valid chain (contract).
-    unsafe { chain(value, outgoing) }?;
-    if outgoing {
-        h.callbacks.media.outgoing = value;
-    } else {
-        h.callbacks.media.incoming = value;
-    }
+    unsafe { chain::<S>(value) }?;
+    *slot(&mut h.callbacks.media) = value;
     update_supplier(h, context);
     Ok(0)
 }
@@ -147,7 +125,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_udp_channel_outgoing_intercept
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_udp_channel_outgoing_interceptors", {
         // SAFETY: as this function's contract.
-        unsafe { set_interceptors(context, value, true) }
+        unsafe { set_interceptors::<Outgoing>(context, value, |m| &mut m.outgoing) }
     })
 }
 
@@ -181,7 +159,7 @@ pub unsafe extern "C" fn aeron_driver_context_set_udp_channel_incoming_intercept
 ) -> c_int {
     ffi_boundary!("aeron_driver_context_set_udp_channel_incoming_interceptors", {
         // SAFETY: as this function's contract.
-        unsafe { set_interceptors(context, value, false) }
+        unsafe { set_interceptors::<Incoming>(context, value, |m| &mut m.incoming) }
     })
 }
 

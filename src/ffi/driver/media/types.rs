@@ -5,6 +5,7 @@
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
 
+use crate::ffi::driver::assert_layout;
 use crate::ffi::driver::callbacks::aeron_udp_channel_t;
 use crate::ffi::driver::context::aeron_driver_context_t;
 use crate::ffi::util::error_log::aeron_distinct_error_log_t;
@@ -325,38 +326,12 @@ pub struct aeron_udp_channel_data_paths_t {
     pub recv_func: aeron_udp_transport_recv_func_t,
 }
 
-// Aeron's layouts on the 64-bit targets (LP64), as c-tests/test_driver_plugins.c checks.
-#[cfg(target_pointer_width = "64")]
-mod layout {
-    use super::*;
-    use std::mem::{offset_of, size_of};
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_transport_params_t>(), 32);
-    static_assertions::const_assert_eq!(
-        offset_of!(aeron_udp_channel_transport_params_t, multicast_if_index),
-        24
-    );
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_params_t, ttl), 28);
-    static_assertions::const_assert_eq!(
-        offset_of!(aeron_udp_channel_transport_params_t, is_media_timestamping),
-        29
-    );
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, recv_fd), 4);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, data_paths), 8);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, connected_address), 16);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, bindings_clientd), 32);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, interceptor_clientds), 48);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, error_log), 64);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_t, timestamp_flags), 80);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_transport_t>(), 88);
-    static_assertions::const_assert_eq!(
-        offset_of!(aeron_udp_channel_transport_bindings_t, poller_poll_func),
-        88
-    );
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_transport_bindings_t, meta_info), 96);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_transport_bindings_t>(), 120);
-    static_assertions::const_assert_eq!(offset_of!(aeron_udp_channel_interceptor_bindings_t, meta_info), 96);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_interceptor_bindings_t>(), 128);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_outgoing_interceptor_t>(), 56);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_incoming_interceptor_t>(), 56);
-    static_assertions::const_assert_eq!(size_of::<aeron_udp_channel_data_paths_t>(), 32);
-}
+assert_layout!(aeron_udp_channel_transport_params_t, size 32,
+    multicast_if_index @ 24, ttl @ 28, is_media_timestamping @ 29);
+assert_layout!(aeron_udp_channel_transport_t, size 88, recv_fd @ 4, data_paths @ 8, connected_address @ 16,
+    bindings_clientd @ 32, interceptor_clientds @ 48, error_log @ 64, timestamp_flags @ 80);
+assert_layout!(aeron_udp_channel_transport_bindings_t, size 120, poller_poll_func @ 88, meta_info @ 96);
+assert_layout!(aeron_udp_channel_interceptor_bindings_t, size 128, meta_info @ 96);
+assert_layout!(aeron_udp_channel_outgoing_interceptor_t, size 56);
+assert_layout!(aeron_udp_channel_incoming_interceptor_t, size 56);
+assert_layout!(aeron_udp_channel_data_paths_t, size 32);
