@@ -17,7 +17,7 @@
 # commands); the targets this needs are built there if missing. Without it the script
 # says so and exits 0. DRIVER=aeron runs that build's aeronmd instead of ours (over IPC
 # the driver is not on the data path). MESSAGES (1000000) sets the round trips per run,
-# THROUGHPUT_MESSAGES (20000000) the messages per throughput run.
+# THROUGHPUT_MESSAGES (100000000) the messages per throughput run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,7 +31,7 @@ source scripts/lib/bench-common.sh # median, ratio, percentiles, load
 
 repeats=${1:-3}
 messages=${MESSAGES:-1000000}
-throughput_messages=${THROUGHPUT_MESSAGES:-20000000}
+throughput_messages=${THROUGHPUT_MESSAGES:-100000000}
 aeron_build=$(cd "$AERON_C_DIR" && pwd)
 cache="$aeron_build/CMakeCache.txt"
 [ -f "$cache" ] || { echo "no CMakeCache.txt in $aeron_build: not a CMake build directory" >&2; exit 1; }
@@ -113,10 +113,14 @@ ping_pong() { # <side> <log>
 }
 
 # rate_subscriber's "1000ms, 1.234e+07 msgs/sec, ..." reports -> msgs/s over the reports
-# after the first (start-up) and before the last (the publisher finishing).
+# with messages, less the first and the last (partial: start-up, the publisher finishing).
 subscriber_rate() {
-  awk '$2 == "msgs/sec," { gsub(/ms,/, "", $1); r[++n] = $2; ms[n] = $1 }
-    END { for (i = 2; i < n; i++) { s += r[i] * ms[i]; t += ms[i] } if (t == 0) print "-"; else printf "%.0f\n", s / t }' "$1"
+  awk '$3 == "msgs/sec," && $2 + 0 > 0 { ms[++n] = $1 + 0; r[n] = $2 + 0 }
+    END {
+      first = n >= 3 ? 2 : 1; last = n >= 3 ? n - 1 : n
+      for (i = first; i <= last; i++) { s += r[i] * ms[i]; t += ms[i] }
+      if (t == 0) print "-"; else printf "%.0f\n", s / t
+    }' "$1"
 }
 throughput() { # <side> <log>
   local bin="$work/bin/$1"
