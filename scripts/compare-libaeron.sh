@@ -179,6 +179,9 @@ row "offer_poll_cost poll, ns per message" poll
 for side in "${sides[@]}"; do
   printf '%-46s %s\n' "round trip p50 of each run, $side" "$(runs "$work/p50.$side")"
 done
+for side in "${sides[@]}"; do
+  printf '%-46s %s\n' "msgs/s of each run, $side" "$(runs "$work/rate.$side")"
+done
 
 [ "${CALLGRIND:-0}" = 1 ] || exit 0
 command -v valgrind >/dev/null || { echo "CALLGRIND=1: valgrind is not installed" >&2; exit 1; }
@@ -211,7 +214,7 @@ for side in "${sides[@]}"; do
   # Inlined code is listed again under its own source file with the export's name: the
   # export's own line is the largest.
   callgrind_annotate --inclusive=yes "$work/cg.offer_poll_cost.$side" 2>/dev/null | awk -v m=$((3 * cost_messages)) '
-    / [^ ]*:aeron_(publication_offer|subscription_poll) / {
+    / [^ ]*:aeron_(publication_offer|subscription_poll)( |$)/ {
       ir = $1; gsub(/,/, "", ir); f = $0; sub(/ \[.*/, "", f); sub(/.*:/, "", f)
       if (ir + 0 > max[f] + 0) max[f] = ir
     }
