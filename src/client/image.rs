@@ -35,6 +35,25 @@ pub(crate) struct ImageInfo {
     pub source_identity: String,
 }
 
+/// What [`Image::poll_readiness`] found.
+pub(crate) enum PollReadiness<'a> {
+    /// Closed, or no frame published at the subscriber position.
+    Empty,
+    /// A frame is published at the subscriber position: read from here.
+    Ready(PollStart<'a>),
+    /// A check failed that a valid image never fails: leave it to the checked poll.
+    Unsure,
+}
+
+/// Where a poll starts: the subscriber position, its counter and its place in the log.
+#[derive(Clone, Copy)]
+pub(crate) struct PollStart<'a> {
+    counter: &'a AtomicI64,
+    position: i64,
+    term: &'a AtomicBuffer,
+    term_offset: usize,
+}
+
 /// A stream from one publisher (one session id) on a subscription. Shared as
 /// `Arc<Image>`; the mapping lives until the last holder drops it. Polling is meant for one
 /// thread at a time (the subscription's poller); everything else may be called anywhere.
@@ -97,6 +116,77 @@ impl Image {
     where
         F: FnMut(&[u8], &Header),
     {
+        match self.poll_readiness() {
+            PollReadiness::Empty => 0,
+            PollReadiness::Ready(start) => self.poll_from(start, handler, fragment_limit),
+            PollReadiness::Unsure => self.poll_checked(handler, fragment_limit),
+        }
+    }
+
+    /// Whether a poll now would certainly deliver nothing: the image is closed, or no frame
+    /// is published at the subscriber position yet — a spinning subscriber's common case.
+    /// Neither panics nor calls out, so the C API answers such polls before its panic
+    /// boundary; `false` whenever it cannot tell cheaply (the poll then decides).
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+    #[inline(always)]
+    pub fn has_nothing_to_poll(&self) -> bool {
+        matches!(self.poll_readiness(), PollReadiness::Empty)
+    }
+
+    /// What a poll would find now, worked out once and without panicking or calling out:
+    /// nothing (closed, or no frame published at the subscriber position), or where to start
+    /// reading, which [`poll_from`](Self::poll_from) takes without looking any of it up
+    /// again. `Unsure` when a check fails that a valid image never fails (a counter or term
+    /// offset off its alignment); the checked poll then answers as it always has.
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+    #[inline(always)]
+    pub(crate) fn poll_readiness(&self) -> PollReadiness<'_> {
+        if self.is_closed() {
+            return PollReadiness::Empty;
+        }
+        let Some(counter) = self.subscriber_position.try_atomic_i64(0) else {
+            return PollReadiness::Unsure;
+        };
+        // Relaxed: only this poller writes the counter, so this reads its own last store.
+        let position = counter.load(Ordering::Relaxed);
+        let term_offset = (position & self.term_length_mask) as usize;
+        // The shift is below 64: it comes from the term length validated at mapping.
+        let term = partition(self.log.terms(), index_by_position(position, self.position_bits_to_shift));
+        match term.try_atomic_i32_array::<1>(term_offset) {
+            // Acquire, as the reader's own read of the frame length.
+            Some([frame_length]) if frame_length.load(Ordering::Acquire) <= 0 => PollReadiness::Empty,
+            Some(_) => PollReadiness::Ready(PollStart { counter, position, term, term_offset }),
+            None => PollReadiness::Unsure,
+        }
+    }
+
+    /// [`poll`](Self::poll) from what [`poll_readiness`](Self::poll_readiness) found: the
+    /// position, term and counter are not looked up again, and the counter store needs no
+    /// bounds check.
+    #[inline]
+    pub(crate) fn poll_from<F>(&self, start: PollStart<'_>, handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header),
+    {
+        let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
+        let outcome = read(start.term, start.term_offset, fragment_limit, &mut header, handler);
+        if outcome.offset > start.term_offset {
+            let new_position = start.position.wrapping_add((outcome.offset - start.term_offset) as i64);
+            // Release: the driver (and publishers through it) may reuse the space only after
+            // seeing the reads above completed.
+            start.counter.store(new_position, Ordering::Release);
+        }
+        outcome.fragments_read
+    }
+
+    /// [`poll`](Self::poll) with every look-up checked, for what
+    /// [`poll_readiness`](Self::poll_readiness) could not vouch for.
+    #[cold]
+    #[inline(never)]
+    fn poll_checked<F>(&self, handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header),
+    {
         if self.is_closed() {
             return 0;
         }
@@ -108,36 +198,10 @@ impl Image {
         let outcome = read(term, term_offset, fragment_limit, &mut header, handler);
         if outcome.offset > term_offset {
             let new_position = position.wrapping_add((outcome.offset - term_offset) as i64);
-            // Release: the driver (and publishers through it) may reuse the space only after
-            // seeing the reads above completed.
+            // Release: as in `poll_from`.
             self.subscriber_position.put_i64_release(0, new_position);
         }
         outcome.fragments_read
-    }
-
-    /// Whether a poll now would certainly deliver nothing: the image is closed, or no frame
-    /// is published at the subscriber position yet — a spinning subscriber's common case.
-    /// Neither panics nor calls out, so the C API answers such polls before its panic
-    /// boundary; `false` whenever it cannot tell cheaply (the poll then decides).
-    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
-    #[inline(always)]
-    pub fn has_nothing_to_poll(&self) -> bool {
-        if self.is_closed() {
-            return true;
-        }
-        let Some(counter) = self.subscriber_position.try_atomic_i64(0) else {
-            return false;
-        };
-        // Relaxed: only this poller writes the counter (as in `poll`).
-        let position = counter.load(Ordering::Relaxed);
-        let term_offset = (position & self.term_length_mask) as usize;
-        // The shift is below 64: it comes from the term length validated at mapping.
-        let index = index_by_position(position, self.position_bits_to_shift);
-        match partition(self.log.terms(), index).try_atomic_i32_array::<1>(term_offset) {
-            // Acquire, as the reader's own read of the frame length.
-            Some([frame_length]) => frame_length.load(Ordering::Acquire) <= 0,
-            None => false,
-        }
     }
 
     /// As [`poll`](Self::poll), with the handler choosing per fragment to ABORT (leave it

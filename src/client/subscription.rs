@@ -14,7 +14,7 @@ use crate::client::conductor_handle::ConductorHandle;
 use crate::client::context::ImageHandler;
 use crate::client::counter::counter_value_view;
 use crate::client::destination::{AsyncDestination, DestinationCommand, Destinations};
-use crate::client::image::Image;
+use crate::client::image::{Image, PollReadiness, PollStart};
 use crate::client::publication_core::{CHANNEL_STATUS_ACTIVE, CHANNEL_STATUS_NO_ID_ALLOCATED};
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::{ControlledPollAction, Header};
@@ -256,7 +256,53 @@ impl Subscription {
 
     /// As [`poll`](Self::poll), also telling the handler which image each fragment is from.
     #[inline]
-    pub fn poll_with_image<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
+    pub fn poll_with_image<F>(&mut self, handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header, &Arc<Image>),
+    {
+        match self.poll_readiness() {
+            SubscriptionReadiness::Empty => 0,
+            SubscriptionReadiness::Ready(ready) => ready.poll(handler, fragment_limit),
+            SubscriptionReadiness::Unsure => self.poll_checked(handler, fragment_limit),
+        }
+    }
+
+    /// What a poll would find now, without panicking or calling out: nothing (the image
+    /// list is the one last taken and no image has a frame at its position), or the first
+    /// image in this poll's round-robin order that has one, where the poll then starts (the
+    /// round-robin start moves on, as a poll moves it). `Unsure` when the image list changed
+    /// or an image could not tell (see [`Image::poll_readiness`]).
+    #[deny(clippy::arithmetic_side_effects, clippy::indexing_slicing, clippy::unwrap_used, clippy::panic)]
+    #[inline(always)]
+    pub(crate) fn poll_readiness(&mut self) -> SubscriptionReadiness<'_> {
+        // Acquire, as `refresh_images`: a new list is for the checked poll to take in.
+        if self.state.images_version.load(Ordering::Acquire) != self.images_version {
+            return SubscriptionReadiness::Unsure;
+        }
+        let images: &[Arc<Image>] = &self.images;
+        let first = if self.round_robin_index >= images.len() { 0 } else { self.round_robin_index };
+        for skipped in 0..images.len() {
+            let Some(image) = images.get(round_robin_index(first, skipped, images.len())) else {
+                break;
+            };
+            match image.poll_readiness() {
+                PollReadiness::Empty => {}
+                PollReadiness::Ready(start) => {
+                    // `first` is an index into the list, so this cannot overflow.
+                    self.round_robin_index = first.wrapping_add(1);
+                    return SubscriptionReadiness::Ready(ReadyPoll { images, first, skipped, start });
+                }
+                PollReadiness::Unsure => return SubscriptionReadiness::Unsure,
+            }
+        }
+        SubscriptionReadiness::Empty
+    }
+
+    /// [`poll_with_image`](Self::poll_with_image) taking in a changed image list first and
+    /// polling every image from its own look-ups.
+    #[cold]
+    #[inline(never)]
+    fn poll_checked<F>(&mut self, mut handler: F, fragment_limit: usize) -> usize
     where
         F: FnMut(&[u8], &Header, &Arc<Image>),
     {
@@ -458,6 +504,60 @@ impl Subscription {
     pub fn close(&self) {
         self.client.release_subscription(self.state.registration_id);
     }
+}
+
+/// What [`Subscription::poll_readiness`] found.
+pub(crate) enum SubscriptionReadiness<'a> {
+    /// No image has a frame to deliver.
+    Empty,
+    /// An image has one: poll from it.
+    Ready(ReadyPoll<'a>),
+    /// The image list changed, or an image could not tell: leave it to the checked poll.
+    Unsure,
+}
+
+/// A subscription poll that found a frame: the images in this poll's round-robin order,
+/// how many of them had nothing, and where the next one's read starts.
+pub(crate) struct ReadyPoll<'a> {
+    images: &'a [Arc<Image>],
+    first: usize,
+    skipped: usize,
+    start: PollStart<'a>,
+}
+
+impl ReadyPoll<'_> {
+    /// Delivers up to `fragment_limit` fragments: from the image that was found ready,
+    /// then from the images after it in round-robin order. The ones before it had nothing
+    /// a moment ago; what reaches them meanwhile waits for the next poll.
+    #[inline]
+    pub(crate) fn poll<F>(self, mut handler: F, fragment_limit: usize) -> usize
+    where
+        F: FnMut(&[u8], &Header, &Arc<Image>),
+    {
+        let count = self.images.len();
+        let Some(image) = self.images.get(round_robin_index(self.first, self.skipped, count)) else {
+            return 0;
+        };
+        let mut fragments =
+            image.poll_from(self.start, |payload, header| handler(payload, header, image), fragment_limit);
+        for later in self.skipped + 1..count {
+            if fragments >= fragment_limit {
+                break;
+            }
+            let image = &self.images[round_robin_index(self.first, later, count)];
+            fragments +=
+                image.poll(|payload, header| handler(payload, header, image), fragment_limit - fragments);
+        }
+        fragments
+    }
+}
+
+/// The index of the `nth` image polled when a poll of `count` images starts at `first`
+/// (both below `count`).
+#[inline(always)]
+fn round_robin_index(first: usize, nth: usize, count: usize) -> usize {
+    let index = first.wrapping_add(nth);
+    if index >= count { index.wrapping_sub(count) } else { index }
 }
 
 impl Drop for Subscription {

@@ -13,10 +13,11 @@ use std::ffi::{c_char, c_int, c_void};
 use std::sync::Arc;
 
 use crate::client::Image;
+use crate::client::image::{PollReadiness, PollStart};
 use crate::ffi::handles::{self, Handle};
 use crate::ffi::header::{
-    aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
-    deliver_controlled, with_known_fragment_handler,
+    FragmentHandlerFn, aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t,
+    deliver, deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::subscription::aeron_subscription_t;
 use crate::util::error::{Error, Result};
@@ -220,13 +221,19 @@ pub unsafe extern "C" fn aeron_image_poll(
     clientd: *mut c_void,
     fragment_limit: usize,
 ) -> c_int {
-    // An empty poll, what a spinning subscriber mostly makes, is answered here, outside the
-    // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
-    if handler.is_some() {
+    // What a spinning subscriber mostly makes, an empty poll, is answered here, outside the
+    // panic boundary, by pointer tests and `poll_readiness`, which cannot panic; a poll with
+    // something to read starts where `poll_readiness` found it, looking nothing up twice.
+    if let Some(handler) = handler {
         // SAFETY: NULL or valid (see the module docs).
         if let Some(i) = unsafe { handles::try_borrow(image) } {
-            if i.has_nothing_to_poll() {
-                return 0;
+            match i.poll_readiness() {
+                PollReadiness::Empty => return 0,
+                PollReadiness::Ready(start) => {
+                    // SAFETY: the arguments of this call, forwarded, with `image`'s readiness.
+                    return unsafe { image_poll_from(image, i, start, handler, clientd, fragment_limit) };
+                }
+                PollReadiness::Unsure => {}
             }
         }
     }
@@ -234,7 +241,33 @@ pub unsafe extern "C" fn aeron_image_poll(
     unsafe { image_poll(image, handler, clientd, fragment_limit) }
 }
 
-/// `aeron_image_poll` behind the panic boundary.
+/// `aeron_image_poll` behind the panic boundary, from where `poll_readiness` found a frame.
+///
+/// # Safety
+/// As `aeron_image_poll`; `i` is `image`'s image and `start` its readiness.
+#[inline(always)]
+unsafe fn image_poll_from(
+    image: *mut aeron_image_t,
+    i: &Image,
+    start: PollStart<'_>,
+    handler: FragmentHandlerFn,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
+    ffi_boundary!("aeron_image_poll", {
+        let n = with_known_fragment_handler!(
+            handler,
+            i.poll_from(
+                start,
+                |payload, header| deliver(handler, clientd, payload, header, image.cast()),
+                fragment_limit
+            )
+        );
+        Ok(n as c_int)
+    })
+}
+
+/// `aeron_image_poll` behind the panic boundary, every argument checked.
 ///
 /// # Safety
 /// As `aeron_image_poll`.

@@ -19,6 +19,7 @@ use crate::client::context::ImageHandler;
 use crate::client::destination::{DestinationCommand, Destinations};
 use crate::client::local_socket_addresses::resolved_channel_parts;
 use crate::client::resource_linger::{ResourceLinger, linger_or_drop};
+use crate::client::subscription::{ReadyPoll, SubscriptionReadiness};
 use crate::client::{Image, Subscription, SubscriptionView};
 use crate::concurrent::caller_synchronized::CallerSynchronized;
 use crate::concurrent::counters::CountersReader;
@@ -27,8 +28,8 @@ use crate::ffi::client::{aeron_async_destination_t, aeron_t, lossless_c_string};
 use crate::ffi::context_callbacks::aeron_notification_t;
 use crate::ffi::handles::{self, ClientData, Handle};
 use crate::ffi::header::{
-    aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t, deliver,
-    deliver_controlled, with_known_fragment_handler,
+    FragmentHandlerFn, aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t,
+    deliver, deliver_controlled, with_known_fragment_handler,
 };
 use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses, write_parts};
@@ -198,15 +199,21 @@ pub unsafe extern "C" fn aeron_subscription_poll(
     clientd: *mut c_void,
     fragment_limit: usize,
 ) -> c_int {
-    // An empty poll, what a spinning subscriber mostly makes, is answered here, outside the
-    // panic boundary: pointer tests and `has_nothing_to_poll`, which cannot panic.
-    if handler.is_some() {
+    // What a spinning subscriber mostly makes, an empty poll, is answered here, outside the
+    // panic boundary, by pointer tests and `poll_readiness`, which cannot panic; a poll with
+    // something to read starts at the image and position `poll_readiness` found.
+    if let Some(handler) = handler {
         // SAFETY: NULL or a live SubscriptionHandle (contract, as in `handle`).
         if let Some(handle) = unsafe { handles::try_borrow(subscription) } {
-            // SAFETY: one polling thread at a time (contract); only read here.
-            if let Some(poller) = unsafe { handle.poller.get() } {
-                if poller.has_nothing_to_poll() {
-                    return 0;
+            // SAFETY: one polling thread at a time (contract): the only reference to the
+            // poller, and it ends before the checked poll below takes another.
+            if let Some(poller) = unsafe { handle.poller.get_mut() } {
+                match poller.poll_readiness() {
+                    SubscriptionReadiness::Empty => return 0,
+                    SubscriptionReadiness::Ready(ready) => {
+                        return subscription_poll_from(ready, handler, clientd, fragment_limit);
+                    }
+                    SubscriptionReadiness::Unsure => {}
                 }
             }
         }
@@ -215,7 +222,28 @@ pub unsafe extern "C" fn aeron_subscription_poll(
     unsafe { subscription_poll(subscription, handler, clientd, fragment_limit) }
 }
 
-/// `aeron_subscription_poll` behind the panic boundary.
+/// `aeron_subscription_poll` behind the panic boundary, from the image and position
+/// `poll_readiness` found. `handler` is called with `clientd` (the caller's contract).
+#[inline(always)]
+fn subscription_poll_from(
+    ready: ReadyPoll<'_>,
+    handler: FragmentHandlerFn,
+    clientd: *mut c_void,
+    fragment_limit: usize,
+) -> c_int {
+    ffi_boundary!("aeron_subscription_poll", {
+        let fragments = with_known_fragment_handler!(
+            handler,
+            ready.poll(
+                |payload, header, image| deliver(handler, clientd, payload, header, image_ptr(image).cast()),
+                fragment_limit,
+            )
+        );
+        Ok(fragments as c_int)
+    })
+}
+
+/// `aeron_subscription_poll` behind the panic boundary, every argument checked.
 ///
 /// # Safety
 /// As `aeron_subscription_poll`.

@@ -221,7 +221,14 @@ pub const fn index_by_term(initial_term_id: i32, term_id: i32) -> usize {
 /// Partition holding `position`.
 #[inline]
 pub const fn index_by_position(position: i64, bits: u32) -> usize {
-    index_by_term_count(position >> bits)
+    let term_count = position >> bits;
+    // The same remainder; unsigned for the positions a valid stream has (a few instructions
+    // less on every poll than the signed remainder and its sign fix-up).
+    if term_count >= 0 {
+        (term_count as u64 % PARTITION_COUNT as u64) as usize
+    } else {
+        index_by_term_count(term_count)
+    }
 }
 
 #[cfg(test)]
@@ -280,5 +287,18 @@ mod tests {
         assert_eq!(index_by_term(i32::MAX, i32::MIN.wrapping_add(2)), 0);
         assert_eq!(index_by_term_count(5), 2);
         assert_eq!(compute_term_begin_position(i32::MIN, bits, i32::MAX), 65536);
+    }
+
+    #[test]
+    fn index_by_position_is_the_euclidean_remainder_for_every_sign() {
+        for bits in [16, 30] {
+            for term_count in [-4_i64, -3, -2, -1, 0, 1, 2, 3, 4, 1 << 31, -(1 << 31)] {
+                let position = term_count << bits;
+                assert_eq!(index_by_position(position, bits), index_by_term_count(term_count), "{position}");
+                assert_eq!(index_by_position(position + 32, bits), index_by_term_count(term_count));
+            }
+        }
+        assert_eq!(index_by_position(i64::MIN, 16), index_by_term_count(i64::MIN >> 16));
+        assert_eq!(index_by_position(i64::MAX, 16), index_by_term_count(i64::MAX >> 16));
     }
 }

@@ -3,47 +3,33 @@
 //! `aeron_header_values_t`).
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::atomic::Ordering;
 
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::descriptor::compute_position;
 use crate::protocol::header::{
-    DATA_HEADER_LENGTH, FLAGS_OFFSET, FRAME_ALIGNMENT, RESERVED_VALUE_OFFSET, SESSION_ID_FIELD_OFFSET,
-    STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET, VERSION_OFFSET,
+    DATA_HEADER_LENGTH, FLAGS_OFFSET, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET, RESERVED_VALUE_OFFSET,
+    SESSION_ID_FIELD_OFFSET, STREAM_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET,
+    TYPE_OFFSET, VERSION_OFFSET,
 };
 use crate::util::bits::align;
 
-/// The 32-byte data header as 4-byte words (`Header::load_words`).
+/// The 32-byte data header as 4-byte words (`Header::load`).
 pub const HEADER_WORDS: usize = DATA_HEADER_LENGTH / 4;
 
-// `load_words` takes version, flags and type from one little-endian word and the reserved
-// value from two.
-const _: () = assert!(
-    VERSION_OFFSET == 4
-        && FLAGS_OFFSET == 5
-        && TYPE_OFFSET == 6
-        && RESERVED_VALUE_OFFSET % 4 == 0
-        && TERM_OFFSET_FIELD_OFFSET % 4 == 0
-        && SESSION_ID_FIELD_OFFSET % 4 == 0
-        && STREAM_ID_FIELD_OFFSET % 4 == 0
-        && TERM_ID_FIELD_OFFSET % 4 == 0
-        && cfg!(target_endian = "little")
-);
+// A header keeps the frame's bytes as the log holds them; `load` rebuilds them from the
+// words it reads, which gives the same bytes on a little-endian machine (the log's order).
+const _: () = assert!(cfg!(target_endian = "little"));
 
-/// A copy of one frame's 32-byte header. Readers refill one `Header` per fragment (a few
-/// plain loads from a line already in cache), so handlers get values, not pointers into
-/// a term that may be reused after the poll.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// A copy of one frame's 32-byte header. Readers refill one `Header` per fragment (one
+/// 32-byte copy from a line already in cache), so handlers get values, not pointers into
+/// a term that may be reused after the poll. The bytes are kept as they are in the log and
+/// each field is decoded when asked for: the copy is then two vector moves, not a load and
+/// a store per field.
+#[derive(Clone, Copy, PartialEq, Eq, Default)]
 pub struct Header {
-    frame_length: i32,
-    version: u8,
-    flags: u8,
-    frame_type: u16,
-    term_offset: i32,
-    session_id: i32,
-    stream_id: i32,
-    term_id: i32,
-    reserved_value: i64,
+    /// The data header as in the log: little-endian fields at the protocol offsets.
+    frame: [u8; DATA_HEADER_LENGTH],
     initial_term_id: i32,
     position_bits_to_shift: u32,
     /// For a reassembled message: the bytes its fragments occupy in the term (0 otherwise).
@@ -60,51 +46,45 @@ impl Header {
     /// frame length there (which publishes these bytes) and checked the frame fits.
     #[inline]
     pub fn load(&mut self, term: &AtomicBuffer, frame_offset: usize, frame_length: i32) {
-        self.load_words(term.atomic_i32_slice(frame_offset, HEADER_WORDS), frame_length);
+        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
+        for (bytes, word) in self.frame.chunks_exact_mut(4).zip(words) {
+            // Relaxed: published by the frame length the caller acquired.
+            bytes.copy_from_slice(&word.load(Ordering::Relaxed).to_le_bytes());
+        }
+        self.set_frame_length(frame_length);
+        self.fragmented_frame_length = 0;
     }
 
-    /// As [`load`](Self::load), from the frame's eight header words (the reader's hot path
-    /// checks their bounds once and reads the type from them too).
-    #[inline]
-    pub fn load_words(&mut self, words: &[AtomicI32], frame_length: i32) {
-        // Relaxed: published by the frame length the caller acquired.
-        let word = |offset: usize| words[offset / 4].load(Ordering::Relaxed);
-        let version_flags_type = word(VERSION_OFFSET) as u32;
-        self.frame_length = frame_length;
-        self.version = version_flags_type as u8;
-        self.flags = (version_flags_type >> 8) as u8;
-        self.frame_type = (version_flags_type >> 16) as u16;
-        self.term_offset = word(TERM_OFFSET_FIELD_OFFSET);
-        self.session_id = word(SESSION_ID_FIELD_OFFSET);
-        self.stream_id = word(STREAM_ID_FIELD_OFFSET);
-        self.term_id = word(TERM_ID_FIELD_OFFSET);
-        let reserved_low = word(RESERVED_VALUE_OFFSET) as u32;
-        self.reserved_value = (i64::from(word(RESERVED_VALUE_OFFSET + 4)) << 32) | i64::from(reserved_low);
+    /// As [`load`](Self::load), from the header bytes of a frame the caller acquired (the
+    /// first 32 bytes of its published range): the reader's hot path.
+    #[inline(always)]
+    pub fn load_frame(&mut self, header: &[u8; DATA_HEADER_LENGTH], frame_length: i32) {
+        self.frame = *header;
+        self.set_frame_length(frame_length);
         self.fragmented_frame_length = 0;
     }
 
     /// Parses a header from bytes (e.g. one received in a datagram). `None` if too short.
     pub fn from_bytes(bytes: &[u8], initial_term_id: i32, position_bits_to_shift: u32) -> Option<Self> {
-        if bytes.len() < DATA_HEADER_LENGTH {
-            return None;
-        }
-        let i32_at = |o: usize| i32::from_le_bytes([bytes[o], bytes[o + 1], bytes[o + 2], bytes[o + 3]]);
-        let mut reserved = [0u8; 8];
-        reserved.copy_from_slice(&bytes[RESERVED_VALUE_OFFSET..RESERVED_VALUE_OFFSET + 8]);
-        Some(Self {
-            frame_length: i32_at(0),
-            version: bytes[VERSION_OFFSET],
-            flags: bytes[FLAGS_OFFSET],
-            frame_type: u16::from_le_bytes([bytes[TYPE_OFFSET], bytes[TYPE_OFFSET + 1]]),
-            term_offset: i32_at(TERM_OFFSET_FIELD_OFFSET),
-            session_id: i32_at(SESSION_ID_FIELD_OFFSET),
-            stream_id: i32_at(STREAM_ID_FIELD_OFFSET),
-            term_id: i32_at(TERM_ID_FIELD_OFFSET),
-            reserved_value: i64::from_le_bytes(reserved),
-            initial_term_id,
-            position_bits_to_shift,
-            fragmented_frame_length: 0,
-        })
+        let frame = *bytes.first_chunk::<DATA_HEADER_LENGTH>()?;
+        Some(Self { frame, initial_term_id, position_bits_to_shift, fragmented_frame_length: 0 })
+    }
+
+    #[inline(always)]
+    fn bytes<const N: usize>(&self, offset: usize) -> [u8; N] {
+        let mut bytes = [0; N];
+        bytes.copy_from_slice(&self.frame[offset..offset + N]);
+        bytes
+    }
+
+    #[inline(always)]
+    fn i32_at(&self, offset: usize) -> i32 {
+        i32::from_le_bytes(self.bytes(offset))
+    }
+
+    #[inline(always)]
+    fn set_frame_length(&mut self, frame_length: i32) {
+        self.frame[FRAME_LENGTH_OFFSET..FRAME_LENGTH_OFFSET + 4].copy_from_slice(&frame_length.to_le_bytes());
     }
 
     /// Turns the header of a message's first fragment into the header of the whole
@@ -112,40 +92,40 @@ impl Header {
     /// last fragment's, and the span of all fragments so [`Header::position`] is the
     /// position after the last one (as Aeron's `BufferBuilder.completeHeader`).
     pub fn complete_fragmented(&mut self, total_length: usize, last_flags: u8) {
-        let max_payload = (self.frame_length as usize).saturating_sub(DATA_HEADER_LENGTH).max(1);
+        let max_payload = (self.frame_length() as usize).saturating_sub(DATA_HEADER_LENGTH).max(1);
         let span = crate::logbuffer::descriptor::compute_fragmented_length(total_length, max_payload);
-        self.frame_length = (DATA_HEADER_LENGTH + total_length).min(i32::MAX as usize) as i32;
-        self.flags |= last_flags;
+        self.set_frame_length((DATA_HEADER_LENGTH + total_length).min(i32::MAX as usize) as i32);
+        self.frame[FLAGS_OFFSET] |= last_flags;
         self.fragmented_frame_length = span.min(i32::MAX as usize) as i32;
     }
 
     pub fn frame_length(&self) -> i32 {
-        self.frame_length
+        self.i32_at(FRAME_LENGTH_OFFSET)
     }
     pub fn version(&self) -> u8 {
-        self.version
+        self.frame[VERSION_OFFSET]
     }
     pub fn flags(&self) -> u8 {
-        self.flags
+        self.frame[FLAGS_OFFSET]
     }
     /// Frame type: 1 DATA, 0 PAD.
     pub fn frame_type(&self) -> u16 {
-        self.frame_type
+        u16::from_le_bytes(self.bytes(TYPE_OFFSET))
     }
     pub fn term_offset(&self) -> i32 {
-        self.term_offset
+        self.i32_at(TERM_OFFSET_FIELD_OFFSET)
     }
     pub fn session_id(&self) -> i32 {
-        self.session_id
+        self.i32_at(SESSION_ID_FIELD_OFFSET)
     }
     pub fn stream_id(&self) -> i32 {
-        self.stream_id
+        self.i32_at(STREAM_ID_FIELD_OFFSET)
     }
     pub fn term_id(&self) -> i32 {
-        self.term_id
+        self.i32_at(TERM_ID_FIELD_OFFSET)
     }
     pub fn reserved_value(&self) -> i64 {
-        self.reserved_value
+        i64::from_le_bytes(self.bytes(RESERVED_VALUE_OFFSET))
     }
     pub fn initial_term_id(&self) -> i32 {
         self.initial_term_id
@@ -161,16 +141,36 @@ impl Header {
     /// Term offset of the frame after this one (Aeron `aeron_header_next_term_offset`).
     pub fn next_term_offset(&self) -> i32 {
         let next =
-            align(self.term_offset.max(0) as usize + self.frame_length.max(0) as usize, FRAME_ALIGNMENT);
+            align(self.term_offset().max(0) as usize + self.frame_length().max(0) as usize, FRAME_ALIGNMENT);
         next.min(i32::MAX as usize) as i32
     }
 
     /// Position just after this frame (or after the last fragment of a reassembled message).
     pub fn position(&self) -> i64 {
         let span =
-            if self.fragmented_frame_length > 0 { self.fragmented_frame_length } else { self.frame_length };
-        let next = align(self.term_offset.max(0) as usize + span.max(0) as usize, FRAME_ALIGNMENT);
-        compute_position(self.term_id, next as i32, self.position_bits_to_shift, self.initial_term_id)
+            if self.fragmented_frame_length > 0 { self.fragmented_frame_length } else { self.frame_length() };
+        let next = align(self.term_offset().max(0) as usize + span.max(0) as usize, FRAME_ALIGNMENT);
+        compute_position(self.term_id(), next as i32, self.position_bits_to_shift, self.initial_term_id)
+    }
+}
+
+// As the derived form of a header with one field per protocol field.
+impl std::fmt::Debug for Header {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Header")
+            .field("frame_length", &self.frame_length())
+            .field("version", &self.version())
+            .field("flags", &self.flags())
+            .field("frame_type", &self.frame_type())
+            .field("term_offset", &self.term_offset())
+            .field("session_id", &self.session_id())
+            .field("stream_id", &self.stream_id())
+            .field("term_id", &self.term_id())
+            .field("reserved_value", &self.reserved_value())
+            .field("initial_term_id", &self.initial_term_id)
+            .field("position_bits_to_shift", &self.position_bits_to_shift)
+            .field("fragmented_frame_length", &self.fragmented_frame_length)
+            .finish()
     }
 }
 

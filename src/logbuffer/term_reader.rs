@@ -3,11 +3,9 @@
 //! the fragment limit or at the end of the term; skips padding.
 #![forbid(unsafe_code)]
 
-use std::sync::atomic::{AtomicI32, Ordering};
-
 use crate::concurrent::AtomicBuffer;
 use crate::logbuffer::frame_descriptor::{acquire_frame, aligned_frame_length};
-use crate::logbuffer::header::{HEADER_WORDS, Header};
+use crate::logbuffer::header::Header;
 use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_PAD, TYPE_OFFSET};
 
 /// Where a read stopped.
@@ -141,21 +139,18 @@ where
         let Some(frame) = acquire_frame(term, offset) else {
             break;
         };
-        let frame_length = frame.len();
-        if frame_length < DATA_HEADER_LENGTH {
+        // The acquired range is the whole frame, header included, checked to fit the term.
+        let bytes = frame.as_slice();
+        let Some((frame_header, payload)) = bytes.split_first_chunk::<DATA_HEADER_LENGTH>() else {
             break;
-        }
-        let frame_offset = offset;
-        let aligned = aligned_frame_length(frame_length);
+        };
+        let aligned = aligned_frame_length(bytes.len());
         offset += aligned;
-        // The header's words, bounds-checked once for the type test and the copy.
-        let words = term.atomic_i32_slice(frame_offset, HEADER_WORDS);
-        if is_padding_word(&words[TYPE_OFFSET / 4]) {
+        if is_padding(frame_header) {
             continue;
         }
         // In range: the frame fits in the term, whose length is an i32.
-        header.load_words(words, frame_length as i32);
-        let payload = &frame.as_slice()[DATA_HEADER_LENGTH..];
+        header.load_frame(frame_header, bytes.len() as i32);
         fragments_read += 1;
         match handler(payload, header) {
             ControlledPollAction::Abort => {
@@ -171,15 +166,11 @@ where
     ReadOutcome { offset: offset.min(capacity), fragments_read }
 }
 
-/// Whether the header word holding the type (bytes 4-7: version, flags, type) says PAD.
-#[inline]
-fn is_padding_word(version_flags_type: &AtomicI32) -> bool {
-    // Relaxed: published by the frame length the caller acquired; type = the high half.
-    (version_flags_type.load(Ordering::Relaxed) as u32 >> 16) as u16 == HDR_TYPE_PAD
+/// Whether a frame's header says PAD.
+#[inline(always)]
+fn is_padding(frame_header: &[u8; DATA_HEADER_LENGTH]) -> bool {
+    u16::from_le_bytes([frame_header[TYPE_OFFSET], frame_header[TYPE_OFFSET + 1]]) == HDR_TYPE_PAD
 }
-
-// The type is the high half of the little-endian word at byte 4.
-const _: () = assert!(TYPE_OFFSET == 6 && cfg!(target_endian = "little"));
 
 #[cfg(test)]
 mod tests {
