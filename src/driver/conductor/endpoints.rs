@@ -1,4 +1,4 @@
-//! The conductor's channel endpoints, send and receive (each kind one [`EndpointRegistry`]),
+//! The conductor's channel endpoints, send and receive (each kind one `EndpointRegistry`),
 //! and what they are opened with: the media (transport bindings) and the two port managers
 //! that say where sockets bind. A port a bind took goes back to its manager when the
 //! endpoint or receive destination is released by its agent, or when opening it failed.
