@@ -18,6 +18,7 @@
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicI32;
 
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::byte_copy::{INLINE_COPY_MAX, SMALL_COPY_MAX, copy_chunks, copy_small};
@@ -102,18 +103,45 @@ impl<'a> ClaimedRange<'a> {
         if src.len() > INLINE_COPY_MAX || offset > self.len || src.len() > self.len - offset {
             return false;
         }
+        // SAFETY: offset <= len (checked), so the pointer stays within the range.
+        let dst = unsafe { self.ptr.as_ptr().add(offset) };
         // SAFETY: [offset, offset + src.len()) is inside the claimed range (checked), which
-        // no one else touches; src is a distinct Rust slice, so no overlap; each copy is
-        // within its length limit.
-        unsafe {
-            let dst = self.ptr.as_ptr().add(offset);
-            if src.len() <= SMALL_COPY_MAX {
-                copy_small(src.as_ptr(), dst, src.len());
-            } else {
-                copy_chunks(src.as_ptr(), dst, src.len());
-            }
-        }
+        // no one else touches; src is a distinct Rust slice, so no overlap; src is at most
+        // INLINE_COPY_MAX bytes (checked).
+        unsafe { copy_inline(src, dst) };
         true
+    }
+
+    /// This range as one frame: `HEAD` bytes of header, whose first `WORDS` i32 words the
+    /// writer stores atomically (the first of them publishes the frame), then `body`. Made
+    /// when the range is exactly `body` and the header aligned up to `ALIGN` (a power of
+    /// two) long, starts on a 4-byte boundary, and `body` is at most
+    /// [`INLINE_COPY_MAX`] bytes; else the range comes back untouched. The one check of the
+    /// offer fast path: what the frame's writes need follows from it, so
+    /// [`ClaimedFrame`]'s methods check nothing (and a caller that claimed exactly that
+    /// length lets the optimizer drop the length comparison too).
+    #[inline(always)]
+    pub fn try_frame<'s, const HEAD: usize, const ALIGN: usize, const WORDS: usize>(
+        self,
+        body: &'s [u8],
+    ) -> Result<ClaimedFrame<'a, 's, WORDS>, Self> {
+        const { assert!(ALIGN.is_power_of_two() && HEAD % 4 == 0 && WORDS * 4 <= HEAD) };
+        if body.len() > INLINE_COPY_MAX {
+            return Err(self);
+        }
+        // No overflow: body is at most INLINE_COPY_MAX bytes. The aligned length is at least
+        // HEAD + body.len(), so both parts lie in a range of exactly that length.
+        let framed = (HEAD + body.len() + (ALIGN - 1)) & !(ALIGN - 1);
+        if self.len != framed || self.ptr.as_ptr().addr() & 3 != 0 {
+            return Err(self);
+        }
+        // SAFETY: [0, 4 * WORDS) lies in the range (4 * WORDS <= HEAD <= len, checked) and
+        // starts 4-byte aligned (checked); the memory lives for 'a and this claim owns it, and
+        // the frame accesses these bytes only through these atomics (the body starts at HEAD).
+        let head = unsafe { &*self.ptr.as_ptr().cast::<[AtomicI32; WORDS]>() };
+        // SAFETY: HEAD <= len (checked above), so the pointer stays within the range.
+        let body_dst = unsafe { NonNull::new_unchecked(self.ptr.as_ptr().add(HEAD)) };
+        Ok(ClaimedFrame { head, body_dst, body, _claim: PhantomData })
     }
 
     /// Fills `[offset, offset + length)` of the range with `value`; panics if it does not fit.
@@ -140,6 +168,54 @@ impl<'a> ClaimedRange<'a> {
         // SAFETY: the range is live for 'a and owned by this claim; no one writes it while
         // `&self` is borrowed (writes need `&mut self`, others do not touch it).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// A claimed frame whose layout [`ClaimedRange::try_frame`] checked: its header words, and
+/// the body still to be copied in after them. Consuming it (copying the body) ends the
+/// claim's plain writes; the header words stay, to publish the frame through.
+#[derive(Debug)]
+pub struct ClaimedFrame<'a, 's, const WORDS: usize> {
+    head: &'a [AtomicI32; WORDS],
+    /// Where the body goes: `body.len()` bytes of the claimed range, after the header.
+    body_dst: NonNull<u8>,
+    body: &'s [u8],
+    _claim: PhantomData<ClaimedRange<'a>>,
+}
+
+impl<'a, const WORDS: usize> ClaimedFrame<'a, '_, WORDS> {
+    /// The header's words, to store with atomics (before or after the body).
+    #[inline(always)]
+    pub fn head(&self) -> &'a [AtomicI32; WORDS] {
+        self.head
+    }
+
+    /// Copies the body into place, inline; the header words, to publish the frame through.
+    #[inline(always)]
+    pub fn put_body(self) -> &'a [AtomicI32; WORDS] {
+        // SAFETY: `try_frame` checked that [HEAD, HEAD + body.len()) lies in the claimed
+        // range, which this value owns (it consumed the claim) and which no one else touches;
+        // the header words lie before it; body is a distinct Rust slice (no overlap) of at
+        // most INLINE_COPY_MAX bytes (checked there).
+        unsafe { copy_inline(self.body, self.body_dst.as_ptr()) };
+        self.head
+    }
+}
+
+/// Copies `src` to `dst` without a `memcpy` call.
+///
+/// # Safety
+/// `dst` valid for writing `src.len()` bytes, not overlapping `src`, and no one else
+/// accessing them meanwhile; `src.len() <= INLINE_COPY_MAX`.
+#[inline(always)]
+unsafe fn copy_inline(src: &[u8], dst: *mut u8) {
+    if src.len() <= SMALL_COPY_MAX {
+        // SAFETY: the caller's contract, and the length is within copy_small's limit.
+        unsafe { copy_small(src.as_ptr(), dst, src.len()) };
+    } else {
+        // SAFETY: the caller's contract, and the length is within copy_chunks' limits
+        // (above SMALL_COPY_MAX, at most INLINE_COPY_MAX).
+        unsafe { copy_chunks(src.as_ptr(), dst, src.len()) };
     }
 }
 

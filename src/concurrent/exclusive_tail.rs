@@ -66,18 +66,20 @@ impl ExclusiveTail {
 }
 
 impl ExclusiveTail {
-    /// [`claim`](Self::claim) that leaves the tail to the caller: the range and the tail
-    /// word, to store the new tail (with release) when it chooses, e.g. only once the frame
-    /// is written. The range is this owner's either way (`&mut self`).
+    /// [`claim`](Self::claim) that leaves the tail to the caller and claims only a range
+    /// wholly inside the buffer: the range and the tail word, to store the new tail (with
+    /// release) when it chooses, e.g. only once the frame is written; `None`, claiming
+    /// nothing, when `[offset, offset + length)` does not lie in the buffer. The range is
+    /// this owner's either way (`&mut self`).
     #[inline(always)]
-    pub fn claim_deferred(&mut self, offset: usize, length: usize) -> (ClaimedRange<'_>, &AtomicI64) {
-        let capacity = self.buffer.capacity();
-        let start = offset.min(capacity);
-        let len = length.min(capacity - start);
-        // SAFETY: as in `claim`: in bounds (clipped), and this value is the buffer's only
+    pub fn try_claim_deferred(&mut self, offset: usize, length: usize) -> Option<(ClaimedRange<'_>, &AtomicI64)> {
+        if offset.checked_add(length)? > self.buffer.capacity() {
+            return None;
+        }
+        // SAFETY: as in `claim`: in bounds (checked), and this value is the buffer's only
         // claimer with `&mut self` making this its only live claim.
-        let claimed = unsafe { ClaimedRange::new(&self.buffer, start, len) };
-        (claimed, self.tail.get())
+        let claimed = unsafe { ClaimedRange::new(&self.buffer, offset, length) };
+        Some((claimed, self.tail.get()))
     }
 }
 
