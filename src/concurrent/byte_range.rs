@@ -404,6 +404,56 @@ mod tests {
     }
 
     #[test]
+    fn exact_claim_is_whole_or_clipped_as_claim_get_and_add() {
+        let buffer = AtomicBuffer::alloc(128);
+        let tail = AtomicI64::new((3i64 << 32) | 64);
+        let (before, claim) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(before, (3i64 << 32) | 64);
+        assert_eq!(claim.expect("ends at the end").len(), 64);
+        let tail = AtomicI64::new(96);
+        let (_, crossing) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(crossing.expect_err("crosses the end").len(), 32, "clipped to the end");
+        let (before, past) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(before, 160);
+        assert!(past.expect_err("past the end").is_empty());
+        let (_, huge) = buffer.claim_get_and_add_exact(&AtomicI64::new(64), usize::MAX);
+        assert_eq!(huge.expect_err("overflows").len(), 64);
+    }
+
+    #[test]
+    fn frame_needs_the_exact_aligned_length_and_writes_head_and_body() {
+        let buffer = AtomicBuffer::alloc(256);
+        let body: Vec<u8> = (1..=100).collect();
+        // SAFETY: a private buffer; nothing else touches it.
+        let claim = |index, length| unsafe { buffer.claim_unchecked(index, length) };
+        // 32 + 33 aligned to 32 is 96.
+        assert!(claim(32, 64).try_frame::<32, 32, 6>(&body[..33]).is_err(), "shorter");
+        assert!(claim(32, 128).try_frame::<32, 32, 6>(&body[..33]).is_err(), "longer");
+        assert!(claim(34, 96).try_frame::<32, 32, 6>(&body[..33]).is_err(), "misaligned");
+        let long = vec![0; INLINE_COPY_MAX + 1];
+        assert!(claim(0, 256).try_frame::<0, 256, 0>(&long).is_err(), "beyond INLINE_COPY_MAX");
+        assert!(buffer.load_vec(0, 256).iter().all(|&b| b == 0), "refusals write nothing");
+        let frame = claim(32, 96).try_frame::<32, 32, 6>(&body[..33]).expect("exact");
+        frame.head()[5].store(-7, std::sync::atomic::Ordering::Relaxed);
+        let words = frame.put_body();
+        words[0].store(65, std::sync::atomic::Ordering::Release);
+        let bytes = buffer.load_vec(0, 256);
+        assert_eq!(&bytes[32..36], &65i32.to_le_bytes());
+        assert_eq!(&bytes[52..56], &(-7i32).to_le_bytes());
+        assert_eq!(&bytes[64..97], &body[..33]);
+        assert!(
+            bytes[..32]
+                .iter()
+                .chain(&bytes[36..52])
+                .chain(&bytes[56..64])
+                .chain(&bytes[97..])
+                .all(|&b| b == 0)
+        );
+        let empty = claim(128, 32).try_frame::<32, 32, 8>(&[]).expect("header only");
+        assert_eq!(empty.put_body().len(), 8);
+    }
+
+    #[test]
     #[should_panic(expected = "out of bounds")]
     fn claimed_range_put_past_its_end_panics() {
         let buffer = AtomicBuffer::alloc(128);

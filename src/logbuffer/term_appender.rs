@@ -13,8 +13,8 @@ use crate::logbuffer::descriptor::{
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered, set_frame_type};
 use crate::logbuffer::header_writer::{HEADER_WORDS, HeaderWriter};
 use crate::protocol::header::{
-    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET, HDR_TYPE_PAD,
-    RESERVED_VALUE_OFFSET,
+    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET,
+    HDR_TYPE_PAD, RESERVED_VALUE_OFFSET,
 };
 use crate::util::error::{Error, Result};
 
