@@ -12,10 +12,8 @@ use crate::logbuffer::descriptor::{
     PARTITION_COUNT, active_term_count, compute_term_begin_position, compute_term_count, index_by_term_count,
     partition_mut, raw_tail_volatile, rotate_log_exclusive, term_id, term_offset,
 };
-use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, ExclusiveTermAppender, HeaderWriter};
-use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::{Error, Result};
 
 /// The writer's private view of where the log's tail is.
@@ -101,12 +99,8 @@ impl ExclusivePublication {
             return None;
         }
         let tail = self.tail;
-        // Wrapping ops say these cannot overflow (checked by the lints above): the length is at
-        // most INLINE_COPY_MAX here and positions stay below 2^62 (term length x 2^31).
-        let aligned = aligned_frame_length(message.len().wrapping_add(DATA_HEADER_LENGTH)) as i64;
-        if tail.position() >= core.position_limit()
-            || i64::from(tail.term_offset).wrapping_add(aligned) > core.term_length as i64
-        {
+        // The term's end is the appender's to check, once, on the range it claims.
+        if tail.position() >= core.position_limit() {
             return None;
         }
         let resulting = partition_mut(&mut self.appenders, tail.index).append_small(
@@ -116,6 +110,7 @@ impl ExclusivePublication {
             message,
         )?;
         self.tail.term_offset = resulting;
+        // Wrapping: positions stay below 2^62 (term length x 2^31), checked by the lints above.
         Some(tail.term_begin_position.wrapping_add(i64::from(resulting)))
     }
 

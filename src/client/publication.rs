@@ -13,10 +13,8 @@ use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_term_begin_position, compute_term_count, index_by_active_term_count, partition,
     rotate_log, term_id, term_offset,
 };
-use crate::logbuffer::frame_descriptor::aligned_frame_length;
 use crate::logbuffer::term_appender::ReservedValueSupplier;
 use crate::logbuffer::{AppendOutcome, BufferClaim, HeaderWriter, TermAppender};
-use crate::protocol::header::DATA_HEADER_LENGTH;
 use crate::util::error::Result;
 
 /// A thread-safe publication. `offer`/`try_claim` return the new stream position (≥ 0) or
@@ -92,16 +90,13 @@ impl Publication {
         }
         let limit = core.position_limit();
         let active = self.active_term()?;
-        // Wrapping ops say these cannot overflow (checked by the lints above): the length is at
-        // most INLINE_COPY_MAX here and positions stay below 2^62 (term length x 2^31).
-        let aligned = aligned_frame_length(message.len().wrapping_add(DATA_HEADER_LENGTH)) as i64;
-        if active.position >= limit
-            || active.position.wrapping_sub(active.term_begin_position).wrapping_add(aligned)
-                > core.term_length as i64
-        {
+        // The term's end is the appender's to check, once, on the range it claims: a claim
+        // across it goes to `complete`, which trips the term as the general path would.
+        if active.position >= limit {
             return None;
         }
         match partition(&self.appenders, active.index).append_small(&self.header, message, active.term_id) {
+            // Wrapping: positions stay below 2^62 (term length x 2^31), checked by the lints above.
             Ok(resulting_offset) => {
                 Some(active.term_begin_position.wrapping_add(i64::from(resulting_offset)))
             }

@@ -510,6 +510,29 @@ impl AtomicBuffer {
         (before, unsafe { ClaimedRange::new(self, start, len) })
     }
 
+    /// [`claim_get_and_add`](Self::claim_get_and_add) that tells whether the reserved range
+    /// lies wholly in the buffer: `Ok` with it when it does, `Err` with the part inside (as
+    /// `claim_get_and_add` clips it) when it crosses or starts past the end. One comparison,
+    /// for a claimer that treats the two cases differently (a log appender trips the term).
+    #[inline(always)]
+    pub fn claim_get_and_add_exact(
+        &self,
+        tail: &AtomicI64,
+        length: usize,
+    ) -> (i64, std::result::Result<ClaimedRange<'_>, ClaimedRange<'_>>) {
+        let before = tail.fetch_add(length as i64, Ordering::SeqCst);
+        let offset = (before & 0xFFFF_FFFF) as usize;
+        if offset.checked_add(length).is_some_and(|end| end <= self.len) {
+            // SAFETY: offset + length <= self.len (checked); the get-and-add reserved
+            // [offset, offset + length) of the tail's space for this caller alone.
+            return (before, Ok(unsafe { ClaimedRange::new(self, offset, length) }));
+        }
+        let start = offset.min(self.len);
+        let len = length.min(self.len - start);
+        // SAFETY: start + len <= self.len (clipped); inside the reserved space, as above.
+        (before, Err(unsafe { ClaimedRange::new(self, start, len) }))
+    }
+
     /// Claims `length` bytes with a SeqCst get-and-add on the i64 at `tail_index` of this
     /// buffer, whose value is the offset the next claim starts at (a mapped bus segment's
     /// limit); returns the value before the add and the range reserved, clipped to the

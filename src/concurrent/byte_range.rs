@@ -18,6 +18,7 @@
 
 use std::marker::PhantomData;
 use std::ptr::NonNull;
+use std::sync::atomic::AtomicI32;
 
 use crate::concurrent::AtomicBuffer;
 use crate::concurrent::byte_copy::{INLINE_COPY_MAX, SMALL_COPY_MAX, copy_chunks, copy_small};
@@ -102,18 +103,45 @@ impl<'a> ClaimedRange<'a> {
         if src.len() > INLINE_COPY_MAX || offset > self.len || src.len() > self.len - offset {
             return false;
         }
+        // SAFETY: offset <= len (checked), so the pointer stays within the range.
+        let dst = unsafe { self.ptr.as_ptr().add(offset) };
         // SAFETY: [offset, offset + src.len()) is inside the claimed range (checked), which
-        // no one else touches; src is a distinct Rust slice, so no overlap; each copy is
-        // within its length limit.
-        unsafe {
-            let dst = self.ptr.as_ptr().add(offset);
-            if src.len() <= SMALL_COPY_MAX {
-                copy_small(src.as_ptr(), dst, src.len());
-            } else {
-                copy_chunks(src.as_ptr(), dst, src.len());
-            }
-        }
+        // no one else touches; src is a distinct Rust slice, so no overlap; src is at most
+        // INLINE_COPY_MAX bytes (checked).
+        unsafe { copy_inline(src, dst) };
         true
+    }
+
+    /// This range as one frame: `HEAD` bytes of header, whose first `WORDS` i32 words the
+    /// writer stores atomically (the first of them publishes the frame), then `body`. Made
+    /// when the range is exactly `body` and the header aligned up to `ALIGN` (a power of
+    /// two) long, starts on a 4-byte boundary, and `body` is at most
+    /// [`INLINE_COPY_MAX`] bytes; else the range comes back untouched. The one check of the
+    /// offer fast path: what the frame's writes need follows from it, so
+    /// [`ClaimedFrame`]'s methods check nothing (and a caller that claimed exactly that
+    /// length lets the optimizer drop the length comparison too).
+    #[inline(always)]
+    pub fn try_frame<'s, const HEAD: usize, const ALIGN: usize, const WORDS: usize>(
+        self,
+        body: &'s [u8],
+    ) -> Result<ClaimedFrame<'a, 's, WORDS>, Self> {
+        const { assert!(ALIGN.is_power_of_two() && HEAD % 4 == 0 && WORDS * 4 <= HEAD) };
+        if body.len() > INLINE_COPY_MAX {
+            return Err(self);
+        }
+        // No overflow: body is at most INLINE_COPY_MAX bytes. The aligned length is at least
+        // HEAD + body.len(), so both parts lie in a range of exactly that length.
+        let framed = (HEAD + body.len() + (ALIGN - 1)) & !(ALIGN - 1);
+        if self.len != framed || self.ptr.as_ptr().addr() & 3 != 0 {
+            return Err(self);
+        }
+        // SAFETY: [0, 4 * WORDS) lies in the range (4 * WORDS <= HEAD <= len, checked) and
+        // starts 4-byte aligned (checked); the memory lives for 'a and this claim owns it, and
+        // the frame accesses these bytes only through these atomics (the body starts at HEAD).
+        let head = unsafe { &*self.ptr.as_ptr().cast::<[AtomicI32; WORDS]>() };
+        // SAFETY: HEAD <= len (checked above), so the pointer stays within the range.
+        let body_dst = unsafe { NonNull::new_unchecked(self.ptr.as_ptr().add(HEAD)) };
+        Ok(ClaimedFrame { head, body_dst, body, _claim: PhantomData })
     }
 
     /// Fills `[offset, offset + length)` of the range with `value`; panics if it does not fit.
@@ -140,6 +168,54 @@ impl<'a> ClaimedRange<'a> {
         // SAFETY: the range is live for 'a and owned by this claim; no one writes it while
         // `&self` is borrowed (writes need `&mut self`, others do not touch it).
         unsafe { std::slice::from_raw_parts(self.ptr.as_ptr(), self.len) }
+    }
+}
+
+/// A claimed frame whose layout [`ClaimedRange::try_frame`] checked: its header words, and
+/// the body still to be copied in after them. Consuming it (copying the body) ends the
+/// claim's plain writes; the header words stay, to publish the frame through.
+#[derive(Debug)]
+pub struct ClaimedFrame<'a, 's, const WORDS: usize> {
+    head: &'a [AtomicI32; WORDS],
+    /// Where the body goes: `body.len()` bytes of the claimed range, after the header.
+    body_dst: NonNull<u8>,
+    body: &'s [u8],
+    _claim: PhantomData<ClaimedRange<'a>>,
+}
+
+impl<'a, const WORDS: usize> ClaimedFrame<'a, '_, WORDS> {
+    /// The header's words, to store with atomics (before or after the body).
+    #[inline(always)]
+    pub fn head(&self) -> &'a [AtomicI32; WORDS] {
+        self.head
+    }
+
+    /// Copies the body into place, inline; the header words, to publish the frame through.
+    #[inline(always)]
+    pub fn put_body(self) -> &'a [AtomicI32; WORDS] {
+        // SAFETY: `try_frame` checked that [HEAD, HEAD + body.len()) lies in the claimed
+        // range, which this value owns (it consumed the claim) and which no one else touches;
+        // the header words lie before it; body is a distinct Rust slice (no overlap) of at
+        // most INLINE_COPY_MAX bytes (checked there).
+        unsafe { copy_inline(self.body, self.body_dst.as_ptr()) };
+        self.head
+    }
+}
+
+/// Copies `src` to `dst` without a `memcpy` call.
+///
+/// # Safety
+/// `dst` valid for writing `src.len()` bytes, not overlapping `src`, and no one else
+/// accessing them meanwhile; `src.len() <= INLINE_COPY_MAX`.
+#[inline(always)]
+unsafe fn copy_inline(src: &[u8], dst: *mut u8) {
+    if src.len() <= SMALL_COPY_MAX {
+        // SAFETY: the caller's contract, and the length is within copy_small's limit.
+        unsafe { copy_small(src.as_ptr(), dst, src.len()) };
+    } else {
+        // SAFETY: the caller's contract, and the length is within copy_chunks' limits
+        // (above SMALL_COPY_MAX, at most INLINE_COPY_MAX).
+        unsafe { copy_chunks(src.as_ptr(), dst, src.len()) };
     }
 }
 
@@ -325,6 +401,56 @@ mod tests {
         assert_eq!(bytes[32], 0xBB);
         assert_eq!(&bytes[33..92], &source[1..60]);
         assert_eq!(&bytes[92..96], &[0xAA; 4]);
+    }
+
+    #[test]
+    fn exact_claim_is_whole_or_clipped_as_claim_get_and_add() {
+        let buffer = AtomicBuffer::alloc(128);
+        let tail = AtomicI64::new((3i64 << 32) | 64);
+        let (before, claim) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(before, (3i64 << 32) | 64);
+        assert_eq!(claim.expect("ends at the end").len(), 64);
+        let tail = AtomicI64::new(96);
+        let (_, crossing) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(crossing.expect_err("crosses the end").len(), 32, "clipped to the end");
+        let (before, past) = buffer.claim_get_and_add_exact(&tail, 64);
+        assert_eq!(before, 160);
+        assert!(past.expect_err("past the end").is_empty());
+        let (_, huge) = buffer.claim_get_and_add_exact(&AtomicI64::new(64), usize::MAX);
+        assert_eq!(huge.expect_err("overflows").len(), 64);
+    }
+
+    #[test]
+    fn frame_needs_the_exact_aligned_length_and_writes_head_and_body() {
+        let buffer = AtomicBuffer::alloc(256);
+        let body: Vec<u8> = (1..=100).collect();
+        // SAFETY: a private buffer; nothing else touches it.
+        let claim = |index, length| unsafe { buffer.claim_unchecked(index, length) };
+        // 32 + 33 aligned to 32 is 96.
+        assert!(claim(32, 64).try_frame::<32, 32, 6>(&body[..33]).is_err(), "shorter");
+        assert!(claim(32, 128).try_frame::<32, 32, 6>(&body[..33]).is_err(), "longer");
+        assert!(claim(34, 96).try_frame::<32, 32, 6>(&body[..33]).is_err(), "misaligned");
+        let long = vec![0; INLINE_COPY_MAX + 1];
+        assert!(claim(0, 256).try_frame::<0, 256, 0>(&long).is_err(), "beyond INLINE_COPY_MAX");
+        assert!(buffer.load_vec(0, 256).iter().all(|&b| b == 0), "refusals write nothing");
+        let frame = claim(32, 96).try_frame::<32, 32, 6>(&body[..33]).expect("exact");
+        frame.head()[5].store(-7, std::sync::atomic::Ordering::Relaxed);
+        let words = frame.put_body();
+        words[0].store(65, std::sync::atomic::Ordering::Release);
+        let bytes = buffer.load_vec(0, 256);
+        assert_eq!(&bytes[32..36], &65i32.to_le_bytes());
+        assert_eq!(&bytes[52..56], &(-7i32).to_le_bytes());
+        assert_eq!(&bytes[64..97], &body[..33]);
+        assert!(
+            bytes[..32]
+                .iter()
+                .chain(&bytes[36..52])
+                .chain(&bytes[56..64])
+                .chain(&bytes[97..])
+                .all(|&b| b == 0)
+        );
+        let empty = claim(128, 32).try_frame::<32, 32, 8>(&[]).expect("header only");
+        assert_eq!(empty.put_body().len(), 8);
     }
 
     #[test]

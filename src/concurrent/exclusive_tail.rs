@@ -66,18 +66,24 @@ impl ExclusiveTail {
 }
 
 impl ExclusiveTail {
-    /// [`claim`](Self::claim) that leaves the tail to the caller: the range and the tail
-    /// word, to store the new tail (with release) when it chooses, e.g. only once the frame
-    /// is written. The range is this owner's either way (`&mut self`).
+    /// [`claim`](Self::claim) that leaves the tail to the caller and claims only a range
+    /// wholly inside the buffer: the range and the tail word, to store the new tail (with
+    /// release) when it chooses, e.g. only once the frame is written; `None`, claiming
+    /// nothing, when `[offset, offset + length)` does not lie in the buffer. The range is
+    /// this owner's either way (`&mut self`).
     #[inline(always)]
-    pub fn claim_deferred(&mut self, offset: usize, length: usize) -> (ClaimedRange<'_>, &AtomicI64) {
-        let capacity = self.buffer.capacity();
-        let start = offset.min(capacity);
-        let len = length.min(capacity - start);
-        // SAFETY: as in `claim`: in bounds (clipped), and this value is the buffer's only
+    pub fn try_claim_deferred(
+        &mut self,
+        offset: usize,
+        length: usize,
+    ) -> Option<(ClaimedRange<'_>, &AtomicI64)> {
+        if offset.checked_add(length)? > self.buffer.capacity() {
+            return None;
+        }
+        // SAFETY: as in `claim`: in bounds (checked), and this value is the buffer's only
         // claimer with `&mut self` making this its only live claim.
-        let claimed = unsafe { ClaimedRange::new(&self.buffer, start, len) };
-        (claimed, self.tail.get())
+        let claimed = unsafe { ClaimedRange::new(&self.buffer, offset, length) };
+        Some((claimed, self.tail.get()))
     }
 }
 
@@ -118,5 +124,20 @@ mod tests {
         assert_eq!(tail.word().load(Ordering::Acquire), 42);
         assert_eq!(buffer.load_vec(96, 32), vec![7; 32]);
         assert!(tail.claim(43, 200, 8).is_empty(), "wholly past the end");
+    }
+
+    #[test]
+    fn deferred_claim_is_whole_or_nothing_and_leaves_the_tail() {
+        let buffer = AtomicBuffer::alloc(128);
+        let words = AtomicBuffer::alloc(64);
+        let mut tail = ExclusiveTail::new(buffer.clone(), AtomicI64Word::new(&words, 8).unwrap()).unwrap();
+        assert!(tail.try_claim_deferred(96, 64).is_none(), "crosses the end");
+        assert!(tail.try_claim_deferred(200, 0).is_none(), "starts past the end");
+        assert!(tail.try_claim_deferred(64, usize::MAX).is_none(), "overflows");
+        let (mut claim, word) = tail.try_claim_deferred(64, 64).expect("ends at the end");
+        assert_eq!(claim.len(), 64);
+        assert_eq!(word.load(Ordering::Relaxed), 0, "the tail is the caller's to store");
+        claim.put_bytes(0, &[5; 64]);
+        assert_eq!(buffer.load_vec(64, 64), vec![5; 64]);
     }
 }

@@ -9,7 +9,7 @@ use crate::concurrent::{AtomicBuffer, ClaimedRange, ExclusiveTail};
 use crate::logbuffer::buffer_claim::BufferClaim;
 use crate::logbuffer::descriptor::{compute_fragmented_length, pack_tail};
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered};
-use crate::logbuffer::header_writer::HeaderWriter;
+use crate::logbuffer::header_writer::{HEADER_WORDS, HeaderWriter};
 use crate::logbuffer::term_appender::{
     AppendOutcome, ReservedValueSupplier, check_message_length, checked_raw_tail, copy_parts,
     handle_end_of_log_condition, publish, write_fragments, write_padding,
@@ -156,8 +156,8 @@ impl ExclusiveTermAppender {
     /// [`INLINE_COPY_MAX`](crate::concurrent::byte_copy::INLINE_COPY_MAX) bytes at
     /// `term_offset` with nothing that can panic or call out of line: the offer fast path.
     /// The resulting term offset once the frame is published; `None` when it would cross the
-    /// term end or does not lie in the term as checked — the tail is then untouched and the
-    /// general path appends (over any header written here, at the same place).
+    /// term end or does not lie in the term as checked — the tail and the term are then
+    /// untouched and the general path appends.
     #[inline(always)]
     pub fn append_small(
         &mut self,
@@ -168,16 +168,17 @@ impl ExclusiveTermAppender {
     ) -> Option<i32> {
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
         let aligned = aligned_frame_length(frame_length);
-        let resulting = i64::from(term_offset) + aligned as i64;
-        if resulting > self.term.capacity() as i64 {
-            return None;
-        }
-        let offset = term_offset as usize;
-        let (mut frame, raw_tail) = self.raw_tail.claim_deferred(offset, aligned);
-        let words = header.try_write(&self.term, offset, frame_length as i32, term_id)?;
-        if !frame.try_put_small_bytes(DATA_HEADER_LENGTH, payload) {
-            return None;
-        }
+        // Through u32: the offset is below 2^32 for the optimizer, so the claim's one range
+        // check needs no overflow test; a negative offset (which the publication never
+        // keeps) would lie past any term, and is refused there.
+        let offset = term_offset as u32 as usize;
+        // The one check of the frame's place: it lies in the term (else the general path
+        // trips the term), and `try_frame` sees the exact length it claimed.
+        let (claimed, raw_tail) = self.raw_tail.try_claim_deferred(offset, aligned)?;
+        let frame = claimed.try_frame::<DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HEADER_WORDS>(payload).ok()?;
+        header.write_words(frame.head(), offset, frame_length as i32, term_id);
+        let words = frame.put_body();
+        let resulting = offset + aligned;
         // The tail still goes out before the frame does, so the producer position never
         // lags a published frame.
         raw_tail.store(pack_tail(term_id, resulting as i32), Ordering::Release);

@@ -57,6 +57,20 @@ impl HeaderWriter {
         Some(words)
     }
 
+    /// [`write`](Self::write) into a frame's header words that the caller already holds
+    /// (from a [`ClaimedFrame`](crate::concurrent::byte_range::ClaimedFrame), which checked
+    /// them once): no check here.
+    #[inline(always)]
+    pub fn write_words(
+        &self,
+        words: &[AtomicI32; HEADER_WORDS],
+        frame_offset: usize,
+        frame_length: i32,
+        term_id: i32,
+    ) {
+        self.store(words, frame_offset, frame_length, term_id);
+    }
+
     #[inline(always)]
     fn store(&self, words: &[AtomicI32], frame_offset: usize, frame_length: i32, term_id: i32) {
         // Release: a claimed (negative) length is what the unblocker keys on; it is ordered

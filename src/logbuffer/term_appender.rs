@@ -11,10 +11,10 @@ use crate::logbuffer::descriptor::{
     PARTITION_COUNT, compute_fragmented_length, compute_max_message_length, tail_counter_offset,
 };
 use crate::logbuffer::frame_descriptor::{aligned_frame_length, frame_length_ordered, set_frame_type};
-use crate::logbuffer::header_writer::HeaderWriter;
+use crate::logbuffer::header_writer::{HEADER_WORDS, HeaderWriter};
 use crate::protocol::header::{
-    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, FRAME_LENGTH_OFFSET, HDR_TYPE_PAD,
-    RESERVED_VALUE_OFFSET,
+    BEGIN_FLAG, DATA_HEADER_LENGTH, END_FLAG, FLAGS_OFFSET, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET,
+    HDR_TYPE_PAD, RESERVED_VALUE_OFFSET,
 };
 use crate::util::error::{Error, Result};
 
@@ -180,22 +180,28 @@ impl TermAppender {
     ) -> std::result::Result<i32, (i64, ClaimedRange<'_>)> {
         let frame_length = payload.len() + DATA_HEADER_LENGTH;
         let aligned = aligned_frame_length(frame_length);
-        let (raw_tail, mut frame) = self.get_and_add_raw_tail(aligned);
-        let (term_id, term_offset) = split(raw_tail);
-        let resulting = term_offset + aligned as i64;
-        if resulting > self.term.capacity() as i64 || term_id != active_term_id {
-            return Err((raw_tail, frame));
-        }
-        let offset = term_offset as usize;
-        let Some(words) = header.try_write(&self.term, offset, frame_length as i32, term_id) else {
-            return Err((raw_tail, frame));
+        // The claim's one range check: whether the frame lies wholly in the term (else it
+        // crossed the end, and `complete_claim` trips the term).
+        let (raw_tail, claimed) = self.term.claim_get_and_add_exact(self.raw_tail.get(), aligned);
+        let frame = match claimed {
+            Ok(frame) => frame,
+            Err(clipped) => return Err((raw_tail, clipped)),
         };
-        if !frame.try_put_small_bytes(DATA_HEADER_LENGTH, payload) {
+        let (term_id, term_offset) = split(raw_tail);
+        if term_id != active_term_id {
             return Err((raw_tail, frame));
         }
+        // The range is exactly `aligned` long, so of its checks only the alignment is left.
+        let frame = match frame.try_frame::<DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HEADER_WORDS>(payload) {
+            Ok(frame) => frame,
+            Err(frame) => return Err((raw_tail, frame)),
+        };
+        let offset = term_offset as usize;
+        header.write_words(frame.head(), offset, frame_length as i32, term_id);
+        let words = frame.put_body();
         // Release: header and payload are visible to whoever acquires the positive length.
         words[FRAME_LENGTH_OFFSET / 4].store(frame_length as i32, Ordering::Release);
-        Ok(resulting as i32)
+        Ok((term_offset + aligned as i64) as i32)
     }
 
     #[inline]
