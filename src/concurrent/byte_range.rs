@@ -116,7 +116,7 @@ impl<'a> ClaimedRange<'a> {
     /// writer stores atomically (the first of them publishes the frame), then `body`. Made
     /// when the range is exactly `body` and the header aligned up to `ALIGN` (a power of
     /// two) long, starts on a 4-byte boundary, and `body` is at most
-    /// [`INLINE_COPY_MAX`] bytes; else the range comes back untouched. The one check of the
+    /// `INLINE_COPY_MAX` bytes; else the range comes back untouched. The one check of the
     /// offer fast path: what the frame's writes need follows from it, so
     /// [`ClaimedFrame`]'s methods check nothing (and a caller that claimed exactly that
     /// length lets the optimizer drop the length comparison too).
