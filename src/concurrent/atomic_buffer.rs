@@ -501,25 +501,22 @@ impl AtomicBuffer {
     /// what makes the range exclusive.
     #[inline]
     pub fn claim_get_and_add(&self, tail: &AtomicI64, length: usize) -> (i64, ClaimedRange<'_>) {
-        let before = tail.fetch_add(length as i64, Ordering::SeqCst);
-        let start = ((before & 0xFFFF_FFFF) as usize).min(self.len);
-        let len = length.min(self.len - start);
-        // SAFETY: start + len <= self.len (clipped above); the get-and-add reserved
-        // [offset, offset + length) of the tail's space for this caller alone, and the range
-        // is inside it.
-        (before, unsafe { ClaimedRange::new(self, start, len) })
+        let (before, range) = self.claim_get_and_add_exact(tail, length);
+        (before, range.unwrap_or_else(|clipped| clipped))
     }
 
     /// [`claim_get_and_add`](Self::claim_get_and_add) that tells whether the reserved range
-    /// lies wholly in the buffer: `Ok` with it when it does, `Err` with the part inside (as
-    /// `claim_get_and_add` clips it) when it crosses or starts past the end. One comparison,
-    /// for a claimer that treats the two cases differently (a log appender trips the term).
+    /// lies wholly in the buffer: `Ok` with it when it does, `Err` with the part inside
+    /// (clipped to the buffer) when it crosses or starts past the end. One comparison, for a
+    /// claimer that treats the two cases differently (a log appender trips the term).
     #[inline(always)]
     pub fn claim_get_and_add_exact(
         &self,
         tail: &AtomicI64,
         length: usize,
     ) -> (i64, std::result::Result<ClaimedRange<'_>, ClaimedRange<'_>>) {
+        // SeqCst, as Aeron's get-and-add on the tail: every claimer's add is one total order,
+        // which is what makes the reserved ranges distinct.
         let before = tail.fetch_add(length as i64, Ordering::SeqCst);
         let offset = (before & 0xFFFF_FFFF) as usize;
         if offset.checked_add(length).is_some_and(|end| end <= self.len) {

@@ -42,21 +42,6 @@ impl HeaderWriter {
         self.store(words, frame_offset, frame_length, term_id);
     }
 
-    /// [`write`](Self::write) that never panics: the header's words, to publish the frame
-    /// through, or `None`, writing nothing, when they do not lie in `term` 4-byte aligned.
-    #[inline(always)]
-    pub fn try_write<'t>(
-        &self,
-        term: &'t AtomicBuffer,
-        frame_offset: usize,
-        frame_length: i32,
-        term_id: i32,
-    ) -> Option<&'t [AtomicI32; HEADER_WORDS]> {
-        let words = term.try_atomic_i32_array::<HEADER_WORDS>(frame_offset)?;
-        self.store(words, frame_offset, frame_length, term_id);
-        Some(words)
-    }
-
     /// [`write`](Self::write) into a frame's header words that the caller already holds
     /// (from a [`ClaimedFrame`](crate::concurrent::byte_range::ClaimedFrame), which checked
     /// them once): no check here.
@@ -126,23 +111,16 @@ mod tests {
     }
 
     #[test]
-    fn try_write_writes_the_same_bytes_or_nothing() {
+    fn write_words_writes_the_same_bytes_as_write() {
         let (general, fast) = (AtomicBuffer::alloc(128), AtomicBuffer::alloc(128));
         let writer = HeaderWriter::new(-1_964_816_251, 1001);
         writer.write(&general, 32, 33, 1000);
-        let words = writer.try_write(&fast, 32, 33, 1000).expect("in bounds");
+        let words = fast.try_atomic_i32_array::<HEADER_WORDS>(32).expect("in bounds");
+        writer.write_words(words, 32, 33, 1000);
         assert_eq!(words[0].load(Ordering::Relaxed), -33);
         let (mut expected, mut actual) = ([0u8; 128], [0u8; 128]);
         general.load_bytes(0, &mut expected);
         fast.load_bytes(0, &mut actual);
         assert_eq!(actual, expected);
-        // Past the end, or not on a word: None, and the buffer is untouched.
-        let untouched = AtomicBuffer::alloc(128);
-        assert!(writer.try_write(&untouched, 112, 33, 1000).is_none());
-        assert!(writer.try_write(&untouched, 2, 33, 1000).is_none());
-        assert!(writer.try_write(&untouched, usize::MAX, 33, 1000).is_none());
-        let mut bytes = [0xEEu8; 128];
-        untouched.load_bytes(0, &mut bytes);
-        assert!(bytes.iter().all(|&b| b == 0));
     }
 }
