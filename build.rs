@@ -4,8 +4,12 @@
 
 use std::path::PathBuf;
 
+#[path = "build/exports.rs"]
+mod exports;
 #[path = "build/idle_strategy_exports.rs"]
 mod idle_strategy_exports;
+
+use exports::doc_comment;
 
 fn main() {
     let crate_dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("CARGO_MANIFEST_DIR"));
@@ -44,24 +48,26 @@ fn main() {
             .join("\n"),
     ));
 
-    // The settings' plain C exports, generated from the settings tables and included by
-    // src/ffi/driver/settings.rs; cbindgen reads the generated file as a source of its own.
-    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
-    let settings_ffi = out_dir.join("driver_settings_ffi.rs");
-    write_if_changed(&settings_ffi, &generate_settings_ffi(&crate_dir));
-    let context_ffi = out_dir.join("context_settings_ffi.rs");
-    write_if_changed(&context_ffi, &generate_context_settings_ffi(&crate_dir));
-
+    // The export families generated from tables, each written to OUT_DIR, included by the
+    // `src/ffi` file its comment names and read by cbindgen as a source of its own.
     println!("cargo:rerun-if-changed=build");
-    let idle_ffi = out_dir.join("driver_idle_strategy_ffi.rs");
-    write_if_changed(&idle_ffi, &idle_strategy_exports::generate());
+    let out_dir = PathBuf::from(std::env::var("OUT_DIR").expect("OUT_DIR"));
+    let families = [
+        // src/ffi/driver/settings.rs
+        ("driver_settings_ffi.rs", generate_settings_ffi(&crate_dir)),
+        // src/ffi/context.rs
+        ("context_settings_ffi.rs", generate_context_settings_ffi(&crate_dir)),
+        // src/ffi/driver/settings_idle.rs
+        ("driver_idle_strategy_ffi.rs", idle_strategy_exports::generate()),
+    ];
 
-    let bindings = cbindgen::Builder::new()
-        .with_config(config)
-        .with_src(crate_dir.join("src/ffi/mod.rs"))
-        .with_src(&settings_ffi)
-        .with_src(&context_ffi)
-        .with_src(&idle_ffi)
+    let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
+    for (file, source) in &families {
+        let path = out_dir.join(file);
+        write_if_changed(&path, source);
+        builder = builder.with_src(path);
+    }
+    let bindings = builder
         .generate()
         .expect("cbindgen could not generate include/aeronrs.h");
 
@@ -161,20 +167,6 @@ fn parse_table(source: &str, group: &str) -> Vec<CRow> {
         });
     }
     rows
-}
-
-/// `text` as `///` lines of at most about 100 characters.
-fn doc_comment(text: &str) -> String {
-    let mut lines = vec![String::from("///")];
-    for word in text.split_whitespace() {
-        if lines.last().is_some_and(|l| l.len() + word.len() > 96) {
-            lines.push(String::from("///"));
-        }
-        let line = lines.last_mut().expect("a line");
-        line.push(' ');
-        line.push_str(word);
-    }
-    lines.join("\n")
 }
 
 /// The `extern "C"` setter and getter of every row, for `src/ffi/driver/settings.rs` to

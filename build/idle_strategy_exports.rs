@@ -2,7 +2,7 @@
 //! args, each set and get), generated from the agent list below for
 //! `src/ffi/driver/settings_idle.rs` to include and cbindgen to read.
 
-use super::doc_comment;
+use super::exports::Export;
 
 /// Each agent: its name in the C functions, its `DriverAgent` variant, how the docs name it.
 const AGENTS: [(&str, &str, &str); 5] = [
@@ -13,28 +13,17 @@ const AGENTS: [(&str, &str, &str); 5] = [
     ("shared", "Shared", "the single agent thread (SHARED, INVOKER)"),
 ];
 
-/// One export: doc, name, the value parameter (or none for a getter), return type and body.
+/// One export of an agent: a setter when it takes a `value`, else a getter.
 fn export(doc: &str, name: &str, value: Option<&str>, returns: &str, body: &str) -> String {
     let safety = match value {
         Some(_) => "`context` NULL or live; `value` NULL or NUL-terminated.",
         None => "`context` must be NULL or live.",
     };
-    let value = value.map(|v| format!(", value: {v}")).unwrap_or_default();
-    format!(
-        r#"
-{doc}
-///
-/// # Safety
-/// {safety}
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn {name}(context: *mut aeron_driver_context_t{value}) -> {returns} {{
-    ffi_boundary!("{name}", {{
-        // SAFETY: as this function's contract.
-        unsafe {{ {body} }}
-    }})
-}}
-"#
-    )
+    let params = match value {
+        Some(v) => format!("context: *mut aeron_driver_context_t, value: {v}"),
+        None => String::from("context: *mut aeron_driver_context_t"),
+    };
+    Export { doc, name, params: &params, returns, safety, body }.source()
 }
 
 pub fn generate() -> String {
@@ -46,42 +35,42 @@ pub fn generate() -> String {
         let set = prefix.replace("{}", "set");
         let get = prefix.replace("{}", "get");
         out.push_str(&export(
-            &doc_comment(&format!(
+            &format!(
                 "Selects the idle strategy of {who} by name (`{env}`; default `backoff`), built with \
                  the init args set for it. Returns 0, or -1 (EINVAL) for NULL arguments, an unknown \
                  name or unsuitable init args (the setting is then unchanged)."
-            )),
+            ),
             &set,
             Some("*const c_char"),
             "c_int",
             &format!("set_name(context, {agent}, value)"),
         ));
         out.push_str(&export(
-            &doc_comment(&format!(
+            &format!(
                 "Returns the idle strategy name of {who}, owned by the context (valid until it \
                  changes or the context closes); `aeron_idle_strategy_backoff` for a NULL context."
-            )),
+            ),
             &get,
             None,
             "*const c_char",
             &format!("name(context, \"{get}\", {agent})"),
         ));
         out.push_str(&export(
-            &doc_comment(&format!(
+            &format!(
                 "Sets the init args of {who}'s idle strategy (`{env}_INIT_ARGS`; NULL clears them). \
                  They apply when the strategy is next selected by name. Returns 0, or -1 (EINVAL) \
                  for a NULL context."
-            )),
+            ),
             &format!("{set}_init_args"),
             Some("*const c_char"),
             "c_int",
             &format!("set_args(context, {agent}, value)"),
         ));
         out.push_str(&export(
-            &doc_comment(&format!(
+            &format!(
                 "Returns the init args of {who}'s idle strategy, owned by the context; NULL when \
                  unset or for a NULL context."
-            )),
+            ),
             &format!("{get}_init_args"),
             None,
             "*const c_char",

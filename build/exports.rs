@@ -1,0 +1,51 @@
+//! One C export written from its parts, for the export families build.rs generates from
+//! tables (`build/*_exports.rs`). Each family's module returns the Rust source of its
+//! exports; an `src/ffi` file includes it with `include!` and cbindgen reads it as a source.
+
+/// The parts of one `#[unsafe(no_mangle)]` export. Its body runs inside `ffi_boundary!`,
+/// so a failure (or a panic) sets the thread's error and returns the type's failure value.
+pub struct Export<'a> {
+    /// What the function does, returns and how it fails: prose, wrapped into `///` lines.
+    pub doc: &'a str,
+    pub name: &'a str,
+    /// The parameter list as Rust source, e.g. `image: *mut aeron_image_t, position: i64`.
+    pub params: &'a str,
+    pub returns: &'a str,
+    /// The `# Safety` contract: prose.
+    pub safety: &'a str,
+    /// An expression of type `Result<returns>`. It is the operand of one `unsafe` block
+    /// whose justification is the contract (`forwarded`), so it may call the `unsafe`
+    /// helpers that take the same contract.
+    pub body: &'a str,
+}
+
+impl Export<'_> {
+    /// The export's Rust source.
+    pub fn source(&self) -> String {
+        let Export { doc, name, params, returns, safety, body } = self;
+        format!(
+            "\n{doc}\n///\n/// # Safety\n{safety}\n#[unsafe(no_mangle)]\n\
+             pub unsafe extern \"C\" fn {name}({params}) -> {returns} {{\n    \
+             ffi_boundary!(\"{name}\", {{\n        \
+             // SAFETY: the arguments satisfy this function's contract, which the body's\n        \
+             // helpers take as theirs.\n        \
+             unsafe {{ {body} }}\n    }})\n}}\n",
+            doc = doc_comment(doc),
+            safety = doc_comment(safety),
+        )
+    }
+}
+
+/// `text` as `///` lines of at most about 100 characters.
+pub fn doc_comment(text: &str) -> String {
+    let mut lines = vec![String::from("///")];
+    for word in text.split_whitespace() {
+        if lines.last().is_some_and(|l| l.len() + word.len() > 96) {
+            lines.push(String::from("///"));
+        }
+        let line = lines.last_mut().expect("a line");
+        line.push(' ');
+        line.push_str(word);
+    }
+    lines.join("\n")
+}
