@@ -67,9 +67,7 @@ fn main() {
         write_if_changed(&path, source);
         builder = builder.with_src(path);
     }
-    let bindings = builder
-        .generate()
-        .expect("cbindgen could not generate include/aeronrs.h");
+    let bindings = builder.generate().expect("cbindgen could not generate include/aeronrs.h");
 
     let out = crate_dir.join("include/aeronrs.h");
     let mut generated = Vec::new();
