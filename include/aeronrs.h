@@ -1328,32 +1328,6 @@ typedef struct aeron_on_unavailable_counter_pair_t {
   void *clientd;
 } aeron_on_unavailable_counter_pair_t;
 
-// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
-// give it and a message valid during the call.
-typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
-
-// Receives an error frame; `error_frame` is valid during the call only (copy it with
-// `aeron_publication_error_values_copy`). Runs on the conductor thread.
-typedef void (*aeron_publication_error_frame_handler_t)(void *clientd,
-                                                        aeron_publication_error_values_t *error_frame);
-
-// Told that a publication this client added is ready: `async` is the handle its add
-// returned (NULL if the answer came before the add returned), `channel` valid during the
-// call. Do little here: it runs on the conductor thread.
-typedef void (*aeron_on_new_publication_t)(void *clientd,
-                                           aeron_async_add_publication_t *async,
-                                           const char *channel,
-                                           int32_t stream_id,
-                                           int32_t session_id,
-                                           int64_t correlation_id);
-
-// Told that a subscription this client added is ready (as `aeron_on_new_publication_t`).
-typedef void (*aeron_on_new_subscription_t)(void *clientd,
-                                            aeron_async_add_subscription_t *async,
-                                            const char *channel,
-                                            int32_t stream_id,
-                                            int64_t correlation_id);
-
 // What does not change during a counter's life.
 typedef struct aeron_counter_constants_t {
   // The registration id (for a static counter: the one given when adding it).
@@ -1377,31 +1351,6 @@ typedef struct aeron_iovec_t {
   uint8_t *iov_base;
   size_t iov_len;
 } aeron_iovec_t;
-
-// What does not change during a publication's life.
-typedef struct aeron_publication_constants_t {
-  // The channel URI, valid while the publication is.
-  const char *channel;
-  // Registration id of the driver's publication (shared by all its publishers).
-  int64_t original_registration_id;
-  // Registration id of this handle; differs from the original when the publication
-  // already existed.
-  int64_t registration_id;
-  // The largest position the stream can reach (term length × 2^31).
-  int64_t max_possible_position;
-  // Right shift turning a position into a term count.
-  size_t position_bits_to_shift;
-  size_t term_buffer_length;
-  // Longest message `offer` takes (fragmented above `max_payload_length`).
-  size_t max_message_length;
-  // Longest payload of one frame (MTU − 32): the limit of `try_claim`.
-  size_t max_payload_length;
-  int32_t stream_id;
-  int32_t session_id;
-  int32_t initial_term_id;
-  int32_t publication_limit_counter_id;
-  int32_t channel_status_indicator_id;
-} aeron_publication_constants_t;
 
 // Receives one fragment: `length` bytes at `buffer` and its header, both valid only
 // during the call. Called on the polling thread.
@@ -1465,6 +1414,57 @@ typedef struct aeron_uri_string_builder_t {
   void *internal;
   bool closed;
 } aeron_uri_string_builder_t;
+
+// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
+// give it and a message valid during the call.
+typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
+
+// Receives an error frame; `error_frame` is valid during the call only (copy it with
+// `aeron_publication_error_values_copy`). Runs on the conductor thread.
+typedef void (*aeron_publication_error_frame_handler_t)(void *clientd,
+                                                        aeron_publication_error_values_t *error_frame);
+
+// Told that a publication this client added is ready: `async` is the handle its add
+// returned (NULL if the answer came before the add returned), `channel` valid during the
+// call. Do little here: it runs on the conductor thread.
+typedef void (*aeron_on_new_publication_t)(void *clientd,
+                                           aeron_async_add_publication_t *async,
+                                           const char *channel,
+                                           int32_t stream_id,
+                                           int32_t session_id,
+                                           int64_t correlation_id);
+
+// Told that a subscription this client added is ready (as `aeron_on_new_publication_t`).
+typedef void (*aeron_on_new_subscription_t)(void *clientd,
+                                            aeron_async_add_subscription_t *async,
+                                            const char *channel,
+                                            int32_t stream_id,
+                                            int64_t correlation_id);
+
+// What does not change during a publication's life.
+typedef struct aeron_publication_constants_t {
+  // The channel URI, valid while the publication is.
+  const char *channel;
+  // Registration id of the driver's publication (shared by all its publishers).
+  int64_t original_registration_id;
+  // Registration id of this handle; differs from the original when the publication
+  // already existed.
+  int64_t registration_id;
+  // The largest position the stream can reach (term length × 2^31).
+  int64_t max_possible_position;
+  // Right shift turning a position into a term count.
+  size_t position_bits_to_shift;
+  size_t term_buffer_length;
+  // Longest message `offer` takes (fragmented above `max_payload_length`).
+  size_t max_message_length;
+  // Longest payload of one frame (MTU − 32): the limit of `try_claim`.
+  size_t max_payload_length;
+  int32_t stream_id;
+  int32_t session_id;
+  int32_t initial_term_id;
+  int32_t publication_limit_counter_id;
+  int32_t channel_status_indicator_id;
+} aeron_publication_constants_t;
 
 // Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
 // names the setting for error messages. Returns 0 or -1.
@@ -3621,208 +3621,6 @@ int aeron_context_request_driver_termination(const char *directory,
                                              const uint8_t *token_buffer,
                                              size_t token_length);
 
-// The handler of errors the client reports asynchronously (conductor errors, driver
-// timeouts, failures of closes). The default prints to stderr.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_error_handler(struct aeron_context_t *context,
-                                    aeron_error_handler_t handler,
-                                    void *clientd);
-
-// The handler set with `aeron_context_set_error_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_error_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
-
-// The handler of error frames receivers send about this client's publications (UDP
-// only), e.g. when a subscriber rejected a publication's image. Called once per
-// publication of this client with the frame's registration id, with a frame valid during
-// the call only.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_publication_error_frame_handler(struct aeron_context_t *context,
-                                                      aeron_publication_error_frame_handler_t handler,
-                                                      void *clientd);
-
-// The handler set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_publication_error_frame_handler_t aeron_context_get_publication_error_frame_handler(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_publication_error_frame_handler_clientd(struct aeron_context_t *context);
-
-// Called when a publication this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_publication(struct aeron_context_t *context,
-                                         aeron_on_new_publication_t handler,
-                                         void *clientd);
-
-// The handler set with `aeron_context_set_on_new_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_publication_t aeron_context_get_on_new_publication(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_publication_clientd(struct aeron_context_t *context);
-
-// Called when an exclusive publication this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_exclusive_publication(struct aeron_context_t *context,
-                                                   aeron_on_new_publication_t handler,
-                                                   void *clientd);
-
-// The handler set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_publication_t aeron_context_get_on_new_exclusive_publication(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_exclusive_publication_clientd(struct aeron_context_t *context);
-
-// Called when a subscription this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_subscription(struct aeron_context_t *context,
-                                          aeron_on_new_subscription_t handler,
-                                          void *clientd);
-
-// The handler set with `aeron_context_set_on_new_subscription` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_subscription` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
-
-// Called when a counter becomes available in the driver.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_available_counter(struct aeron_context_t *context,
-                                           aeron_on_available_counter_t handler,
-                                           void *clientd);
-
-// The handler set with `aeron_context_set_on_available_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_available_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
-
-// Called when a counter goes away.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
-                                             aeron_on_unavailable_counter_t handler,
-                                             void *clientd);
-
-// The handler set with `aeron_context_set_on_unavailable_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_unavailable_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
-
-// Called once when the client closes (by `aeron_close` or a timeout).
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_close_client(struct aeron_context_t *context,
-                                      aeron_on_close_client_t handler,
-                                      void *clientd);
-
-// The handler set with `aeron_context_set_on_close_client` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_close_client_t aeron_context_get_on_close_client(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_close_client` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_close_client_clientd(struct aeron_context_t *context);
-
-// Sets the function called with `state` and the role name when the conductor starts, on
-// its thread (in invoker mode: from `aeron_start`). NULL removes it. Returns 0, or -1 for
-// a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` safe to call with `state` from the conductor thread.
-int aeron_context_set_agent_on_start_function(struct aeron_context_t *context,
-                                              aeron_agent_on_start_func_t value,
-                                              void *state);
-
-// The agent start function (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aeron_context_t *context);
-
-// The `state` passed to the agent start function.
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
-
 // The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic
 // reads and writes by the application. Valid while the client is open. NULL for NULL.
 //
@@ -3900,114 +3698,6 @@ int64_t aeron_exclusive_publication_append_padding(struct aeron_exclusive_public
 int64_t aeron_exclusive_publication_offer_block(struct aeron_exclusive_publication_t *publication,
                                                 const uint8_t *buffer,
                                                 size_t length);
-
-// The send channel status: 1 ACTIVE, -1 ERRORED (also once closed).
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_channel_status(struct aeron_exclusive_publication_t *publication);
-
-// The position the next message starts at, or CLOSED.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_position(struct aeron_exclusive_publication_t *publication);
-
-// The position beyond which offers are back pressured, or CLOSED.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_position_limit(struct aeron_exclusive_publication_t *publication);
-
-// Whether the publication is closed.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-bool aeron_exclusive_publication_is_closed(struct aeron_exclusive_publication_t *publication);
-
-// Whether a subscriber is connected.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-bool aeron_exclusive_publication_is_connected(struct aeron_exclusive_publication_t *publication);
-
-// The channel URI, valid while the publication is.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-const char *aeron_exclusive_publication_channel(struct aeron_exclusive_publication_t *publication);
-
-// The stream id.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-int32_t aeron_exclusive_publication_stream_id(struct aeron_exclusive_publication_t *publication);
-
-// The session id.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-int32_t aeron_exclusive_publication_session_id(struct aeron_exclusive_publication_t *publication);
-
-// Fills `*constants`; see `aeron_publication_constants`. Any thread.
-//
-// # Safety
-// `publication` NULL or open; `constants` NULL or writable.
-int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *publication,
-                                          struct aeron_publication_constants_t *constants);
-
-// Closes the publication; see `aeron_publication_close`. NULL is accepted. Returns 0.
-//
-// # Safety
-// `publication` NULL or open, closed once, by its one writer thread.
-int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
-                                      aeron_notification_t on_close_complete,
-                                      void *on_close_complete_clientd);
-
-// The send endpoint's bound addresses; see `aeron_publication_local_sockaddrs`.
-//
-// # Safety
-// `publication` NULL or open, its writer state used by this thread only now;
-// `address_vec` valid for `address_vec_len` entries, each `iov_base` valid for `iov_len`.
-int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
-                                                struct aeron_iovec_t *address_vec,
-                                                size_t address_vec_len);
-
-// As `aeron_publication_async_add_destination`, for an exclusive publication; poll with
-// `aeron_exclusive_publication_async_destination_poll`. May be called from any thread,
-// also while the publication's writer thread offers (it touches no writer state).
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
-                                                      struct aeron_t *client,
-                                                      struct aeron_exclusive_publication_t *publication,
-                                                      const char *uri);
-
-// As `aeron_publication_async_remove_destination`, for an exclusive publication.
-//
-// # Safety
-// As `aeron_exclusive_publication_async_add_destination`.
-int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
-                                                         struct aeron_t *client,
-                                                         struct aeron_exclusive_publication_t *publication,
-                                                         const char *uri);
-
-// As `aeron_publication_async_remove_destination_by_id`, for an exclusive publication.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
-                                                               struct aeron_t *client,
-                                                               struct aeron_exclusive_publication_t *publication,
-                                                               int64_t destination_registration_id);
-
-// As `aeron_publication_async_destination_poll` (the same function).
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
 
 // Makes an assembler for subscription polls delivering whole messages to `delegate` with
 // `delegate_clientd`. Returns 0, or -1 for NULL arguments.
@@ -4288,139 +3978,6 @@ int64_t aeron_publication_offerv(struct aeron_publication_t *publication,
 int64_t aeron_publication_try_claim(struct aeron_publication_t *publication,
                                     size_t length,
                                     struct aeron_buffer_claim_t *buffer_claim);
-
-// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED
-// (also once closed), or another value of the status counter.
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_channel_status(struct aeron_publication_t *publication);
-
-// Whether the publication is closed (false, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-bool aeron_publication_is_closed(struct aeron_publication_t *publication);
-
-// Whether a subscriber is connected (false for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-bool aeron_publication_is_connected(struct aeron_publication_t *publication);
-
-// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code
-// (CLOSED once closed).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_position(struct aeron_publication_t *publication);
-
-// The position beyond which offers are back pressured, or CLOSED once closed.
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
-
-// The channel URI, valid while the publication is (NULL for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-const char *aeron_publication_channel(struct aeron_publication_t *publication);
-
-// The stream id (-1, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
-
-// The session id (-1, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
-
-// Fills `*constants` with what does not change during the publication's life. Returns 0,
-// or -1 for NULL arguments.
-//
-// # Safety
-// `publication` NULL or open; `constants` NULL or valid for a write.
-int aeron_publication_constants(struct aeron_publication_t *publication,
-                                struct aeron_publication_constants_t *constants);
-
-// Closes the publication: no more offers, and the driver is told to release it. Calls
-// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
-// before returning. The handle stays readable (reporting CLOSED) for the resource linger
-// duration, then is freed. NULL is accepted. Returns 0.
-//
-// # Safety
-// `publication` NULL or open, closed once.
-int aeron_publication_close(struct aeron_publication_t *publication,
-                            aeron_notification_t on_close_complete,
-                            void *on_close_complete_clientd);
-
-// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
-// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
-// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
-// registration id (`aeron_async_destination_get_registration_id`) is the destination's.
-// Returns 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8
-// (EINVAL), the publication or client closed (EPERM). The driver's refusal (e.g. a
-// channel not in manual control mode) comes from the poll. `client` is the client the
-// publication belongs to. May be called from any thread.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_publication_async_add_destination(aeron_async_destination_t **async,
-                                            struct aeron_t *client,
-                                            struct aeron_publication_t *publication,
-                                            const char *uri);
-
-// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
-// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
-//
-// # Safety
-// As `aeron_publication_async_add_destination`.
-int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
-                                               struct aeron_t *client,
-                                               struct aeron_publication_t *publication,
-                                               const char *uri);
-
-// Removes the destination whose add had registration id `destination_registration_id`
-// (see `aeron_async_destination_get_registration_id`); poll `*async` with
-// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
-                                                     struct aeron_t *client,
-                                                     struct aeron_publication_t *publication,
-                                                     int64_t destination_registration_id);
-
-// Polls a destination command: 0 while the driver has not answered, 1 once it
-// acknowledged, -1 for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer
-// within the driver timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed.
-// On 1 and -1 the async handle is freed: do not use it again. NULL, or the handle of an
-// add, is -1 (EINVAL) and frees nothing. Any destination command's handle may be polled
-// here (publication, exclusive publication or subscription), as in Aeron.
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
-
-// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
-// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
-// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
-// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
-// `address_vec` or `address_vec_len` < 1.
-//
-// # Safety
-// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries, each
-// `iov_base` valid for `iov_len` bytes.
-int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
-                                      struct aeron_iovec_t *address_vec,
-                                      size_t address_vec_len);
 
 // Copies `*src` (with its message) into a new allocation stored in `*dst`; free it with
 // `aeron_publication_error_values_delete`. Returns 0, or -1 for NULL arguments or a
@@ -6057,6 +5614,511 @@ int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// The handler of errors the client reports asynchronously (conductor errors, driver timeouts,
+// failures of closes). The default prints to stderr. Sets it with its `clientd`, replacing the
+// previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_error_handler(struct aeron_context_t *context,
+                                    aeron_error_handler_t handler,
+                                    void *clientd);
+
+// The function set with `aeron_context_set_error_handler`; NULL if none, or (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_error_handler`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
+
+// The handler of error frames receivers send about this client's publications (UDP only), e.g.
+// when a subscriber rejected a publication's image. Called once per publication of this client
+// with the frame's registration id, with a frame valid during the call only. Sets it with its
+// `clientd`, replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_publication_error_frame_handler(struct aeron_context_t *context,
+                                                      aeron_publication_error_frame_handler_t handler,
+                                                      void *clientd);
+
+// The function set with `aeron_context_set_publication_error_frame_handler`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_publication_error_frame_handler_t aeron_context_get_publication_error_frame_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_publication_error_frame_handler`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_publication_error_frame_handler_clientd(struct aeron_context_t *context);
+
+// Called when a publication this client added is ready. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_publication(struct aeron_context_t *context,
+                                         aeron_on_new_publication_t handler,
+                                         void *clientd);
+
+// The function set with `aeron_context_set_on_new_publication`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_publication`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_publication_clientd(struct aeron_context_t *context);
+
+// Called when an exclusive publication this client added is ready. Sets it with its `clientd`,
+// replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_exclusive_publication(struct aeron_context_t *context,
+                                                   aeron_on_new_publication_t handler,
+                                                   void *clientd);
+
+// The function set with `aeron_context_set_on_new_exclusive_publication`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_exclusive_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_exclusive_publication`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_exclusive_publication_clientd(struct aeron_context_t *context);
+
+// Called when a subscription this client added is ready. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_subscription(struct aeron_context_t *context,
+                                          aeron_on_new_subscription_t handler,
+                                          void *clientd);
+
+// The function set with `aeron_context_set_on_new_subscription`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_subscription`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
+
+// Called when a counter becomes available in the driver. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_available_counter(struct aeron_context_t *context,
+                                           aeron_on_available_counter_t handler,
+                                           void *clientd);
+
+// The function set with `aeron_context_set_on_available_counter`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_available_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
+
+// Called when a counter goes away. Sets it with its `clientd`, replacing the previous one; NULL
+// removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
+                                             aeron_on_unavailable_counter_t handler,
+                                             void *clientd);
+
+// The function set with `aeron_context_set_on_unavailable_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_unavailable_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
+
+// Called once when the client closes (by `aeron_close` or a timeout). Sets it with its
+// `clientd`, replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_close_client(struct aeron_context_t *context,
+                                      aeron_on_close_client_t handler,
+                                      void *clientd);
+
+// The function set with `aeron_context_set_on_close_client`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_close_client_t aeron_context_get_on_close_client(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_close_client`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_close_client_clientd(struct aeron_context_t *context);
+
+// The function called with its state and the role name when the conductor starts, on its thread
+// (in invoker mode: from `aeron_start`). Sets it with its `state`, replacing the previous one;
+// NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` from the conductor thread for as
+// long as the client runs.
+int aeron_context_set_agent_on_start_function(struct aeron_context_t *context,
+                                              aeron_agent_on_start_func_t value,
+                                              void *state);
+
+// The function set with `aeron_context_set_agent_on_start_function`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aeron_context_t *context);
+
+// The `state` set with `aeron_context_set_agent_on_start_function`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
+
+// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED (also once
+// closed), or another value of the status counter; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_channel_status(struct aeron_publication_t *publication);
+
+// Whether the publication is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_closed(struct aeron_publication_t *publication);
+
+// Whether a subscriber is connected (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_connected(struct aeron_publication_t *publication);
+
+// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code (CLOSED
+// once closed); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position(struct aeron_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED once closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
+
+// The channel URI, valid while the publication is (NULL for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+const char *aeron_publication_channel(struct aeron_publication_t *publication);
+
+// The stream id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
+
+// The session id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
+
+// Fills `*constants` with what does not change during the publication's life. Returns 0, or -1
+// for NULL arguments.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `constants` NULL or valid for a write.
+int aeron_publication_constants(struct aeron_publication_t *publication,
+                                struct aeron_publication_constants_t *constants);
+
+// Closes the publication: no more offers, and the driver is told to release it. Calls
+// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+// duration, then is freed. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Closed once.
+int aeron_publication_close(struct aeron_publication_t *publication,
+                            aeron_notification_t on_close_complete,
+                            void *on_close_complete_clientd);
+
+// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `address_vec` valid for
+// `address_vec_len` entries, each `iov_base` valid for `iov_len` bytes.
+int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
+                                      struct aeron_iovec_t *address_vec,
+                                      size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
+// registration id (`aeron_async_destination_get_registration_id`) is the destination's. Returns
+// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// publication or client closed (EPERM). The driver's refusal (e.g. a channel not in manual
+// control mode) comes from the poll. `client` is the client the publication belongs to.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_publication_async_add_destination(aeron_async_destination_t **async,
+                                            struct aeron_t *client,
+                                            struct aeron_publication_t *publication,
+                                            const char *uri);
+
+// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
+                                               struct aeron_t *client,
+                                               struct aeron_publication_t *publication,
+                                               const char *uri);
+
+// Removes the destination whose add had registration id `destination_registration_id` (see
+// `aeron_async_destination_get_registration_id`); poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open.
+int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                     struct aeron_t *client,
+                                                     struct aeron_publication_t *publication,
+                                                     int64_t destination_registration_id);
+
+// Polls a destination command: 0 while the driver has not answered, 1 once it acknowledged, -1
+// for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer within the driver
+// timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed. On 1 and -1 the async
+// handle is freed: do not use it again. NULL, or the handle of an add, is -1 (EINVAL) and frees
+// nothing. Any destination command's handle may be polled here (publication, exclusive
+// publication or subscription), as in Aeron.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED (also once
+// closed), or another value of the status counter; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_channel_status(struct aeron_exclusive_publication_t *publication);
+
+// Whether the publication is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+bool aeron_exclusive_publication_is_closed(struct aeron_exclusive_publication_t *publication);
+
+// Whether a subscriber is connected (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+bool aeron_exclusive_publication_is_connected(struct aeron_exclusive_publication_t *publication);
+
+// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code (CLOSED
+// once closed); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_position(struct aeron_exclusive_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED once closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_position_limit(struct aeron_exclusive_publication_t *publication);
+
+// The channel URI, valid while the publication is (NULL for NULL). Any thread may call this,
+// also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+const char *aeron_exclusive_publication_channel(struct aeron_exclusive_publication_t *publication);
+
+// The stream id (-1, with EINVAL, for NULL). Any thread may call this, also while the writer
+// thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_exclusive_publication_stream_id(struct aeron_exclusive_publication_t *publication);
+
+// The session id (-1, with EINVAL, for NULL). Any thread may call this, also while the writer
+// thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_exclusive_publication_session_id(struct aeron_exclusive_publication_t *publication);
+
+// Fills `*constants` with what does not change during the publication's life. Returns 0, or -1
+// for NULL arguments. Any thread may call this, also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `constants` NULL or valid for a write.
+int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *publication,
+                                          struct aeron_publication_constants_t *constants);
+
+// Closes the publication: no more offers, and the driver is told to release it. Calls
+// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+// duration, then is freed. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call. Closed once.
+int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
+                                      aeron_notification_t on_close_complete,
+                                      void *on_close_complete_clientd);
+
+// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call. `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
+int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
+                                                struct aeron_iovec_t *address_vec,
+                                                size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_exclusive_publication_async_destination_poll`, whose
+// registration id (`aeron_async_destination_get_registration_id`) is the destination's. Returns
+// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// publication or client closed (EPERM). The driver's refusal (e.g. a channel not in manual
+// control mode) comes from the poll. `client` is the client the publication belongs to. Any
+// thread may call this, also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
+                                                      struct aeron_t *client,
+                                                      struct aeron_exclusive_publication_t *publication,
+                                                      const char *uri);
+
+// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+// `aeron_exclusive_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_exclusive_publication_async_add_destination`. Any thread may call this, also while the
+// writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
+                                                         struct aeron_t *client,
+                                                         struct aeron_exclusive_publication_t *publication,
+                                                         const char *uri);
+
+// Removes the destination whose add had registration id `destination_registration_id` (see
+// `aeron_async_destination_get_registration_id`); poll `*async` with
+// `aeron_exclusive_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_exclusive_publication_async_add_destination`. Any thread may call this, also while the
+// writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open.
+int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                               struct aeron_t *client,
+                                                               struct aeron_exclusive_publication_t *publication,
+                                                               int64_t destination_registration_id);
+
+// Polls a destination command: 0 while the driver has not answered, 1 once it acknowledged, -1
+// for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer within the driver
+// timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed. On 1 and -1 the async
+// handle is freed: do not use it again. NULL, or the handle of an add, is -1 (EINVAL) and frees
+// nothing. Any destination command's handle may be polled here (publication, exclusive
+// publication or subscription), as in Aeron.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
 
 #ifdef __cplusplus
 }  // extern "C"
