@@ -1279,10 +1279,6 @@ typedef void (*aeron_on_unavailable_image_t)(void *clientd,
 // A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
 typedef struct aeron_client_registering_resource_stct aeron_async_add_counter_t;
 
-// A pending destination command (add, remove, remove by id) of a publication or
-// subscription.
-typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
-
 // A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
 // promptly (readers wait at the claim until then).
 typedef struct aeron_buffer_claim_t {
@@ -1352,22 +1348,9 @@ typedef struct aeron_iovec_t {
   size_t iov_len;
 } aeron_iovec_t;
 
-// Receives one fragment: `length` bytes at `buffer` and its header, both valid only
-// during the call. Called on the polling thread.
-typedef void (*aeron_fragment_handler_t)(void *clientd,
-                                         const uint8_t *buffer,
-                                         size_t length,
-                                         struct aeron_header_t *header);
-
 // What a controlled fragment handler asks for: one of `AERON_ACTION_ABORT` ..
 // `AERON_ACTION_CONTINUE` (an unknown value counts as CONTINUE, as in Aeron C).
 typedef int aeron_controlled_fragment_handler_action_t;
-
-// As `aeron_fragment_handler_t`, returning what to do with the fragment.
-typedef aeron_controlled_fragment_handler_action_t (*aeron_controlled_fragment_handler_t)(void *clientd,
-                                                                                          const uint8_t *buffer,
-                                                                                          size_t length,
-                                                                                          struct aeron_header_t *header);
 
 // What does not change during an image's life.
 typedef struct aeron_image_constants_t {
@@ -1387,6 +1370,19 @@ typedef struct aeron_image_constants_t {
   // Counter id of this subscriber's position in the stream.
   int32_t subscriber_position_id;
 } aeron_image_constants_t;
+
+// Receives one fragment: `length` bytes at `buffer` and its header, both valid only
+// during the call. Called on the polling thread.
+typedef void (*aeron_fragment_handler_t)(void *clientd,
+                                         const uint8_t *buffer,
+                                         size_t length,
+                                         struct aeron_header_t *header);
+
+// As `aeron_fragment_handler_t`, returning what to do with the fragment.
+typedef aeron_controlled_fragment_handler_action_t (*aeron_controlled_fragment_handler_t)(void *clientd,
+                                                                                          const uint8_t *buffer,
+                                                                                          size_t length,
+                                                                                          struct aeron_header_t *header);
 
 // Receives a block of whole frames (headers included), `length` bytes from one term of
 // one session, valid during the call.
@@ -1466,6 +1462,10 @@ typedef struct aeron_publication_constants_t {
   int32_t channel_status_indicator_id;
 } aeron_publication_constants_t;
 
+// A pending destination command (add, remove, remove by id) of a publication or
+// subscription.
+typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
+
 // Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
 // names the setting for error messages. Returns 0 or -1.
 typedef int (*aeron_idle_strategy_init_func_t)(void **state,
@@ -1524,19 +1524,6 @@ int aeron_cnc_init(struct aeron_cnc_t **aeron_cnc, const char *base_path, int64_
 // `aeron_cnc` NULL or open; `constants` NULL or valid for a write.
 int aeron_cnc_constants(struct aeron_cnc_t *aeron_cnc, aeron_cnc_constants_t *constants);
 
-// The path of the mapped `cnc.dat`, valid until `aeron_cnc_close`; NULL (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-const char *aeron_cnc_filename(struct aeron_cnc_t *aeron_cnc);
-
-// The driver's last heartbeat (epoch ms) from the to-driver buffer's consumer heartbeat:
-// 0 before the driver started, -1 after it shut down cleanly; -1 (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-int64_t aeron_cnc_to_driver_heartbeat(struct aeron_cnc_t *aeron_cnc);
-
 // Calls `callback` for each distinct error in the driver's error log last seen at or after
 // `since_timestamp` (epoch ms; 0 for all), on the calling thread. Returns how many; 0 on
 // error (NULL arguments, a corrupt log), with `aeron_errcode()` set.
@@ -1547,13 +1534,6 @@ size_t aeron_cnc_error_log_read(struct aeron_cnc_t *aeron_cnc,
                                 aeron_error_log_reader_func_t callback,
                                 void *clientd,
                                 int64_t since_timestamp);
-
-// The reader of the driver's counters, owned by `aeron_cnc` (do not free it; valid until
-// `aeron_cnc_close`). NULL (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-struct aeron_counters_reader_t *aeron_cnc_counters_reader(struct aeron_cnc_t *aeron_cnc);
 
 // Maps `loss-report.dat` next to `cnc.dat` and calls `entry_func` for each entry, on the
 // calling thread. Returns the number of entries, or -1: EINVAL for NULL arguments, the
@@ -1606,21 +1586,6 @@ void aeron_counters_reader_foreach_counter(struct aeron_counters_reader_t *count
                                            aeron_counters_reader_foreach_counter_func_t func,
                                            void *clientd);
 
-// The id of the first allocated counter with `type_id` and `registration_id`, or
-// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
-//
-// # Safety
-// `counters_reader` must be NULL or live.
-int32_t aeron_counters_reader_find_by_type_id_and_registration_id(struct aeron_counters_reader_t *counters_reader,
-                                                                  int32_t type_id,
-                                                                  int64_t registration_id);
-
-// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
-//
-// # Safety
-// `reader` must be NULL or live.
-int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *reader);
-
 // The address of counter `counter_id`'s 64-bit value in shared memory (read it with an
 // acquire/volatile load), or NULL (EINVAL) for a NULL reader or an id out of range.
 //
@@ -1628,53 +1593,6 @@ int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *rea
 // `counters_reader` must be NULL or live; the address is valid as long as the reader.
 int64_t *aeron_counters_reader_addr(struct aeron_counters_reader_t *counters_reader,
                                     int32_t counter_id);
-
-// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
-// (EINVAL) for NULL arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
-int aeron_counters_reader_counter_registration_id(struct aeron_counters_reader_t *counters_reader,
-                                                  int32_t counter_id,
-                                                  int64_t *registration_id);
-
-// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0,
-// or -1 (EINVAL) for NULL arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
-int aeron_counters_reader_counter_owner_id(struct aeron_counters_reader_t *counters_reader,
-                                           int32_t counter_id,
-                                           int64_t *owner_id);
-
-// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
-// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments
-// or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
-int aeron_counters_reader_counter_reference_id(struct aeron_counters_reader_t *counters_reader,
-                                               int32_t counter_id,
-                                               int64_t *reference_id);
-
-// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED`
-// or `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-// of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `state` NULL or valid for a write.
-int aeron_counters_reader_counter_state(struct aeron_counters_reader_t *counters_reader,
-                                        int32_t counter_id,
-                                        int32_t *state);
-
-// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
-// arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
-int aeron_counters_reader_counter_type_id(struct aeron_counters_reader_t *counters_reader,
-                                          int32_t counter_id,
-                                          int32_t *type_id);
 
 // Stores in `*key_p` the address of counter `counter_id`'s key (`AERON_COUNTER_MAX_KEY_LENGTH`
 // bytes of metadata in shared memory). Returns 0, or -1 (EINVAL) for NULL arguments or an
@@ -1697,16 +1615,6 @@ int aeron_counters_reader_counter_label(struct aeron_counters_reader_t *counters
                                         int32_t counter_id,
                                         char *buffer,
                                         size_t buffer_length);
-
-// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while
-// allocated) in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-// of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
-int aeron_counters_reader_free_for_reuse_deadline_ms(struct aeron_counters_reader_t *counters_reader,
-                                                     int32_t counter_id,
-                                                     int64_t *deadline_ms);
 
 // Creates a driver from `context`'s settings (copied: later changes to the context do not
 // affect it): validates them, prepares the Aeron directory (failing if a live driver uses
@@ -3397,40 +3305,6 @@ int aeron_async_add_static_counter(aeron_async_add_counter_t **async,
 int aeron_async_add_counter_poll(struct aeron_counter_t **counter,
                                  aeron_async_add_counter_t *async);
 
-// The registration id of a pending counter add (-1 for NULL).
-//
-// # Safety
-// `add_counter` NULL or pending.
-int64_t aeron_async_add_counter_get_registration_id(aeron_async_add_counter_t *add_counter);
-
-// The registration id of a pending publication add (-1 for NULL).
-//
-// # Safety
-// `add_publication` NULL or pending.
-int64_t aeron_async_add_publication_get_registration_id(aeron_async_add_publication_t *add_publication);
-
-// The registration id of a pending exclusive publication add (-1 for NULL). The name
-// repeats "exclusive" as upstream's does.
-//
-// # Safety
-// `add_exclusive_publication` NULL or pending.
-int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aeron_async_add_exclusive_publication_t *add_exclusive_publication);
-
-// The registration id of a pending subscription add (-1 for NULL).
-//
-// # Safety
-// `add_subscription` NULL or pending.
-int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
-
-// The correlation id of a pending destination command (-1 for NULL): for an add, the
-// destination's registration id, which `aeron_*publication_async_remove_destination_by_id`
-// takes; not the publication's or subscription's registration id. Not valid after its
-// poll returned 1 or -1 (the handle is freed then).
-//
-// # Safety
-// `async_destination` NULL or pending.
-int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
-
 // Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
 //
 // # Safety
@@ -3454,20 +3328,6 @@ int aeron_buffer_claim_abort(struct aeron_buffer_claim_t *buffer_claim);
 // `client` valid for a pointer write; `context` NULL or from `aeron_context_init`.
 int aeron_init(struct aeron_t **client, struct aeron_context_t *context);
 
-// Starts the client conductor: its own thread, or in invoker mode just its start
-// function (then drive it with `aeron_main_do_work`). Returns 0, or -1.
-//
-// # Safety
-// `client` NULL or open.
-int aeron_start(struct aeron_t *client);
-
-// Runs one duty cycle of the conductor (invoker mode only). Returns the work done (>= 0),
-// or -1 (not invoker mode, not started, NULL).
-//
-// # Safety
-// `client` NULL or open; one thread at a time.
-int aeron_main_do_work(struct aeron_t *client);
-
 // Idles as the conductor would after a duty cycle that did `work_count` work: sleeps the
 // idle sleep duration when it did none. Does nothing for NULL.
 //
@@ -3485,44 +3345,12 @@ void aeron_main_idle_strategy(struct aeron_t *client, int work_count);
 // callback.
 int aeron_close(struct aeron_t *client);
 
-// Whether the client closed (by `aeron_close` in progress, or a driver or client
-// timeout). Not for use after `aeron_close` returned.
-//
-// # Safety
-// `client` NULL or open.
-bool aeron_is_closed(struct aeron_t *client);
-
 // Calls `stream_out` with one line (`"%3d: %20lld - label\r\n"`) per allocated counter of
 // the driver, in id order, on this thread. Does nothing for NULL arguments.
 //
 // # Safety
 // `client` NULL or open; `stream_out` safe to call with a string valid during the call.
 void aeron_print_counters(struct aeron_t *client, void (*stream_out)(const char *line));
-
-// The context the client was made with (NULL and EINVAL for NULL).
-//
-// # Safety
-// `client` NULL or open.
-struct aeron_context_t *aeron_context(struct aeron_t *client);
-
-// This client's id (-1 for NULL).
-//
-// # Safety
-// `client` NULL or open.
-int64_t aeron_client_id(struct aeron_t *client);
-
-// A fresh id from the counter the driver and all its clients share (-1 for NULL).
-//
-// # Safety
-// `client` NULL or open.
-int64_t aeron_next_correlation_id(struct aeron_t *client);
-
-// The client's reader of the driver's counters, owned by the client (do not free it);
-// valid until `aeron_close`. NULL for NULL.
-//
-// # Safety
-// `client` NULL or open.
-struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
 
 // Adds a handler called (on the conductor thread) when the client closes, besides the
 // context's. Returns 0, or -1 (NULL arguments, the pair already added).
@@ -3621,13 +3449,6 @@ int aeron_context_request_driver_termination(const char *directory,
                                              const uint8_t *token_buffer,
                                              size_t token_length);
 
-// The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic
-// reads and writes by the application. Valid while the client is open. NULL for NULL.
-//
-// # Safety
-// `counter` NULL or open.
-int64_t *aeron_counter_addr(struct aeron_counter_t *counter);
-
 // Fills `*constants`. Returns 0, or -1 for NULL arguments.
 //
 // # Safety
@@ -3644,12 +3465,6 @@ int aeron_counter_constants(struct aeron_counter_t *counter,
 int aeron_counter_close(struct aeron_counter_t *counter,
                         aeron_notification_t on_close_complete,
                         void *on_close_complete_clientd);
-
-// Whether the counter is closed (by close, by the driver, or with its client).
-//
-// # Safety
-// `counter` NULL or open (or lingering).
-bool aeron_counter_is_closed(struct aeron_counter_t *counter);
 
 // Appends a message; see `aeron_publication_offer`.
 //
@@ -3699,22 +3514,6 @@ int64_t aeron_exclusive_publication_offer_block(struct aeron_exclusive_publicati
                                                 const uint8_t *buffer,
                                                 size_t length);
 
-// Makes an assembler for subscription polls delivering whole messages to `delegate` with
-// `delegate_clientd`. Returns 0, or -1 for NULL arguments.
-//
-// # Safety
-// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd`
-// on the polling thread.
-int aeron_fragment_assembler_create(struct aeron_fragment_assembler_t **assembler,
-                                    aeron_fragment_handler_t delegate,
-                                    void *delegate_clientd);
-
-// Frees an assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// `assembler` NULL or live, not in use, freed once.
-int aeron_fragment_assembler_delete(struct aeron_fragment_assembler_t *assembler);
-
 // The fragment handler to poll with, the assembler as clientd.
 //
 // # Safety
@@ -3723,20 +3522,6 @@ void aeron_fragment_assembler_handler(void *clientd,
                                       const uint8_t *buffer,
                                       size_t length,
                                       struct aeron_header_t *header);
-
-// Makes a controlled assembler for subscription polls. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_controlled_fragment_assembler_create(struct aeron_controlled_fragment_assembler_t **assembler,
-                                               aeron_controlled_fragment_handler_t delegate,
-                                               void *delegate_clientd);
-
-// Frees a controlled assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_controlled_fragment_assembler_delete(struct aeron_controlled_fragment_assembler_t *assembler);
 
 // The controlled fragment handler to poll with, the assembler as clientd. Returns the
 // delegate's action (CONTINUE for fragments still being joined; ABORT on error).
@@ -3748,20 +3533,6 @@ aeron_controlled_fragment_handler_action_t aeron_controlled_fragment_assembler_h
                                                                                        size_t length,
                                                                                        struct aeron_header_t *header);
 
-// Makes an assembler for polling one image. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_image_fragment_assembler_create(struct aeron_image_fragment_assembler_t **assembler,
-                                          aeron_fragment_handler_t delegate,
-                                          void *delegate_clientd);
-
-// Frees an image assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_image_fragment_assembler_delete(struct aeron_image_fragment_assembler_t *assembler);
-
 // The fragment handler to poll an image with, the assembler as clientd.
 //
 // # Safety
@@ -3770,20 +3541,6 @@ void aeron_image_fragment_assembler_handler(void *clientd,
                                             const uint8_t *buffer,
                                             size_t length,
                                             struct aeron_header_t *header);
-
-// Makes a controlled assembler for polling one image. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controlled_fragment_assembler_t **assembler,
-                                                     aeron_controlled_fragment_handler_t delegate,
-                                                     void *delegate_clientd);
-
-// Frees an image controlled assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
 
 // The controlled fragment handler to poll an image with, the assembler as clientd.
 //
@@ -3801,74 +3558,12 @@ aeron_controlled_fragment_handler_action_t aeron_image_controlled_fragment_assem
 // `header` NULL or the header of the running handler call; `values` NULL or writable.
 int aeron_header_values(struct aeron_header_t *header, aeron_header_values_t *values);
 
-// The stream position just after this fragment (after the whole message for a message
-// an assembler put together). -1 for NULL.
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-int64_t aeron_header_position(struct aeron_header_t *header);
-
-// The right shift turning a position into a term count (0 for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-size_t aeron_header_position_bits_to_shift(struct aeron_header_t *header);
-
-// The term offset of the frame after this one (-1 for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-int32_t aeron_header_next_term_offset(struct aeron_header_t *header);
-
-// The image (`aeron_image_t *`) the fragment came from (NULL for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-void *aeron_header_context(struct aeron_header_t *header);
-
 // Fills `*constants` (with `subscription` NULL: an image does not know its C handle).
 // Returns 0, or -1 for NULL arguments.
 //
 // # Safety
 // `image` NULL or valid; `constants` NULL or writable.
 int aeron_image_constants(struct aeron_image_t *image, struct aeron_image_constants_t *constants);
-
-// How far this subscriber consumed the stream (frozen once the image closed).
-//
-// # Safety
-// `image` NULL or valid.
-int64_t aeron_image_position(struct aeron_image_t *image);
-
-// Whether the publisher ended the stream and everything was consumed.
-//
-// # Safety
-// `image` NULL or valid.
-bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
-
-// The position the publisher ended the stream at (INT64_MAX while it goes on).
-//
-// # Safety
-// `image` NULL or valid.
-int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
-
-// Senders heard from recently (0 for IPC and closed images).
-//
-// # Safety
-// `image` NULL or valid.
-int aeron_image_active_transport_count(struct aeron_image_t *image);
-
-// Whether the image closed (its publisher left, or the subscription closed).
-//
-// # Safety
-// `image` NULL or valid.
-bool aeron_image_is_closed(struct aeron_image_t *image);
-
-// Moves the subscriber position (frame aligned, within the current term). Returns 0, or
-// -1 (NULL, a bad position, closed).
-//
-// # Safety
-// `image` NULL or valid; called by the polling thread.
-int aeron_image_set_position(struct aeron_image_t *image, int64_t position);
 
 // Delivers up to `fragment_limit` fragments to `handler` and consumes them. Returns the
 // fragments delivered, or -1.
@@ -4026,52 +3721,12 @@ long aeron_subscription_block_poll(struct aeron_subscription_t *subscription,
                                    void *clientd,
                                    size_t block_length_limit);
 
-// Whether an open image (a connected publisher) is present.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-bool aeron_subscription_is_connected(struct aeron_subscription_t *subscription);
-
-// The number of images (-1 for NULL).
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-int aeron_subscription_image_count(struct aeron_subscription_t *subscription);
-
-// Whether the subscription is closed.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-bool aeron_subscription_is_closed(struct aeron_subscription_t *subscription);
-
-// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-int64_t aeron_subscription_channel_status(struct aeron_subscription_t *subscription);
-
 // Fills `*constants`. Returns 0, or -1 for NULL arguments.
 //
 // # Safety
 // `subscription` NULL or open; `constants` NULL or writable.
 int aeron_subscription_constants(struct aeron_subscription_t *subscription,
                                  struct aeron_subscription_constants_t *constants);
-
-// The image of the publisher with `session_id`, retained (release it with
-// `aeron_subscription_image_release`); NULL if there is none.
-//
-// # Safety
-// `subscription` NULL or open.
-struct aeron_image_t *aeron_subscription_image_by_session_id(struct aeron_subscription_t *subscription,
-                                                             int32_t session_id);
-
-// The image at `index`, retained (release it with `aeron_subscription_image_release`);
-// NULL if the index is past the end.
-//
-// # Safety
-// `subscription` NULL or open.
-struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscription_t *subscription,
-                                                        size_t index);
 
 // Calls `handler(image, clientd)` for each current image, on this thread; each image is
 // valid during its call.
@@ -4081,23 +3736,6 @@ struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscriptio
 void aeron_subscription_for_each_image(struct aeron_subscription_t *subscription,
                                        void (*handler)(struct aeron_image_t *image, void *clientd),
                                        void *clientd);
-
-// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or
-// -1 for NULL arguments.
-//
-// # Safety
-// `subscription` NULL or open; `image` NULL or a valid image of it.
-int aeron_subscription_image_retain(struct aeron_subscription_t *subscription,
-                                    struct aeron_image_t *image);
-
-// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or
-// `image_retain`). Returns 0, or -1 for NULL arguments.
-//
-// # Safety
-// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
-// retain.
-int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
-                                     struct aeron_image_t *image);
 
 // Closes the subscription: its images become unavailable (the unavailable-image handler
 // runs for each, on this thread) and the driver is told. Then calls
@@ -4109,19 +3747,6 @@ int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
 int aeron_subscription_close(struct aeron_subscription_t *subscription,
                              aeron_notification_t on_close_complete,
                              void *on_close_complete_clientd);
-
-// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
-// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
-// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
-// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
-// `address_vec` or `address_vec_len` < 1.
-//
-// # Safety
-// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
-// `iov_base` valid for `iov_len` bytes.
-int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
-                                       struct aeron_iovec_t *address_vec,
-                                       size_t address_vec_len);
 
 // Writes the first address the receive endpoint is bound to into `address`
 // (`address_len` bytes, NUL-terminated, truncated to fit). Returns 1 when there is one
@@ -4146,39 +3771,6 @@ int aeron_subscription_resolved_endpoint(struct aeron_subscription_t *subscripti
 int aeron_subscription_try_resolve_channel_endpoint_port(struct aeron_subscription_t *subscription,
                                                          char *uri,
                                                          size_t uri_len);
-
-// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
-// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
-// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns
-// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL),
-// the subscription or client closed (EPERM). The driver's refusal comes from the poll.
-// May be called from any thread, also while another thread polls the subscription.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
-                                             struct aeron_t *client,
-                                             struct aeron_subscription_t *subscription,
-                                             const char *uri);
-
-// Removes destination `uri` from a multi-destination subscription; poll `*async` with
-// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
-// `aeron_subscription_async_add_destination`.
-//
-// # Safety
-// As `aeron_subscription_async_add_destination`.
-int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
-                                                struct aeron_t *client,
-                                                struct aeron_subscription_t *subscription,
-                                                const char *uri);
-
-// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done,
-// -1 error; the async handle is freed on 1 and -1.
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
 
 // Sets up an empty builder. Returns 0, or -1 for NULL.
 //
@@ -6119,6 +5711,437 @@ int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_desti
 // # Safety
 // `async` NULL or pending, polled by one thread at a time.
 int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// How far this subscriber consumed the stream (frozen once the image closed); -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int64_t aeron_image_position(struct aeron_image_t *image);
+
+// Whether the publisher ended the stream and everything was consumed (false, with EINVAL, for
+// NULL).
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
+
+// The position the publisher ended the stream at (INT64_MAX while it goes on); -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
+
+// Senders heard from recently (0 for IPC and closed images); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int aeron_image_active_transport_count(struct aeron_image_t *image);
+
+// Whether the image closed (its publisher left, or the subscription closed); false, with
+// EINVAL, for NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+bool aeron_image_is_closed(struct aeron_image_t *image);
+
+// Moves the subscriber position (frame aligned, within the current term). Returns 0, or -1
+// (NULL, a bad position, closed).
+//
+// # Safety
+// `image` NULL or valid; called by the polling thread.
+int aeron_image_set_position(struct aeron_image_t *image, int64_t position);
+
+// Whether an open image (a connected publisher) is present (false, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_connected(struct aeron_subscription_t *subscription);
+
+// The number of images (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int aeron_subscription_image_count(struct aeron_subscription_t *subscription);
+
+// Whether the subscription is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_closed(struct aeron_subscription_t *subscription);
+
+// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int64_t aeron_subscription_channel_status(struct aeron_subscription_t *subscription);
+
+// The image of the publisher with `session_id`, retained (release it with
+// `aeron_subscription_image_release`); NULL if there is none (or, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+struct aeron_image_t *aeron_subscription_image_by_session_id(struct aeron_subscription_t *subscription,
+                                                             int32_t session_id);
+
+// The image at `index`, retained (release it with `aeron_subscription_image_release`); NULL if
+// the index is past the end (or, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscription_t *subscription,
+                                                        size_t index);
+
+// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or -1 for
+// NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or a valid image of it.
+int aeron_subscription_image_retain(struct aeron_subscription_t *subscription,
+                                    struct aeron_image_t *image);
+
+// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or `image_retain`).
+// Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
+// retain.
+int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
+                                     struct aeron_image_t *image);
+
+// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
+int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
+                                       struct aeron_iovec_t *address_vec,
+                                       size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
+// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns 0, or
+// -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// subscription or client closed (EPERM). The driver's refusal comes from the poll. May be
+// called from any thread, also while another thread polls the subscription.
+//
+// # Safety
+// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open; `uri`
+// NULL or NUL-terminated.
+int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
+                                             struct aeron_t *client,
+                                             struct aeron_subscription_t *subscription,
+                                             const char *uri);
+
+// Removes destination `uri` from a multi-destination subscription; poll `*async` with
+// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
+// `aeron_subscription_async_add_destination`.
+//
+// # Safety
+// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open; `uri`
+// NULL or NUL-terminated.
+int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
+                                                struct aeron_t *client,
+                                                struct aeron_subscription_t *subscription,
+                                                const char *uri);
+
+// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done, -1
+// error; the async handle is freed on 1 and -1.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
+
+// The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic reads
+// and writes by the application. Valid while the client is open. NULL (EINVAL) for NULL.
+//
+// # Safety
+// `counter` NULL or open (or lingering after close).
+int64_t *aeron_counter_addr(struct aeron_counter_t *counter);
+
+// Whether the counter is closed (by close, by the driver, or with its client); false, with
+// EINVAL, for NULL.
+//
+// # Safety
+// `counter` NULL or open (or lingering after close).
+bool aeron_counter_is_closed(struct aeron_counter_t *counter);
+
+// The stream position just after this fragment (after the whole message for a message an
+// assembler put together). -1 (EINVAL) for NULL.
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int64_t aeron_header_position(struct aeron_header_t *header);
+
+// The right shift turning a position into a term count (0, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+size_t aeron_header_position_bits_to_shift(struct aeron_header_t *header);
+
+// The term offset of the frame after this one (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int32_t aeron_header_next_term_offset(struct aeron_header_t *header);
+
+// The image (`aeron_image_t *`) the fragment came from (NULL, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+void *aeron_header_context(struct aeron_header_t *header);
+
+// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
+//
+// # Safety
+// `reader` NULL or live.
+int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *reader);
+
+// The id of the first allocated counter with `type_id` and `registration_id`, or
+// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
+//
+// # Safety
+// `counters_reader` NULL or live.
+int32_t aeron_counters_reader_find_by_type_id_and_registration_id(struct aeron_counters_reader_t *counters_reader,
+                                                                  int32_t type_id,
+                                                                  int64_t registration_id);
+
+// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
+// (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
+int aeron_counters_reader_counter_registration_id(struct aeron_counters_reader_t *counters_reader,
+                                                  int32_t counter_id,
+                                                  int64_t *registration_id);
+
+// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0, or -1
+// (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
+int aeron_counters_reader_counter_owner_id(struct aeron_counters_reader_t *counters_reader,
+                                           int32_t counter_id,
+                                           int64_t *owner_id);
+
+// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
+// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments or an
+// id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
+int aeron_counters_reader_counter_reference_id(struct aeron_counters_reader_t *counters_reader,
+                                               int32_t counter_id,
+                                               int64_t *reference_id);
+
+// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED` or
+// `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out of
+// range.
+//
+// # Safety
+// `counters_reader` NULL or live; `state` NULL or valid for a write.
+int aeron_counters_reader_counter_state(struct aeron_counters_reader_t *counters_reader,
+                                        int32_t counter_id,
+                                        int32_t *state);
+
+// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
+// arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
+int aeron_counters_reader_counter_type_id(struct aeron_counters_reader_t *counters_reader,
+                                          int32_t counter_id,
+                                          int32_t *type_id);
+
+// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while allocated)
+// in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
+int aeron_counters_reader_free_for_reuse_deadline_ms(struct aeron_counters_reader_t *counters_reader,
+                                                     int32_t counter_id,
+                                                     int64_t *deadline_ms);
+
+// The registration id of a pending counter add; -1 (EINVAL) for NULL. Not valid after its poll
+// returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_counter` NULL or pending.
+int64_t aeron_async_add_counter_get_registration_id(aeron_async_add_counter_t *add_counter);
+
+// The registration id of a pending publication add; -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_publication` NULL or pending.
+int64_t aeron_async_add_publication_get_registration_id(aeron_async_add_publication_t *add_publication);
+
+// The registration id of a pending exclusive publication add; -1 (EINVAL) for NULL. Not valid
+// after its poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_exclusive_publication` NULL or pending.
+int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aeron_async_add_exclusive_publication_t *add_exclusive_publication);
+
+// The registration id of a pending subscription add; -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_subscription` NULL or pending.
+int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
+
+// The registration id of a pending destination command (for an add, the destination's
+// registration id, which `aeron_*publication_async_remove_destination_by_id` takes; not the
+// publication's or subscription's registration id); -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `async_destination` NULL or pending.
+int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
+
+// Starts the client conductor: its own thread, or in invoker mode just its start function (then
+// drive it with `aeron_main_do_work`). Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open.
+int aeron_start(struct aeron_t *client);
+
+// Runs one duty cycle of the conductor (invoker mode only). Returns the work done (>= 0), or -1
+// (not invoker mode, not started, NULL).
+//
+// # Safety
+// `client` NULL or open; one thread at a time.
+int aeron_main_do_work(struct aeron_t *client);
+
+// Whether the client closed (by `aeron_close` in progress, or a driver or client timeout);
+// false, with EINVAL, for NULL. Not for use after `aeron_close` returned.
+//
+// # Safety
+// `client` NULL or open.
+bool aeron_is_closed(struct aeron_t *client);
+
+// The context the client was made with (NULL and EINVAL for NULL).
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_context_t *aeron_context(struct aeron_t *client);
+
+// This client's id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_client_id(struct aeron_t *client);
+
+// A fresh id from the counter the driver and all its clients share (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_next_correlation_id(struct aeron_t *client);
+
+// The client's reader of the driver's counters, owned by the client (do not free it); valid
+// until `aeron_close`. NULL (EINVAL) for NULL.
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
+
+// The path of the mapped `cnc.dat`, valid until `aeron_cnc_close`; NULL (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+const char *aeron_cnc_filename(struct aeron_cnc_t *aeron_cnc);
+
+// The driver's last heartbeat (epoch ms) from the to-driver buffer's consumer heartbeat: 0
+// before the driver started, -1 after it shut down cleanly; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+int64_t aeron_cnc_to_driver_heartbeat(struct aeron_cnc_t *aeron_cnc);
+
+// The reader of the driver's counters, owned by `aeron_cnc` (do not free it; valid until
+// `aeron_cnc_close`). NULL (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+struct aeron_counters_reader_t *aeron_cnc_counters_reader(struct aeron_cnc_t *aeron_cnc);
+
+// Makes an assembler for subscription polls delivering whole messages to `delegate` with
+// `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1 for NULL
+// arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_fragment_assembler_create(struct aeron_fragment_assembler_t **assembler,
+                                    aeron_fragment_handler_t delegate,
+                                    void *delegate_clientd);
+
+// Frees an assembler for subscription polls (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_fragment_assembler_delete(struct aeron_fragment_assembler_t *assembler);
+
+// Makes a controlled assembler for subscription polls delivering whole messages to `delegate`
+// with `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_controlled_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1
+// for NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_controlled_fragment_assembler_create(struct aeron_controlled_fragment_assembler_t **assembler,
+                                               aeron_controlled_fragment_handler_t delegate,
+                                               void *delegate_clientd);
+
+// Frees a controlled assembler for subscription polls (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_controlled_fragment_assembler_delete(struct aeron_controlled_fragment_assembler_t *assembler);
+
+// Makes an assembler for polling one image delivering whole messages to `delegate` with
+// `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_image_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1 for
+// NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_image_fragment_assembler_create(struct aeron_image_fragment_assembler_t **assembler,
+                                          aeron_fragment_handler_t delegate,
+                                          void *delegate_clientd);
+
+// Frees an assembler for polling one image (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_image_fragment_assembler_delete(struct aeron_image_fragment_assembler_t *assembler);
+
+// Makes a controlled assembler for polling one image delivering whole messages to `delegate`
+// with `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_image_controlled_fragment_assembler_handler` and the assembler as clientd. Returns 0,
+// or -1 for NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controlled_fragment_assembler_t **assembler,
+                                                     aeron_controlled_fragment_handler_t delegate,
+                                                     void *delegate_clientd);
+
+// Frees a controlled assembler for polling one image (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
 
 #ifdef __cplusplus
 }  // extern "C"
