@@ -29,7 +29,7 @@ pub fn image() -> String {
         &[
             Export {
                 doc: "How far this subscriber consumed the stream (frozen once the image closed); -1 \
-                  (EINVAL) for NULL.",
+                      (EINVAL) for NULL.",
                 name: "aeron_image_position",
                 returns: "i64",
                 body: "Ok(image_ref(image)?.position())",
@@ -37,7 +37,7 @@ pub fn image() -> String {
             },
             Export {
                 doc: "Whether the publisher ended the stream and everything was consumed (false, with \
-                  EINVAL, for NULL).",
+                      EINVAL, for NULL).",
                 name: "aeron_image_is_end_of_stream",
                 returns: "bool",
                 body: "Ok(image_ref(image)?.is_end_of_stream())",
@@ -45,7 +45,7 @@ pub fn image() -> String {
             },
             Export {
                 doc: "The position the publisher ended the stream at (INT64_MAX while it goes on); -1 \
-                  (EINVAL) for NULL.",
+                      (EINVAL) for NULL.",
                 name: "aeron_image_end_of_stream_position",
                 returns: "i64",
                 body: "Ok(image_ref(image)?.end_of_stream_position())",
@@ -60,7 +60,7 @@ pub fn image() -> String {
             },
             Export {
                 doc: "Whether the image closed (its publisher left, or the subscription closed); false, \
-                  with EINVAL, for NULL.",
+                      with EINVAL, for NULL.",
                 name: "aeron_image_is_closed",
                 returns: "bool",
                 body: "Ok(image_ref(image)?.is_closed())",
@@ -68,7 +68,7 @@ pub fn image() -> String {
             },
             Export {
                 doc: "Moves the subscriber position (frame aligned, within the current term). Returns \
-                  0, or -1 (NULL, a bad position, closed).",
+                      0, or -1 (NULL, a bad position, closed).",
                 name: "aeron_image_set_position",
                 params: "image: *mut aeron_image_t, position: i64",
                 returns: "c_int",
@@ -96,7 +96,7 @@ pub fn subscription() -> String {
         &[
             Export {
                 doc: "Whether an open image (a connected publisher) is present (false, with EINVAL, \
-                  for NULL).",
+                      for NULL).",
                 name: "aeron_subscription_is_connected",
                 returns: "bool",
                 body: "Ok(handle(subscription)?.view.is_connected())",
@@ -118,7 +118,7 @@ pub fn subscription() -> String {
             },
             Export {
                 doc: "The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed; -1 \
-                  (EINVAL) for NULL.",
+                      (EINVAL) for NULL.",
                 name: "aeron_subscription_channel_status",
                 returns: "i64",
                 body: "Ok(handle(subscription)?.view.channel_status())",
@@ -126,29 +126,29 @@ pub fn subscription() -> String {
             },
             Export {
                 doc: "The image of the publisher with `session_id`, retained (release it with \
-                  `aeron_subscription_image_release`); NULL if there is none (or, with EINVAL, \
-                  for NULL).",
+                      `aeron_subscription_image_release`); NULL if there is none (or, with EINVAL, \
+                      for NULL).",
                 name: "aeron_subscription_image_by_session_id",
                 params: "subscription: *mut aeron_subscription_t, session_id: i32",
                 returns: "*mut aeron_image_t",
                 body: "Ok(handle(subscription)?.view.image_by_session_id(session_id)\
-                   .map_or(std::ptr::null_mut(), retained_image))",
+                       .map_or(std::ptr::null_mut(), retained_image))",
                 ..SUBSCRIPTION
             },
             Export {
                 doc: "The image at `index`, retained (release it with \
-                  `aeron_subscription_image_release`); NULL if the index is past the end (or, \
-                  with EINVAL, for NULL).",
+                      `aeron_subscription_image_release`); NULL if the index is past the end (or, \
+                      with EINVAL, for NULL).",
                 name: "aeron_subscription_image_at_index",
                 params: "subscription: *mut aeron_subscription_t, index: usize",
                 returns: "*mut aeron_image_t",
                 body: "Ok(handle(subscription)?.view.image_at_index(index)\
-                   .map_or(std::ptr::null_mut(), retained_image))",
+                       .map_or(std::ptr::null_mut(), retained_image))",
                 ..SUBSCRIPTION
             },
             Export {
                 doc: "Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns \
-                  0, or -1 for NULL arguments.",
+                      0, or -1 for NULL arguments.",
                 name: "aeron_subscription_image_retain",
                 params: "subscription: *mut aeron_subscription_t, image: *mut aeron_image_t",
                 returns: "c_int",
@@ -157,55 +157,55 @@ pub fn subscription() -> String {
             },
             Export {
                 doc: "Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or \
-                  `image_retain`). Returns 0, or -1 for NULL arguments.",
+                      `image_retain`). Returns 0, or -1 for NULL arguments.",
                 name: "aeron_subscription_image_release",
                 params: "subscription: *mut aeron_subscription_t, image: *mut aeron_image_t",
                 returns: "c_int",
                 safety: "`subscription` NULL or open; `image` NULL or retained by the caller, released \
-                     once per retain.",
+                         once per retain.",
                 body: "handle(subscription).and_then(|_| release(image)).map(|()| 0)",
             },
             Export {
                 doc: "Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 \
-                  as `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its \
-                  entry's `iov_len`, at most `address_vec_len` of them. Returns how many there \
-                  are (possibly more than fit): 0 for IPC or while the channel is not ACTIVE; -1 \
-                  (EINVAL) for a NULL `address_vec` or `address_vec_len` < 1.",
+                      as `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its \
+                      entry's `iov_len`, at most `address_vec_len` of them. Returns how many there \
+                      are (possibly more than fit): 0 for IPC or while the channel is not ACTIVE; -1 \
+                      (EINVAL) for a NULL `address_vec` or `address_vec_len` < 1.",
                 name: "aeron_subscription_local_sockaddrs",
                 params: "subscription: *mut aeron_subscription_t, address_vec: *mut aeron_iovec_t, \
-                     address_vec_len: usize",
+                         address_vec_len: usize",
                 returns: "c_int",
                 safety: "`subscription` NULL or open; `address_vec` valid for `address_vec_len` \
-                     entries, each `iov_base` valid for `iov_len` bytes.",
+                         entries, each `iov_base` valid for `iov_len` bytes.",
                 body: "local_sockaddrs(handle(subscription)?, address_vec, address_vec_len)",
             },
             Export {
                 doc: "Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a \
-                  multi-destination subscription (channel `aeron:udp?control-mode=manual`): sends \
-                  the command and stores in `*async` the handle to poll with \
-                  `aeron_subscription_async_destination_poll`. Returns 0, or -1: NULL arguments \
-                  (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the subscription \
-                  or client closed (EPERM). The driver's refusal comes from the poll. May be \
-                  called from any thread, also while another thread polls the subscription.",
+                      multi-destination subscription (channel `aeron:udp?control-mode=manual`): sends \
+                      the command and stores in `*async` the handle to poll with \
+                      `aeron_subscription_async_destination_poll`. Returns 0, or -1: NULL arguments \
+                      (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the subscription \
+                      or client closed (EPERM). The driver's refusal comes from the poll. May be \
+                      called from any thread, also while another thread polls the subscription.",
                 name: "aeron_subscription_async_add_destination",
                 returns: "c_int",
                 body: "send_destination(r#async, client, || destinations(subscription), \
-                   DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)))",
+                       DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri)))",
                 ..DESTINATION
             },
             Export {
                 doc: "Removes destination `uri` from a multi-destination subscription; poll `*async` \
-                  with `aeron_subscription_async_destination_poll`. Returns 0 or -1, as \
-                  `aeron_subscription_async_add_destination`.",
+                      with `aeron_subscription_async_destination_poll`. Returns 0 or -1, as \
+                      `aeron_subscription_async_add_destination`.",
                 name: "aeron_subscription_async_remove_destination",
                 returns: "c_int",
                 body: "send_destination(r#async, client, || destinations(subscription), \
-                   DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)))",
+                       DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri)))",
                 ..DESTINATION
             },
             Export {
                 doc: "As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 \
-                  done, -1 error; the async handle is freed on 1 and -1.",
+                      done, -1 error; the async handle is freed on 1 and -1.",
                 name: "aeron_subscription_async_destination_poll",
                 params: "r#async: *mut aeron_async_destination_t",
                 returns: "c_int",
@@ -225,8 +225,8 @@ pub fn counter() -> String {
         &[
             Export {
                 doc: "The address of the counter's value (8-byte aligned, in the driver's CnC), for \
-                  atomic reads and writes by the application. Valid while the client is open. \
-                  NULL (EINVAL) for NULL.",
+                      atomic reads and writes by the application. Valid while the client is open. \
+                      NULL (EINVAL) for NULL.",
                 name: "aeron_counter_addr",
                 returns: "*mut i64",
                 body: "Ok(handle(counter)?.counter.value_ptr())",
@@ -234,7 +234,7 @@ pub fn counter() -> String {
             },
             Export {
                 doc: "Whether the counter is closed (by close, by the driver, or with its client); \
-                  false, with EINVAL, for NULL.",
+                      false, with EINVAL, for NULL.",
                 name: "aeron_counter_is_closed",
                 returns: "bool",
                 body: "Ok(handle(counter)?.counter.is_closed())",
@@ -253,7 +253,7 @@ pub fn header() -> String {
         &[
             Export {
                 doc: "The stream position just after this fragment (after the whole message for a \
-                  message an assembler put together). -1 (EINVAL) for NULL.",
+                      message an assembler put together). -1 (EINVAL) for NULL.",
                 name: "aeron_header_position",
                 returns: "i64",
                 body: "Ok(header_ref(header)?.header().position())",
@@ -275,7 +275,7 @@ pub fn header() -> String {
             },
             Export {
                 doc: "The image (`aeron_image_t *`) the fragment came from (NULL, with EINVAL, for \
-                  NULL).",
+                      NULL).",
                 name: "aeron_header_context",
                 returns: "*mut c_void",
                 body: "Ok(header_ref(header)?.context)",
@@ -329,14 +329,14 @@ pub fn counters_reader() -> String {
             },
             Export {
                 doc: "The id of the first allocated counter with `type_id` and `registration_id`, or \
-                  `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: \
-                  EINVAL).",
+                      `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: \
+                      EINVAL).",
                 name: "aeron_counters_reader_find_by_type_id_and_registration_id",
                 params: "counters_reader: *mut aeron_counters_reader_t, type_id: i32, registration_id: i64",
                 returns: "i32",
                 safety: "`counters_reader` NULL or live.",
                 body: "Ok(counters(counters_reader)?.find_by_type_id_and_registration_id(type_id, \
-                   registration_id).unwrap_or(NULL_COUNTER_ID))",
+                       registration_id).unwrap_or(NULL_COUNTER_ID))",
             },
         ],
     );
@@ -430,7 +430,7 @@ pub fn client() -> String {
         &[
             Export {
                 doc: "Starts the client conductor: its own thread, or in invoker mode just its start \
-                  function (then drive it with `aeron_main_do_work`). Returns 0, or -1.",
+                      function (then drive it with `aeron_main_do_work`). Returns 0, or -1.",
                 name: "aeron_start",
                 returns: "c_int",
                 body: "client_ref(client)?.aeron.start().map(|()| 0)",
@@ -438,7 +438,7 @@ pub fn client() -> String {
             },
             Export {
                 doc: "Runs one duty cycle of the conductor (invoker mode only). Returns the work done \
-                  (>= 0), or -1 (not invoker mode, not started, NULL).",
+                      (>= 0), or -1 (not invoker mode, not started, NULL).",
                 name: "aeron_main_do_work",
                 returns: "c_int",
                 safety: "`client` NULL or open; one thread at a time.",
@@ -447,8 +447,8 @@ pub fn client() -> String {
             },
             Export {
                 doc: "Whether the client closed (by `aeron_close` in progress, or a driver or client \
-                  timeout); false, with EINVAL, for NULL. Not for use after `aeron_close` \
-                  returned.",
+                      timeout); false, with EINVAL, for NULL. Not for use after `aeron_close` \
+                      returned.",
                 name: "aeron_is_closed",
                 returns: "bool",
                 body: "Ok(client_ref(client)?.aeron.is_closed())",
@@ -470,7 +470,7 @@ pub fn client() -> String {
             },
             Export {
                 doc: "A fresh id from the counter the driver and all its clients share (-1, with \
-                  EINVAL, for NULL).",
+                      EINVAL, for NULL).",
                 name: "aeron_next_correlation_id",
                 returns: "i64",
                 body: "Ok(client_ref(client)?.aeron.next_correlation_id())",
@@ -478,7 +478,7 @@ pub fn client() -> String {
             },
             Export {
                 doc: "The client's reader of the driver's counters, owned by the client (do not free \
-                  it); valid until `aeron_close`. NULL (EINVAL) for NULL.",
+                      it); valid until `aeron_close`. NULL (EINVAL) for NULL.",
                 name: "aeron_counters_reader",
                 returns: "*mut aeron_counters_reader_t",
                 body: "Ok(as_c_reader(client_ref(client)?.aeron.counters_reader()))",
@@ -496,7 +496,7 @@ pub fn cnc() -> String {
         &[
             Export {
                 doc: "The path of the mapped `cnc.dat`, valid until `aeron_cnc_close`; NULL (EINVAL) \
-                  for NULL.",
+                      for NULL.",
                 name: "aeron_cnc_filename",
                 returns: "*const c_char",
                 body: "Ok(handle(aeron_cnc)?.filename.as_ptr())",
@@ -504,8 +504,8 @@ pub fn cnc() -> String {
             },
             Export {
                 doc: "The driver's last heartbeat (epoch ms) from the to-driver buffer's consumer \
-                  heartbeat: 0 before the driver started, -1 after it shut down cleanly; -1 \
-                  (EINVAL) for NULL.",
+                      heartbeat: 0 before the driver started, -1 after it shut down cleanly; -1 \
+                      (EINVAL) for NULL.",
                 name: "aeron_cnc_to_driver_heartbeat",
                 returns: "i64",
                 body: "Ok(handle(aeron_cnc)?.cnc.driver_heartbeat_ms())",
@@ -513,7 +513,7 @@ pub fn cnc() -> String {
             },
             Export {
                 doc: "The reader of the driver's counters, owned by `aeron_cnc` (do not free it; valid \
-                  until `aeron_cnc_close`). NULL (EINVAL) for NULL.",
+                      until `aeron_cnc_close`). NULL (EINVAL) for NULL.",
                 name: "aeron_cnc_counters_reader",
                 returns: "*mut aeron_counters_reader_t",
                 body: "Ok(as_c_reader(&handle(aeron_cnc)?.counters))",
