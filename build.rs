@@ -4,10 +4,16 @@
 
 use std::path::PathBuf;
 
+#[path = "build/context_callback_exports.rs"]
+mod context_callback_exports;
 #[path = "build/exports.rs"]
 mod exports;
+#[path = "build/handle_query_exports.rs"]
+mod handle_query_exports;
 #[path = "build/idle_strategy_exports.rs"]
 mod idle_strategy_exports;
+#[path = "build/publication_exports.rs"]
+mod publication_exports;
 
 use exports::doc_comment;
 
@@ -59,6 +65,24 @@ fn main() {
         ("context_settings_ffi.rs", generate_context_settings_ffi(&crate_dir)),
         // src/ffi/driver/settings_idle.rs
         ("driver_idle_strategy_ffi.rs", idle_strategy_exports::generate()),
+        // Client families (build/*_exports.rs of the ffi-client helper):
+        // src/ffi/context_callbacks.rs
+        ("context_callback_ffi.rs", context_callback_exports::generate()),
+        // src/ffi/publication.rs
+        ("publication_ffi.rs", publication_exports::generate(false)),
+        // src/ffi/exclusive_publication.rs
+        ("exclusive_publication_ffi.rs", publication_exports::generate(true)),
+        // src/ffi/{image,subscription,counter,header,counters_reader,async_add,client,cnc,
+        // fragment_assembler}.rs
+        ("image_ffi.rs", handle_query_exports::image()),
+        ("subscription_ffi.rs", handle_query_exports::subscription()),
+        ("counter_ffi.rs", handle_query_exports::counter()),
+        ("header_ffi.rs", handle_query_exports::header()),
+        ("counters_reader_ffi.rs", handle_query_exports::counters_reader()),
+        ("async_add_ffi.rs", handle_query_exports::async_add()),
+        ("client_ffi.rs", handle_query_exports::client()),
+        ("cnc_ffi.rs", handle_query_exports::cnc()),
+        ("fragment_assembler_ffi.rs", handle_query_exports::fragment_assembler()),
     ];
 
     let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));

@@ -1279,10 +1279,6 @@ typedef void (*aeron_on_unavailable_image_t)(void *clientd,
 // A pending `aeron_async_add_counter` or `aeron_async_add_static_counter`.
 typedef struct aeron_client_registering_resource_stct aeron_async_add_counter_t;
 
-// A pending destination command (add, remove, remove by id) of a publication or
-// subscription.
-typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
-
 // A frame claimed by `try_claim`: write `length` bytes at `data`, then commit or abort it
 // promptly (readers wait at the claim until then).
 typedef struct aeron_buffer_claim_t {
@@ -1328,32 +1324,6 @@ typedef struct aeron_on_unavailable_counter_pair_t {
   void *clientd;
 } aeron_on_unavailable_counter_pair_t;
 
-// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
-// give it and a message valid during the call.
-typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
-
-// Receives an error frame; `error_frame` is valid during the call only (copy it with
-// `aeron_publication_error_values_copy`). Runs on the conductor thread.
-typedef void (*aeron_publication_error_frame_handler_t)(void *clientd,
-                                                        aeron_publication_error_values_t *error_frame);
-
-// Told that a publication this client added is ready: `async` is the handle its add
-// returned (NULL if the answer came before the add returned), `channel` valid during the
-// call. Do little here: it runs on the conductor thread.
-typedef void (*aeron_on_new_publication_t)(void *clientd,
-                                           aeron_async_add_publication_t *async,
-                                           const char *channel,
-                                           int32_t stream_id,
-                                           int32_t session_id,
-                                           int64_t correlation_id);
-
-// Told that a subscription this client added is ready (as `aeron_on_new_publication_t`).
-typedef void (*aeron_on_new_subscription_t)(void *clientd,
-                                            aeron_async_add_subscription_t *async,
-                                            const char *channel,
-                                            int32_t stream_id,
-                                            int64_t correlation_id);
-
 // What does not change during a counter's life.
 typedef struct aeron_counter_constants_t {
   // The registration id (for a static counter: the one given when adding it).
@@ -1378,47 +1348,9 @@ typedef struct aeron_iovec_t {
   size_t iov_len;
 } aeron_iovec_t;
 
-// What does not change during a publication's life.
-typedef struct aeron_publication_constants_t {
-  // The channel URI, valid while the publication is.
-  const char *channel;
-  // Registration id of the driver's publication (shared by all its publishers).
-  int64_t original_registration_id;
-  // Registration id of this handle; differs from the original when the publication
-  // already existed.
-  int64_t registration_id;
-  // The largest position the stream can reach (term length × 2^31).
-  int64_t max_possible_position;
-  // Right shift turning a position into a term count.
-  size_t position_bits_to_shift;
-  size_t term_buffer_length;
-  // Longest message `offer` takes (fragmented above `max_payload_length`).
-  size_t max_message_length;
-  // Longest payload of one frame (MTU − 32): the limit of `try_claim`.
-  size_t max_payload_length;
-  int32_t stream_id;
-  int32_t session_id;
-  int32_t initial_term_id;
-  int32_t publication_limit_counter_id;
-  int32_t channel_status_indicator_id;
-} aeron_publication_constants_t;
-
-// Receives one fragment: `length` bytes at `buffer` and its header, both valid only
-// during the call. Called on the polling thread.
-typedef void (*aeron_fragment_handler_t)(void *clientd,
-                                         const uint8_t *buffer,
-                                         size_t length,
-                                         struct aeron_header_t *header);
-
 // What a controlled fragment handler asks for: one of `AERON_ACTION_ABORT` ..
 // `AERON_ACTION_CONTINUE` (an unknown value counts as CONTINUE, as in Aeron C).
 typedef int aeron_controlled_fragment_handler_action_t;
-
-// As `aeron_fragment_handler_t`, returning what to do with the fragment.
-typedef aeron_controlled_fragment_handler_action_t (*aeron_controlled_fragment_handler_t)(void *clientd,
-                                                                                          const uint8_t *buffer,
-                                                                                          size_t length,
-                                                                                          struct aeron_header_t *header);
 
 // What does not change during an image's life.
 typedef struct aeron_image_constants_t {
@@ -1438,6 +1370,19 @@ typedef struct aeron_image_constants_t {
   // Counter id of this subscriber's position in the stream.
   int32_t subscriber_position_id;
 } aeron_image_constants_t;
+
+// Receives one fragment: `length` bytes at `buffer` and its header, both valid only
+// during the call. Called on the polling thread.
+typedef void (*aeron_fragment_handler_t)(void *clientd,
+                                         const uint8_t *buffer,
+                                         size_t length,
+                                         struct aeron_header_t *header);
+
+// As `aeron_fragment_handler_t`, returning what to do with the fragment.
+typedef aeron_controlled_fragment_handler_action_t (*aeron_controlled_fragment_handler_t)(void *clientd,
+                                                                                          const uint8_t *buffer,
+                                                                                          size_t length,
+                                                                                          struct aeron_header_t *header);
 
 // Receives a block of whole frames (headers included), `length` bytes from one term of
 // one session, valid during the call.
@@ -1465,6 +1410,61 @@ typedef struct aeron_uri_string_builder_t {
   void *internal;
   bool closed;
 } aeron_uri_string_builder_t;
+
+// Receives errors the client reports asynchronously: `errcode` as `aeron_errcode()` would
+// give it and a message valid during the call.
+typedef void (*aeron_error_handler_t)(void *clientd, int errcode, const char *message);
+
+// Receives an error frame; `error_frame` is valid during the call only (copy it with
+// `aeron_publication_error_values_copy`). Runs on the conductor thread.
+typedef void (*aeron_publication_error_frame_handler_t)(void *clientd,
+                                                        aeron_publication_error_values_t *error_frame);
+
+// Told that a publication this client added is ready: `async` is the handle its add
+// returned (NULL if the answer came before the add returned), `channel` valid during the
+// call. Do little here: it runs on the conductor thread.
+typedef void (*aeron_on_new_publication_t)(void *clientd,
+                                           aeron_async_add_publication_t *async,
+                                           const char *channel,
+                                           int32_t stream_id,
+                                           int32_t session_id,
+                                           int64_t correlation_id);
+
+// Told that a subscription this client added is ready (as `aeron_on_new_publication_t`).
+typedef void (*aeron_on_new_subscription_t)(void *clientd,
+                                            aeron_async_add_subscription_t *async,
+                                            const char *channel,
+                                            int32_t stream_id,
+                                            int64_t correlation_id);
+
+// What does not change during a publication's life.
+typedef struct aeron_publication_constants_t {
+  // The channel URI, valid while the publication is.
+  const char *channel;
+  // Registration id of the driver's publication (shared by all its publishers).
+  int64_t original_registration_id;
+  // Registration id of this handle; differs from the original when the publication
+  // already existed.
+  int64_t registration_id;
+  // The largest position the stream can reach (term length × 2^31).
+  int64_t max_possible_position;
+  // Right shift turning a position into a term count.
+  size_t position_bits_to_shift;
+  size_t term_buffer_length;
+  // Longest message `offer` takes (fragmented above `max_payload_length`).
+  size_t max_message_length;
+  // Longest payload of one frame (MTU − 32): the limit of `try_claim`.
+  size_t max_payload_length;
+  int32_t stream_id;
+  int32_t session_id;
+  int32_t initial_term_id;
+  int32_t publication_limit_counter_id;
+  int32_t channel_status_indicator_id;
+} aeron_publication_constants_t;
+
+// A pending destination command (add, remove, remove by id) of a publication or
+// subscription.
+typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
 
 // Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
 // names the setting for error messages. Returns 0 or -1.
@@ -1524,19 +1524,6 @@ int aeron_cnc_init(struct aeron_cnc_t **aeron_cnc, const char *base_path, int64_
 // `aeron_cnc` NULL or open; `constants` NULL or valid for a write.
 int aeron_cnc_constants(struct aeron_cnc_t *aeron_cnc, aeron_cnc_constants_t *constants);
 
-// The path of the mapped `cnc.dat`, valid until `aeron_cnc_close`; NULL (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-const char *aeron_cnc_filename(struct aeron_cnc_t *aeron_cnc);
-
-// The driver's last heartbeat (epoch ms) from the to-driver buffer's consumer heartbeat:
-// 0 before the driver started, -1 after it shut down cleanly; -1 (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-int64_t aeron_cnc_to_driver_heartbeat(struct aeron_cnc_t *aeron_cnc);
-
 // Calls `callback` for each distinct error in the driver's error log last seen at or after
 // `since_timestamp` (epoch ms; 0 for all), on the calling thread. Returns how many; 0 on
 // error (NULL arguments, a corrupt log), with `aeron_errcode()` set.
@@ -1547,13 +1534,6 @@ size_t aeron_cnc_error_log_read(struct aeron_cnc_t *aeron_cnc,
                                 aeron_error_log_reader_func_t callback,
                                 void *clientd,
                                 int64_t since_timestamp);
-
-// The reader of the driver's counters, owned by `aeron_cnc` (do not free it; valid until
-// `aeron_cnc_close`). NULL (EINVAL) for NULL.
-//
-// # Safety
-// `aeron_cnc` must be NULL or open.
-struct aeron_counters_reader_t *aeron_cnc_counters_reader(struct aeron_cnc_t *aeron_cnc);
 
 // Maps `loss-report.dat` next to `cnc.dat` and calls `entry_func` for each entry, on the
 // calling thread. Returns the number of entries, or -1: EINVAL for NULL arguments, the
@@ -1606,21 +1586,6 @@ void aeron_counters_reader_foreach_counter(struct aeron_counters_reader_t *count
                                            aeron_counters_reader_foreach_counter_func_t func,
                                            void *clientd);
 
-// The id of the first allocated counter with `type_id` and `registration_id`, or
-// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
-//
-// # Safety
-// `counters_reader` must be NULL or live.
-int32_t aeron_counters_reader_find_by_type_id_and_registration_id(struct aeron_counters_reader_t *counters_reader,
-                                                                  int32_t type_id,
-                                                                  int64_t registration_id);
-
-// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
-//
-// # Safety
-// `reader` must be NULL or live.
-int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *reader);
-
 // The address of counter `counter_id`'s 64-bit value in shared memory (read it with an
 // acquire/volatile load), or NULL (EINVAL) for a NULL reader or an id out of range.
 //
@@ -1628,53 +1593,6 @@ int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *rea
 // `counters_reader` must be NULL or live; the address is valid as long as the reader.
 int64_t *aeron_counters_reader_addr(struct aeron_counters_reader_t *counters_reader,
                                     int32_t counter_id);
-
-// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
-// (EINVAL) for NULL arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
-int aeron_counters_reader_counter_registration_id(struct aeron_counters_reader_t *counters_reader,
-                                                  int32_t counter_id,
-                                                  int64_t *registration_id);
-
-// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0,
-// or -1 (EINVAL) for NULL arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
-int aeron_counters_reader_counter_owner_id(struct aeron_counters_reader_t *counters_reader,
-                                           int32_t counter_id,
-                                           int64_t *owner_id);
-
-// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
-// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments
-// or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
-int aeron_counters_reader_counter_reference_id(struct aeron_counters_reader_t *counters_reader,
-                                               int32_t counter_id,
-                                               int64_t *reference_id);
-
-// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED`
-// or `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-// of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `state` NULL or valid for a write.
-int aeron_counters_reader_counter_state(struct aeron_counters_reader_t *counters_reader,
-                                        int32_t counter_id,
-                                        int32_t *state);
-
-// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
-// arguments or an id out of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
-int aeron_counters_reader_counter_type_id(struct aeron_counters_reader_t *counters_reader,
-                                          int32_t counter_id,
-                                          int32_t *type_id);
 
 // Stores in `*key_p` the address of counter `counter_id`'s key (`AERON_COUNTER_MAX_KEY_LENGTH`
 // bytes of metadata in shared memory). Returns 0, or -1 (EINVAL) for NULL arguments or an
@@ -1697,16 +1615,6 @@ int aeron_counters_reader_counter_label(struct aeron_counters_reader_t *counters
                                         int32_t counter_id,
                                         char *buffer,
                                         size_t buffer_length);
-
-// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while
-// allocated) in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-// of range.
-//
-// # Safety
-// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
-int aeron_counters_reader_free_for_reuse_deadline_ms(struct aeron_counters_reader_t *counters_reader,
-                                                     int32_t counter_id,
-                                                     int64_t *deadline_ms);
 
 // Creates a driver from `context`'s settings (copied: later changes to the context do not
 // affect it): validates them, prepares the Aeron directory (failing if a live driver uses
@@ -3397,40 +3305,6 @@ int aeron_async_add_static_counter(aeron_async_add_counter_t **async,
 int aeron_async_add_counter_poll(struct aeron_counter_t **counter,
                                  aeron_async_add_counter_t *async);
 
-// The registration id of a pending counter add (-1 for NULL).
-//
-// # Safety
-// `add_counter` NULL or pending.
-int64_t aeron_async_add_counter_get_registration_id(aeron_async_add_counter_t *add_counter);
-
-// The registration id of a pending publication add (-1 for NULL).
-//
-// # Safety
-// `add_publication` NULL or pending.
-int64_t aeron_async_add_publication_get_registration_id(aeron_async_add_publication_t *add_publication);
-
-// The registration id of a pending exclusive publication add (-1 for NULL). The name
-// repeats "exclusive" as upstream's does.
-//
-// # Safety
-// `add_exclusive_publication` NULL or pending.
-int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aeron_async_add_exclusive_publication_t *add_exclusive_publication);
-
-// The registration id of a pending subscription add (-1 for NULL).
-//
-// # Safety
-// `add_subscription` NULL or pending.
-int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
-
-// The correlation id of a pending destination command (-1 for NULL): for an add, the
-// destination's registration id, which `aeron_*publication_async_remove_destination_by_id`
-// takes; not the publication's or subscription's registration id. Not valid after its
-// poll returned 1 or -1 (the handle is freed then).
-//
-// # Safety
-// `async_destination` NULL or pending.
-int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
-
 // Publishes the claimed frame to subscribers. Returns 0, or -1 for a NULL or empty claim.
 //
 // # Safety
@@ -3454,20 +3328,6 @@ int aeron_buffer_claim_abort(struct aeron_buffer_claim_t *buffer_claim);
 // `client` valid for a pointer write; `context` NULL or from `aeron_context_init`.
 int aeron_init(struct aeron_t **client, struct aeron_context_t *context);
 
-// Starts the client conductor: its own thread, or in invoker mode just its start
-// function (then drive it with `aeron_main_do_work`). Returns 0, or -1.
-//
-// # Safety
-// `client` NULL or open.
-int aeron_start(struct aeron_t *client);
-
-// Runs one duty cycle of the conductor (invoker mode only). Returns the work done (>= 0),
-// or -1 (not invoker mode, not started, NULL).
-//
-// # Safety
-// `client` NULL or open; one thread at a time.
-int aeron_main_do_work(struct aeron_t *client);
-
 // Idles as the conductor would after a duty cycle that did `work_count` work: sleeps the
 // idle sleep duration when it did none. Does nothing for NULL.
 //
@@ -3485,44 +3345,12 @@ void aeron_main_idle_strategy(struct aeron_t *client, int work_count);
 // callback.
 int aeron_close(struct aeron_t *client);
 
-// Whether the client closed (by `aeron_close` in progress, or a driver or client
-// timeout). Not for use after `aeron_close` returned.
-//
-// # Safety
-// `client` NULL or open.
-bool aeron_is_closed(struct aeron_t *client);
-
 // Calls `stream_out` with one line (`"%3d: %20lld - label\r\n"`) per allocated counter of
 // the driver, in id order, on this thread. Does nothing for NULL arguments.
 //
 // # Safety
 // `client` NULL or open; `stream_out` safe to call with a string valid during the call.
 void aeron_print_counters(struct aeron_t *client, void (*stream_out)(const char *line));
-
-// The context the client was made with (NULL and EINVAL for NULL).
-//
-// # Safety
-// `client` NULL or open.
-struct aeron_context_t *aeron_context(struct aeron_t *client);
-
-// This client's id (-1 for NULL).
-//
-// # Safety
-// `client` NULL or open.
-int64_t aeron_client_id(struct aeron_t *client);
-
-// A fresh id from the counter the driver and all its clients share (-1 for NULL).
-//
-// # Safety
-// `client` NULL or open.
-int64_t aeron_next_correlation_id(struct aeron_t *client);
-
-// The client's reader of the driver's counters, owned by the client (do not free it);
-// valid until `aeron_close`. NULL for NULL.
-//
-// # Safety
-// `client` NULL or open.
-struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
 
 // Adds a handler called (on the conductor thread) when the client closes, besides the
 // context's. Returns 0, or -1 (NULL arguments, the pair already added).
@@ -3621,215 +3449,6 @@ int aeron_context_request_driver_termination(const char *directory,
                                              const uint8_t *token_buffer,
                                              size_t token_length);
 
-// The handler of errors the client reports asynchronously (conductor errors, driver
-// timeouts, failures of closes). The default prints to stderr.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_error_handler(struct aeron_context_t *context,
-                                    aeron_error_handler_t handler,
-                                    void *clientd);
-
-// The handler set with `aeron_context_set_error_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_error_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
-
-// The handler of error frames receivers send about this client's publications (UDP
-// only), e.g. when a subscriber rejected a publication's image. Called once per
-// publication of this client with the frame's registration id, with a frame valid during
-// the call only.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_publication_error_frame_handler(struct aeron_context_t *context,
-                                                      aeron_publication_error_frame_handler_t handler,
-                                                      void *clientd);
-
-// The handler set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_publication_error_frame_handler_t aeron_context_get_publication_error_frame_handler(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_publication_error_frame_handler` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_publication_error_frame_handler_clientd(struct aeron_context_t *context);
-
-// Called when a publication this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_publication(struct aeron_context_t *context,
-                                         aeron_on_new_publication_t handler,
-                                         void *clientd);
-
-// The handler set with `aeron_context_set_on_new_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_publication_t aeron_context_get_on_new_publication(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_publication_clientd(struct aeron_context_t *context);
-
-// Called when an exclusive publication this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_exclusive_publication(struct aeron_context_t *context,
-                                                   aeron_on_new_publication_t handler,
-                                                   void *clientd);
-
-// The handler set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_publication_t aeron_context_get_on_new_exclusive_publication(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_exclusive_publication` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_exclusive_publication_clientd(struct aeron_context_t *context);
-
-// Called when a subscription this client added is ready.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_new_subscription(struct aeron_context_t *context,
-                                          aeron_on_new_subscription_t handler,
-                                          void *clientd);
-
-// The handler set with `aeron_context_set_on_new_subscription` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_new_subscription` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
-
-// Called when a counter becomes available in the driver.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_available_counter(struct aeron_context_t *context,
-                                           aeron_on_available_counter_t handler,
-                                           void *clientd);
-
-// The handler set with `aeron_context_set_on_available_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_available_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
-
-// Called when a counter goes away.
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
-                                             aeron_on_unavailable_counter_t handler,
-                                             void *clientd);
-
-// The handler set with `aeron_context_set_on_unavailable_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_unavailable_counter` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
-
-// Called once when the client closes (by `aeron_close` or a timeout).
-// Replaces the previous one; NULL removes it. Returns 0, or -1 for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread
-// for as long as the client runs.
-int aeron_context_set_on_close_client(struct aeron_context_t *context,
-                                      aeron_on_close_client_t handler,
-                                      void *clientd);
-
-// The handler set with `aeron_context_set_on_close_client` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_on_close_client_t aeron_context_get_on_close_client(struct aeron_context_t *context);
-
-// The `clientd` set with `aeron_context_set_on_close_client` (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_on_close_client_clientd(struct aeron_context_t *context);
-
-// Sets the function called with `state` and the role name when the conductor starts, on
-// its thread (in invoker mode: from `aeron_start`). NULL removes it. Returns 0, or -1 for
-// a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` safe to call with `state` from the conductor thread.
-int aeron_context_set_agent_on_start_function(struct aeron_context_t *context,
-                                              aeron_agent_on_start_func_t value,
-                                              void *state);
-
-// The agent start function (NULL if none).
-//
-// # Safety
-// `context` NULL or live.
-aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aeron_context_t *context);
-
-// The `state` passed to the agent start function.
-//
-// # Safety
-// `context` NULL or live.
-void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
-
-// The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic
-// reads and writes by the application. Valid while the client is open. NULL for NULL.
-//
-// # Safety
-// `counter` NULL or open.
-int64_t *aeron_counter_addr(struct aeron_counter_t *counter);
-
 // Fills `*constants`. Returns 0, or -1 for NULL arguments.
 //
 // # Safety
@@ -3846,12 +3465,6 @@ int aeron_counter_constants(struct aeron_counter_t *counter,
 int aeron_counter_close(struct aeron_counter_t *counter,
                         aeron_notification_t on_close_complete,
                         void *on_close_complete_clientd);
-
-// Whether the counter is closed (by close, by the driver, or with its client).
-//
-// # Safety
-// `counter` NULL or open (or lingering).
-bool aeron_counter_is_closed(struct aeron_counter_t *counter);
 
 // Appends a message; see `aeron_publication_offer`.
 //
@@ -3901,130 +3514,6 @@ int64_t aeron_exclusive_publication_offer_block(struct aeron_exclusive_publicati
                                                 const uint8_t *buffer,
                                                 size_t length);
 
-// The send channel status: 1 ACTIVE, -1 ERRORED (also once closed).
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_channel_status(struct aeron_exclusive_publication_t *publication);
-
-// The position the next message starts at, or CLOSED.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_position(struct aeron_exclusive_publication_t *publication);
-
-// The position beyond which offers are back pressured, or CLOSED.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-int64_t aeron_exclusive_publication_position_limit(struct aeron_exclusive_publication_t *publication);
-
-// Whether the publication is closed.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-bool aeron_exclusive_publication_is_closed(struct aeron_exclusive_publication_t *publication);
-
-// Whether a subscriber is connected.
-//
-// # Safety
-// `publication` NULL or open (or lingering), used by this thread only now.
-bool aeron_exclusive_publication_is_connected(struct aeron_exclusive_publication_t *publication);
-
-// The channel URI, valid while the publication is.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-const char *aeron_exclusive_publication_channel(struct aeron_exclusive_publication_t *publication);
-
-// The stream id.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-int32_t aeron_exclusive_publication_stream_id(struct aeron_exclusive_publication_t *publication);
-
-// The session id.
-//
-// # Safety
-// `publication` NULL or open (or lingering).
-int32_t aeron_exclusive_publication_session_id(struct aeron_exclusive_publication_t *publication);
-
-// Fills `*constants`; see `aeron_publication_constants`. Any thread.
-//
-// # Safety
-// `publication` NULL or open; `constants` NULL or writable.
-int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *publication,
-                                          struct aeron_publication_constants_t *constants);
-
-// Closes the publication; see `aeron_publication_close`. NULL is accepted. Returns 0.
-//
-// # Safety
-// `publication` NULL or open, closed once, by its one writer thread.
-int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
-                                      aeron_notification_t on_close_complete,
-                                      void *on_close_complete_clientd);
-
-// The send endpoint's bound addresses; see `aeron_publication_local_sockaddrs`.
-//
-// # Safety
-// `publication` NULL or open, its writer state used by this thread only now;
-// `address_vec` valid for `address_vec_len` entries, each `iov_base` valid for `iov_len`.
-int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
-                                                struct aeron_iovec_t *address_vec,
-                                                size_t address_vec_len);
-
-// As `aeron_publication_async_add_destination`, for an exclusive publication; poll with
-// `aeron_exclusive_publication_async_destination_poll`. May be called from any thread,
-// also while the publication's writer thread offers (it touches no writer state).
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
-                                                      struct aeron_t *client,
-                                                      struct aeron_exclusive_publication_t *publication,
-                                                      const char *uri);
-
-// As `aeron_publication_async_remove_destination`, for an exclusive publication.
-//
-// # Safety
-// As `aeron_exclusive_publication_async_add_destination`.
-int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
-                                                         struct aeron_t *client,
-                                                         struct aeron_exclusive_publication_t *publication,
-                                                         const char *uri);
-
-// As `aeron_publication_async_remove_destination_by_id`, for an exclusive publication.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
-                                                               struct aeron_t *client,
-                                                               struct aeron_exclusive_publication_t *publication,
-                                                               int64_t destination_registration_id);
-
-// As `aeron_publication_async_destination_poll` (the same function).
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
-
-// Makes an assembler for subscription polls delivering whole messages to `delegate` with
-// `delegate_clientd`. Returns 0, or -1 for NULL arguments.
-//
-// # Safety
-// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd`
-// on the polling thread.
-int aeron_fragment_assembler_create(struct aeron_fragment_assembler_t **assembler,
-                                    aeron_fragment_handler_t delegate,
-                                    void *delegate_clientd);
-
-// Frees an assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// `assembler` NULL or live, not in use, freed once.
-int aeron_fragment_assembler_delete(struct aeron_fragment_assembler_t *assembler);
-
 // The fragment handler to poll with, the assembler as clientd.
 //
 // # Safety
@@ -4033,20 +3522,6 @@ void aeron_fragment_assembler_handler(void *clientd,
                                       const uint8_t *buffer,
                                       size_t length,
                                       struct aeron_header_t *header);
-
-// Makes a controlled assembler for subscription polls. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_controlled_fragment_assembler_create(struct aeron_controlled_fragment_assembler_t **assembler,
-                                               aeron_controlled_fragment_handler_t delegate,
-                                               void *delegate_clientd);
-
-// Frees a controlled assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_controlled_fragment_assembler_delete(struct aeron_controlled_fragment_assembler_t *assembler);
 
 // The controlled fragment handler to poll with, the assembler as clientd. Returns the
 // delegate's action (CONTINUE for fragments still being joined; ABORT on error).
@@ -4058,20 +3533,6 @@ aeron_controlled_fragment_handler_action_t aeron_controlled_fragment_assembler_h
                                                                                        size_t length,
                                                                                        struct aeron_header_t *header);
 
-// Makes an assembler for polling one image. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_image_fragment_assembler_create(struct aeron_image_fragment_assembler_t **assembler,
-                                          aeron_fragment_handler_t delegate,
-                                          void *delegate_clientd);
-
-// Frees an image assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_image_fragment_assembler_delete(struct aeron_image_fragment_assembler_t *assembler);
-
 // The fragment handler to poll an image with, the assembler as clientd.
 //
 // # Safety
@@ -4080,20 +3541,6 @@ void aeron_image_fragment_assembler_handler(void *clientd,
                                             const uint8_t *buffer,
                                             size_t length,
                                             struct aeron_header_t *header);
-
-// Makes a controlled assembler for polling one image. Returns 0, or -1.
-//
-// # Safety
-// As `aeron_fragment_assembler_create`.
-int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controlled_fragment_assembler_t **assembler,
-                                                     aeron_controlled_fragment_handler_t delegate,
-                                                     void *delegate_clientd);
-
-// Frees an image controlled assembler (NULL is accepted). Returns 0.
-//
-// # Safety
-// As `aeron_fragment_assembler_delete`.
-int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
 
 // The controlled fragment handler to poll an image with, the assembler as clientd.
 //
@@ -4111,74 +3558,12 @@ aeron_controlled_fragment_handler_action_t aeron_image_controlled_fragment_assem
 // `header` NULL or the header of the running handler call; `values` NULL or writable.
 int aeron_header_values(struct aeron_header_t *header, aeron_header_values_t *values);
 
-// The stream position just after this fragment (after the whole message for a message
-// an assembler put together). -1 for NULL.
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-int64_t aeron_header_position(struct aeron_header_t *header);
-
-// The right shift turning a position into a term count (0 for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-size_t aeron_header_position_bits_to_shift(struct aeron_header_t *header);
-
-// The term offset of the frame after this one (-1 for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-int32_t aeron_header_next_term_offset(struct aeron_header_t *header);
-
-// The image (`aeron_image_t *`) the fragment came from (NULL for NULL).
-//
-// # Safety
-// `header` NULL or the header of the running handler call.
-void *aeron_header_context(struct aeron_header_t *header);
-
 // Fills `*constants` (with `subscription` NULL: an image does not know its C handle).
 // Returns 0, or -1 for NULL arguments.
 //
 // # Safety
 // `image` NULL or valid; `constants` NULL or writable.
 int aeron_image_constants(struct aeron_image_t *image, struct aeron_image_constants_t *constants);
-
-// How far this subscriber consumed the stream (frozen once the image closed).
-//
-// # Safety
-// `image` NULL or valid.
-int64_t aeron_image_position(struct aeron_image_t *image);
-
-// Whether the publisher ended the stream and everything was consumed.
-//
-// # Safety
-// `image` NULL or valid.
-bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
-
-// The position the publisher ended the stream at (INT64_MAX while it goes on).
-//
-// # Safety
-// `image` NULL or valid.
-int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
-
-// Senders heard from recently (0 for IPC and closed images).
-//
-// # Safety
-// `image` NULL or valid.
-int aeron_image_active_transport_count(struct aeron_image_t *image);
-
-// Whether the image closed (its publisher left, or the subscription closed).
-//
-// # Safety
-// `image` NULL or valid.
-bool aeron_image_is_closed(struct aeron_image_t *image);
-
-// Moves the subscriber position (frame aligned, within the current term). Returns 0, or
-// -1 (NULL, a bad position, closed).
-//
-// # Safety
-// `image` NULL or valid; called by the polling thread.
-int aeron_image_set_position(struct aeron_image_t *image, int64_t position);
 
 // Delivers up to `fragment_limit` fragments to `handler` and consumes them. Returns the
 // fragments delivered, or -1.
@@ -4289,139 +3674,6 @@ int64_t aeron_publication_try_claim(struct aeron_publication_t *publication,
                                     size_t length,
                                     struct aeron_buffer_claim_t *buffer_claim);
 
-// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED
-// (also once closed), or another value of the status counter.
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_channel_status(struct aeron_publication_t *publication);
-
-// Whether the publication is closed (false, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-bool aeron_publication_is_closed(struct aeron_publication_t *publication);
-
-// Whether a subscriber is connected (false for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-bool aeron_publication_is_connected(struct aeron_publication_t *publication);
-
-// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code
-// (CLOSED once closed).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_position(struct aeron_publication_t *publication);
-
-// The position beyond which offers are back pressured, or CLOSED once closed.
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
-
-// The channel URI, valid while the publication is (NULL for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-const char *aeron_publication_channel(struct aeron_publication_t *publication);
-
-// The stream id (-1, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
-
-// The session id (-1, with EINVAL, for NULL).
-//
-// # Safety
-// `publication` NULL or open (or lingering after close).
-int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
-
-// Fills `*constants` with what does not change during the publication's life. Returns 0,
-// or -1 for NULL arguments.
-//
-// # Safety
-// `publication` NULL or open; `constants` NULL or valid for a write.
-int aeron_publication_constants(struct aeron_publication_t *publication,
-                                struct aeron_publication_constants_t *constants);
-
-// Closes the publication: no more offers, and the driver is told to release it. Calls
-// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
-// before returning. The handle stays readable (reporting CLOSED) for the resource linger
-// duration, then is freed. NULL is accepted. Returns 0.
-//
-// # Safety
-// `publication` NULL or open, closed once.
-int aeron_publication_close(struct aeron_publication_t *publication,
-                            aeron_notification_t on_close_complete,
-                            void *on_close_complete_clientd);
-
-// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
-// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
-// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
-// registration id (`aeron_async_destination_get_registration_id`) is the destination's.
-// Returns 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8
-// (EINVAL), the publication or client closed (EPERM). The driver's refusal (e.g. a
-// channel not in manual control mode) comes from the poll. `client` is the client the
-// publication belongs to. May be called from any thread.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_publication_async_add_destination(aeron_async_destination_t **async,
-                                            struct aeron_t *client,
-                                            struct aeron_publication_t *publication,
-                                            const char *uri);
-
-// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
-// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
-//
-// # Safety
-// As `aeron_publication_async_add_destination`.
-int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
-                                               struct aeron_t *client,
-                                               struct aeron_publication_t *publication,
-                                               const char *uri);
-
-// Removes the destination whose add had registration id `destination_registration_id`
-// (see `aeron_async_destination_get_registration_id`); poll `*async` with
-// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `publication` NULL or open.
-int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
-                                                     struct aeron_t *client,
-                                                     struct aeron_publication_t *publication,
-                                                     int64_t destination_registration_id);
-
-// Polls a destination command: 0 while the driver has not answered, 1 once it
-// acknowledged, -1 for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer
-// within the driver timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed.
-// On 1 and -1 the async handle is freed: do not use it again. NULL, or the handle of an
-// add, is -1 (EINVAL) and frees nothing. Any destination command's handle may be polled
-// here (publication, exclusive publication or subscription), as in Aeron.
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
-
-// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
-// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
-// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
-// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
-// `address_vec` or `address_vec_len` < 1.
-//
-// # Safety
-// `publication` NULL or open; `address_vec` valid for `address_vec_len` entries, each
-// `iov_base` valid for `iov_len` bytes.
-int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
-                                      struct aeron_iovec_t *address_vec,
-                                      size_t address_vec_len);
-
 // Copies `*src` (with its message) into a new allocation stored in `*dst`; free it with
 // `aeron_publication_error_values_delete`. Returns 0, or -1 for NULL arguments or a
 // negative message length.
@@ -4469,52 +3721,12 @@ long aeron_subscription_block_poll(struct aeron_subscription_t *subscription,
                                    void *clientd,
                                    size_t block_length_limit);
 
-// Whether an open image (a connected publisher) is present.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-bool aeron_subscription_is_connected(struct aeron_subscription_t *subscription);
-
-// The number of images (-1 for NULL).
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-int aeron_subscription_image_count(struct aeron_subscription_t *subscription);
-
-// Whether the subscription is closed.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-bool aeron_subscription_is_closed(struct aeron_subscription_t *subscription);
-
-// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed.
-//
-// # Safety
-// `subscription` NULL or open (or lingering after close).
-int64_t aeron_subscription_channel_status(struct aeron_subscription_t *subscription);
-
 // Fills `*constants`. Returns 0, or -1 for NULL arguments.
 //
 // # Safety
 // `subscription` NULL or open; `constants` NULL or writable.
 int aeron_subscription_constants(struct aeron_subscription_t *subscription,
                                  struct aeron_subscription_constants_t *constants);
-
-// The image of the publisher with `session_id`, retained (release it with
-// `aeron_subscription_image_release`); NULL if there is none.
-//
-// # Safety
-// `subscription` NULL or open.
-struct aeron_image_t *aeron_subscription_image_by_session_id(struct aeron_subscription_t *subscription,
-                                                             int32_t session_id);
-
-// The image at `index`, retained (release it with `aeron_subscription_image_release`);
-// NULL if the index is past the end.
-//
-// # Safety
-// `subscription` NULL or open.
-struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscription_t *subscription,
-                                                        size_t index);
 
 // Calls `handler(image, clientd)` for each current image, on this thread; each image is
 // valid during its call.
@@ -4524,23 +3736,6 @@ struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscriptio
 void aeron_subscription_for_each_image(struct aeron_subscription_t *subscription,
                                        void (*handler)(struct aeron_image_t *image, void *clientd),
                                        void *clientd);
-
-// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or
-// -1 for NULL arguments.
-//
-// # Safety
-// `subscription` NULL or open; `image` NULL or a valid image of it.
-int aeron_subscription_image_retain(struct aeron_subscription_t *subscription,
-                                    struct aeron_image_t *image);
-
-// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or
-// `image_retain`). Returns 0, or -1 for NULL arguments.
-//
-// # Safety
-// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
-// retain.
-int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
-                                     struct aeron_image_t *image);
 
 // Closes the subscription: its images become unavailable (the unavailable-image handler
 // runs for each, on this thread) and the driver is told. Then calls
@@ -4552,19 +3747,6 @@ int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
 int aeron_subscription_close(struct aeron_subscription_t *subscription,
                              aeron_notification_t on_close_complete,
                              void *on_close_complete_clientd);
-
-// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
-// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
-// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
-// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
-// `address_vec` or `address_vec_len` < 1.
-//
-// # Safety
-// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
-// `iov_base` valid for `iov_len` bytes.
-int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
-                                       struct aeron_iovec_t *address_vec,
-                                       size_t address_vec_len);
 
 // Writes the first address the receive endpoint is bound to into `address`
 // (`address_len` bytes, NUL-terminated, truncated to fit). Returns 1 when there is one
@@ -4589,39 +3771,6 @@ int aeron_subscription_resolved_endpoint(struct aeron_subscription_t *subscripti
 int aeron_subscription_try_resolve_channel_endpoint_port(struct aeron_subscription_t *subscription,
                                                          char *uri,
                                                          size_t uri_len);
-
-// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
-// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
-// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns
-// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL),
-// the subscription or client closed (EPERM). The driver's refusal comes from the poll.
-// May be called from any thread, also while another thread polls the subscription.
-//
-// # Safety
-// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open;
-// `uri` NULL or NUL-terminated.
-int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
-                                             struct aeron_t *client,
-                                             struct aeron_subscription_t *subscription,
-                                             const char *uri);
-
-// Removes destination `uri` from a multi-destination subscription; poll `*async` with
-// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
-// `aeron_subscription_async_add_destination`.
-//
-// # Safety
-// As `aeron_subscription_async_add_destination`.
-int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
-                                                struct aeron_t *client,
-                                                struct aeron_subscription_t *subscription,
-                                                const char *uri);
-
-// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done,
-// -1 error; the async handle is freed on 1 and -1.
-//
-// # Safety
-// `async` NULL or pending, polled by one thread at a time.
-int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
 
 // Sets up an empty builder. Returns 0, or -1 for NULL.
 //
@@ -6057,6 +5206,942 @@ int aeron_driver_context_set_shared_idle_strategy_init_args(struct aeron_driver_
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_shared_idle_strategy_init_args(struct aeron_driver_context_t *context);
+
+// The handler of errors the client reports asynchronously (conductor errors, driver timeouts,
+// failures of closes). The default prints to stderr. Sets it with its `clientd`, replacing the
+// previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_error_handler(struct aeron_context_t *context,
+                                    aeron_error_handler_t handler,
+                                    void *clientd);
+
+// The function set with `aeron_context_set_error_handler`; NULL if none, or (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_error_handler_t aeron_context_get_error_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_error_handler`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_error_handler_clientd(struct aeron_context_t *context);
+
+// The handler of error frames receivers send about this client's publications (UDP only), e.g.
+// when a subscriber rejected a publication's image. Called once per publication of this client
+// with the frame's registration id, with a frame valid during the call only. Sets it with its
+// `clientd`, replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_publication_error_frame_handler(struct aeron_context_t *context,
+                                                      aeron_publication_error_frame_handler_t handler,
+                                                      void *clientd);
+
+// The function set with `aeron_context_set_publication_error_frame_handler`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_publication_error_frame_handler_t aeron_context_get_publication_error_frame_handler(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_publication_error_frame_handler`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_publication_error_frame_handler_clientd(struct aeron_context_t *context);
+
+// Called when a publication this client added is ready. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_publication(struct aeron_context_t *context,
+                                         aeron_on_new_publication_t handler,
+                                         void *clientd);
+
+// The function set with `aeron_context_set_on_new_publication`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_publication`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_publication_clientd(struct aeron_context_t *context);
+
+// Called when an exclusive publication this client added is ready. Sets it with its `clientd`,
+// replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_exclusive_publication(struct aeron_context_t *context,
+                                                   aeron_on_new_publication_t handler,
+                                                   void *clientd);
+
+// The function set with `aeron_context_set_on_new_exclusive_publication`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_publication_t aeron_context_get_on_new_exclusive_publication(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_exclusive_publication`; NULL if none, or
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_exclusive_publication_clientd(struct aeron_context_t *context);
+
+// Called when a subscription this client added is ready. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_new_subscription(struct aeron_context_t *context,
+                                          aeron_on_new_subscription_t handler,
+                                          void *clientd);
+
+// The function set with `aeron_context_set_on_new_subscription`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_new_subscription_t aeron_context_get_on_new_subscription(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_new_subscription`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_new_subscription_clientd(struct aeron_context_t *context);
+
+// Called when a counter becomes available in the driver. Sets it with its `clientd`, replacing
+// the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_available_counter(struct aeron_context_t *context,
+                                           aeron_on_available_counter_t handler,
+                                           void *clientd);
+
+// The function set with `aeron_context_set_on_available_counter`; NULL if none, or (EINVAL) for
+// a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_available_counter_t aeron_context_get_on_available_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_available_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_available_counter_clientd(struct aeron_context_t *context);
+
+// Called when a counter goes away. Sets it with its `clientd`, replacing the previous one; NULL
+// removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_unavailable_counter(struct aeron_context_t *context,
+                                             aeron_on_unavailable_counter_t handler,
+                                             void *clientd);
+
+// The function set with `aeron_context_set_on_unavailable_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_unavailable_counter_t aeron_context_get_on_unavailable_counter(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_unavailable_counter`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_unavailable_counter_clientd(struct aeron_context_t *context);
+
+// Called once when the client closes (by `aeron_close` or a timeout). Sets it with its
+// `clientd`, replacing the previous one; NULL removes it. Returns 0, or -1 (EINVAL) for a NULL
+// context.
+//
+// # Safety
+// `context` NULL or live; `handler` safe to call with `clientd` from the conductor thread for
+// as long as the client runs.
+int aeron_context_set_on_close_client(struct aeron_context_t *context,
+                                      aeron_on_close_client_t handler,
+                                      void *clientd);
+
+// The function set with `aeron_context_set_on_close_client`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_on_close_client_t aeron_context_get_on_close_client(struct aeron_context_t *context);
+
+// The `clientd` set with `aeron_context_set_on_close_client`; NULL if none, or (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_on_close_client_clientd(struct aeron_context_t *context);
+
+// The function called with its state and the role name when the conductor starts, on its thread
+// (in invoker mode: from `aeron_start`). Sets it with its `state`, replacing the previous one;
+// NULL removes it. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` safe to call with `state` from the conductor thread for as
+// long as the client runs.
+int aeron_context_set_agent_on_start_function(struct aeron_context_t *context,
+                                              aeron_agent_on_start_func_t value,
+                                              void *state);
+
+// The function set with `aeron_context_set_agent_on_start_function`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+aeron_agent_on_start_func_t aeron_context_get_agent_on_start_function(struct aeron_context_t *context);
+
+// The `state` set with `aeron_context_set_agent_on_start_function`; NULL if none, or (EINVAL)
+// for a NULL context.
+//
+// # Safety
+// `context` NULL or live.
+void *aeron_context_get_agent_on_start_state(struct aeron_context_t *context);
+
+// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED (also once
+// closed), or another value of the status counter; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_channel_status(struct aeron_publication_t *publication);
+
+// Whether the publication is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_closed(struct aeron_publication_t *publication);
+
+// Whether a subscriber is connected (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+bool aeron_publication_is_connected(struct aeron_publication_t *publication);
+
+// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code (CLOSED
+// once closed); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position(struct aeron_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED once closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
+
+// The channel URI, valid while the publication is (NULL for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+const char *aeron_publication_channel(struct aeron_publication_t *publication);
+
+// The stream id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
+
+// The session id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
+
+// Fills `*constants` with what does not change during the publication's life. Returns 0, or -1
+// for NULL arguments.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `constants` NULL or valid for a write.
+int aeron_publication_constants(struct aeron_publication_t *publication,
+                                struct aeron_publication_constants_t *constants);
+
+// Closes the publication: no more offers, and the driver is told to release it. Calls
+// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+// duration, then is freed. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Closed once.
+int aeron_publication_close(struct aeron_publication_t *publication,
+                            aeron_notification_t on_close_complete,
+                            void *on_close_complete_clientd);
+
+// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `address_vec` valid for
+// `address_vec_len` entries, each `iov_base` valid for `iov_len` bytes.
+int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
+                                      struct aeron_iovec_t *address_vec,
+                                      size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_publication_async_destination_poll`, whose
+// registration id (`aeron_async_destination_get_registration_id`) is the destination's. Returns
+// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// publication or client closed (EPERM). The driver's refusal (e.g. a channel not in manual
+// control mode) comes from the poll. `client` is the client the publication belongs to.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_publication_async_add_destination(aeron_async_destination_t **async,
+                                            struct aeron_t *client,
+                                            struct aeron_publication_t *publication,
+                                            const char *uri);
+
+// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_publication_async_remove_destination(aeron_async_destination_t **async,
+                                               struct aeron_t *client,
+                                               struct aeron_publication_t *publication,
+                                               const char *uri);
+
+// Removes the destination whose add had registration id `destination_registration_id` (see
+// `aeron_async_destination_get_registration_id`); poll `*async` with
+// `aeron_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_publication_async_add_destination`.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open.
+int aeron_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                     struct aeron_t *client,
+                                                     struct aeron_publication_t *publication,
+                                                     int64_t destination_registration_id);
+
+// Polls a destination command: 0 while the driver has not answered, 1 once it acknowledged, -1
+// for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer within the driver
+// timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed. On 1 and -1 the async
+// handle is freed: do not use it again. NULL, or the handle of an add, is -1 (EINVAL) and frees
+// nothing. Any destination command's handle may be polled here (publication, exclusive
+// publication or subscription), as in Aeron.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// The status of the channel's send endpoint: 1 ACTIVE (always for IPC), -1 ERRORED (also once
+// closed), or another value of the status counter; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_channel_status(struct aeron_exclusive_publication_t *publication);
+
+// Whether the publication is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+bool aeron_exclusive_publication_is_closed(struct aeron_exclusive_publication_t *publication);
+
+// Whether a subscriber is connected (false, with EINVAL, for NULL).
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+bool aeron_exclusive_publication_is_connected(struct aeron_exclusive_publication_t *publication);
+
+// The position the next message starts at, or a negative `AERON_PUBLICATION_*` code (CLOSED
+// once closed); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_position(struct aeron_exclusive_publication_t *publication);
+
+// The position beyond which offers are back pressured, or CLOSED once closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call.
+int64_t aeron_exclusive_publication_position_limit(struct aeron_exclusive_publication_t *publication);
+
+// The channel URI, valid while the publication is (NULL for NULL). Any thread may call this,
+// also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+const char *aeron_exclusive_publication_channel(struct aeron_exclusive_publication_t *publication);
+
+// The stream id (-1, with EINVAL, for NULL). Any thread may call this, also while the writer
+// thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_exclusive_publication_stream_id(struct aeron_exclusive_publication_t *publication);
+
+// The session id (-1, with EINVAL, for NULL). Any thread may call this, also while the writer
+// thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close).
+int32_t aeron_exclusive_publication_session_id(struct aeron_exclusive_publication_t *publication);
+
+// Fills `*constants` with what does not change during the publication's life. Returns 0, or -1
+// for NULL arguments. Any thread may call this, also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `constants` NULL or valid for a write.
+int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *publication,
+                                          struct aeron_publication_constants_t *constants);
+
+// Closes the publication: no more offers, and the driver is told to release it. Calls
+// `on_close_complete(on_close_complete_clientd)` (if not NULL) once done, on this thread,
+// before returning. The handle stays readable (reporting CLOSED) for the resource linger
+// duration, then is freed. NULL is accepted. Returns 0.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call. Closed once.
+int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
+                                      aeron_notification_t on_close_complete,
+                                      void *on_close_complete_clientd);
+
+// Writes the addresses the driver's send endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). Its writer state is used by this
+// thread only during the call. `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
+int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
+                                                struct aeron_iovec_t *address_vec,
+                                                size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination-cast
+// publication (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_exclusive_publication_async_destination_poll`, whose
+// registration id (`aeron_async_destination_get_registration_id`) is the destination's. Returns
+// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// publication or client closed (EPERM). The driver's refusal (e.g. a channel not in manual
+// control mode) comes from the poll. `client` is the client the publication belongs to. Any
+// thread may call this, also while the writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_exclusive_publication_async_add_destination(aeron_async_destination_t **async,
+                                                      struct aeron_t *client,
+                                                      struct aeron_exclusive_publication_t *publication,
+                                                      const char *uri);
+
+// Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
+// `aeron_exclusive_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_exclusive_publication_async_add_destination`. Any thread may call this, also while the
+// writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open; `uri` NULL or NUL-terminated.
+int aeron_exclusive_publication_async_remove_destination(aeron_async_destination_t **async,
+                                                         struct aeron_t *client,
+                                                         struct aeron_exclusive_publication_t *publication,
+                                                         const char *uri);
+
+// Removes the destination whose add had registration id `destination_registration_id` (see
+// `aeron_async_destination_get_registration_id`); poll `*async` with
+// `aeron_exclusive_publication_async_destination_poll`. Returns 0 or -1, as
+// `aeron_exclusive_publication_async_add_destination`. Any thread may call this, also while the
+// writer thread offers.
+//
+// # Safety
+// `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
+// write; `client` NULL or open.
+int aeron_exclusive_publication_async_remove_destination_by_id(aeron_async_destination_t **async,
+                                                               struct aeron_t *client,
+                                                               struct aeron_exclusive_publication_t *publication,
+                                                               int64_t destination_registration_id);
+
+// Polls a destination command: 0 while the driver has not answered, 1 once it acknowledged, -1
+// for its refusal (`aeron_errcode()` = -AERON_ERROR_CODE_*) or no answer within the driver
+// timeout (AERON_CLIENT_ERROR_DRIVER_TIMEOUT), or the client closed. On 1 and -1 the async
+// handle is freed: do not use it again. NULL, or the handle of an add, is -1 (EINVAL) and frees
+// nothing. Any destination command's handle may be polled here (publication, exclusive
+// publication or subscription), as in Aeron.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t *async);
+
+// How far this subscriber consumed the stream (frozen once the image closed); -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int64_t aeron_image_position(struct aeron_image_t *image);
+
+// Whether the publisher ended the stream and everything was consumed (false, with EINVAL, for
+// NULL).
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
+
+// The position the publisher ended the stream at (INT64_MAX while it goes on); -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
+
+// Senders heard from recently (0 for IPC and closed images); -1 (EINVAL) for NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+int aeron_image_active_transport_count(struct aeron_image_t *image);
+
+// Whether the image closed (its publisher left, or the subscription closed); false, with
+// EINVAL, for NULL.
+//
+// # Safety
+// `image` NULL or valid (see the module docs).
+bool aeron_image_is_closed(struct aeron_image_t *image);
+
+// Moves the subscriber position (frame aligned, within the current term). Returns 0, or -1
+// (NULL, a bad position, closed).
+//
+// # Safety
+// `image` NULL or valid; called by the polling thread.
+int aeron_image_set_position(struct aeron_image_t *image, int64_t position);
+
+// Whether an open image (a connected publisher) is present (false, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_connected(struct aeron_subscription_t *subscription);
+
+// The number of images (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int aeron_subscription_image_count(struct aeron_subscription_t *subscription);
+
+// Whether the subscription is closed (false, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+bool aeron_subscription_is_closed(struct aeron_subscription_t *subscription);
+
+// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed; -1 (EINVAL) for
+// NULL.
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+int64_t aeron_subscription_channel_status(struct aeron_subscription_t *subscription);
+
+// The image of the publisher with `session_id`, retained (release it with
+// `aeron_subscription_image_release`); NULL if there is none (or, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+struct aeron_image_t *aeron_subscription_image_by_session_id(struct aeron_subscription_t *subscription,
+                                                             int32_t session_id);
+
+// The image at `index`, retained (release it with `aeron_subscription_image_release`); NULL if
+// the index is past the end (or, with EINVAL, for NULL).
+//
+// # Safety
+// `subscription` NULL or open (or lingering after close).
+struct aeron_image_t *aeron_subscription_image_at_index(struct aeron_subscription_t *subscription,
+                                                        size_t index);
+
+// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or -1 for
+// NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or a valid image of it.
+int aeron_subscription_image_retain(struct aeron_subscription_t *subscription,
+                                    struct aeron_image_t *image);
+
+// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or `image_retain`).
+// Returns 0, or -1 for NULL arguments.
+//
+// # Safety
+// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
+// retain.
+int aeron_subscription_image_release(struct aeron_subscription_t *subscription,
+                                     struct aeron_image_t *image);
+
+// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
+// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
+// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more than
+// fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL `address_vec` or
+// `address_vec_len` < 1.
+//
+// # Safety
+// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
+// `iov_base` valid for `iov_len` bytes.
+int aeron_subscription_local_sockaddrs(struct aeron_subscription_t *subscription,
+                                       struct aeron_iovec_t *address_vec,
+                                       size_t address_vec_len);
+
+// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
+// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
+// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns 0, or
+// -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
+// subscription or client closed (EPERM). The driver's refusal comes from the poll. May be
+// called from any thread, also while another thread polls the subscription.
+//
+// # Safety
+// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open; `uri`
+// NULL or NUL-terminated.
+int aeron_subscription_async_add_destination(aeron_async_destination_t **async,
+                                             struct aeron_t *client,
+                                             struct aeron_subscription_t *subscription,
+                                             const char *uri);
+
+// Removes destination `uri` from a multi-destination subscription; poll `*async` with
+// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
+// `aeron_subscription_async_add_destination`.
+//
+// # Safety
+// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open; `uri`
+// NULL or NUL-terminated.
+int aeron_subscription_async_remove_destination(aeron_async_destination_t **async,
+                                                struct aeron_t *client,
+                                                struct aeron_subscription_t *subscription,
+                                                const char *uri);
+
+// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done, -1
+// error; the async handle is freed on 1 and -1.
+//
+// # Safety
+// `async` NULL or pending, polled by one thread at a time.
+int aeron_subscription_async_destination_poll(aeron_async_destination_t *async);
+
+// The address of the counter's value (8-byte aligned, in the driver's CnC), for atomic reads
+// and writes by the application. Valid while the client is open. NULL (EINVAL) for NULL.
+//
+// # Safety
+// `counter` NULL or open (or lingering after close).
+int64_t *aeron_counter_addr(struct aeron_counter_t *counter);
+
+// Whether the counter is closed (by close, by the driver, or with its client); false, with
+// EINVAL, for NULL.
+//
+// # Safety
+// `counter` NULL or open (or lingering after close).
+bool aeron_counter_is_closed(struct aeron_counter_t *counter);
+
+// The stream position just after this fragment (after the whole message for a message an
+// assembler put together). -1 (EINVAL) for NULL.
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int64_t aeron_header_position(struct aeron_header_t *header);
+
+// The right shift turning a position into a term count (0, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+size_t aeron_header_position_bits_to_shift(struct aeron_header_t *header);
+
+// The term offset of the frame after this one (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+int32_t aeron_header_next_term_offset(struct aeron_header_t *header);
+
+// The image (`aeron_image_t *`) the fragment came from (NULL, with EINVAL, for NULL).
+//
+// # Safety
+// `header` NULL or the header of the running handler call.
+void *aeron_header_context(struct aeron_header_t *header);
+
+// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
+//
+// # Safety
+// `reader` NULL or live.
+int32_t aeron_counters_reader_max_counter_id(struct aeron_counters_reader_t *reader);
+
+// The id of the first allocated counter with `type_id` and `registration_id`, or
+// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
+//
+// # Safety
+// `counters_reader` NULL or live.
+int32_t aeron_counters_reader_find_by_type_id_and_registration_id(struct aeron_counters_reader_t *counters_reader,
+                                                                  int32_t type_id,
+                                                                  int64_t registration_id);
+
+// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
+// (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
+int aeron_counters_reader_counter_registration_id(struct aeron_counters_reader_t *counters_reader,
+                                                  int32_t counter_id,
+                                                  int64_t *registration_id);
+
+// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0, or -1
+// (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
+int aeron_counters_reader_counter_owner_id(struct aeron_counters_reader_t *counters_reader,
+                                           int32_t counter_id,
+                                           int64_t *owner_id);
+
+// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
+// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments or an
+// id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
+int aeron_counters_reader_counter_reference_id(struct aeron_counters_reader_t *counters_reader,
+                                               int32_t counter_id,
+                                               int64_t *reference_id);
+
+// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED` or
+// `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out of
+// range.
+//
+// # Safety
+// `counters_reader` NULL or live; `state` NULL or valid for a write.
+int aeron_counters_reader_counter_state(struct aeron_counters_reader_t *counters_reader,
+                                        int32_t counter_id,
+                                        int32_t *state);
+
+// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
+// arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
+int aeron_counters_reader_counter_type_id(struct aeron_counters_reader_t *counters_reader,
+                                          int32_t counter_id,
+                                          int32_t *type_id);
+
+// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while allocated)
+// in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out of range.
+//
+// # Safety
+// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
+int aeron_counters_reader_free_for_reuse_deadline_ms(struct aeron_counters_reader_t *counters_reader,
+                                                     int32_t counter_id,
+                                                     int64_t *deadline_ms);
+
+// The registration id of a pending counter add; -1 (EINVAL) for NULL. Not valid after its poll
+// returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_counter` NULL or pending.
+int64_t aeron_async_add_counter_get_registration_id(aeron_async_add_counter_t *add_counter);
+
+// The registration id of a pending publication add; -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_publication` NULL or pending.
+int64_t aeron_async_add_publication_get_registration_id(aeron_async_add_publication_t *add_publication);
+
+// The registration id of a pending exclusive publication add; -1 (EINVAL) for NULL. Not valid
+// after its poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_exclusive_publication` NULL or pending.
+int64_t aeron_async_add_exclusive_exclusive_publication_get_registration_id(aeron_async_add_exclusive_publication_t *add_exclusive_publication);
+
+// The registration id of a pending subscription add; -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `add_subscription` NULL or pending.
+int64_t aeron_async_add_subscription_get_registration_id(aeron_async_add_subscription_t *add_subscription);
+
+// The registration id of a pending destination command (for an add, the destination's
+// registration id, which `aeron_*publication_async_remove_destination_by_id` takes; not the
+// publication's or subscription's registration id); -1 (EINVAL) for NULL. Not valid after its
+// poll returned 1 or -1 (the handle is freed then).
+//
+// # Safety
+// `async_destination` NULL or pending.
+int64_t aeron_async_destination_get_registration_id(aeron_async_destination_t *async_destination);
+
+// Starts the client conductor: its own thread, or in invoker mode just its start function (then
+// drive it with `aeron_main_do_work`). Returns 0, or -1.
+//
+// # Safety
+// `client` NULL or open.
+int aeron_start(struct aeron_t *client);
+
+// Runs one duty cycle of the conductor (invoker mode only). Returns the work done (>= 0), or -1
+// (not invoker mode, not started, NULL).
+//
+// # Safety
+// `client` NULL or open; one thread at a time.
+int aeron_main_do_work(struct aeron_t *client);
+
+// Whether the client closed (by `aeron_close` in progress, or a driver or client timeout);
+// false, with EINVAL, for NULL. Not for use after `aeron_close` returned.
+//
+// # Safety
+// `client` NULL or open.
+bool aeron_is_closed(struct aeron_t *client);
+
+// The context the client was made with (NULL and EINVAL for NULL).
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_context_t *aeron_context(struct aeron_t *client);
+
+// This client's id (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_client_id(struct aeron_t *client);
+
+// A fresh id from the counter the driver and all its clients share (-1, with EINVAL, for NULL).
+//
+// # Safety
+// `client` NULL or open.
+int64_t aeron_next_correlation_id(struct aeron_t *client);
+
+// The client's reader of the driver's counters, owned by the client (do not free it); valid
+// until `aeron_close`. NULL (EINVAL) for NULL.
+//
+// # Safety
+// `client` NULL or open.
+struct aeron_counters_reader_t *aeron_counters_reader(struct aeron_t *client);
+
+// The path of the mapped `cnc.dat`, valid until `aeron_cnc_close`; NULL (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+const char *aeron_cnc_filename(struct aeron_cnc_t *aeron_cnc);
+
+// The driver's last heartbeat (epoch ms) from the to-driver buffer's consumer heartbeat: 0
+// before the driver started, -1 after it shut down cleanly; -1 (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+int64_t aeron_cnc_to_driver_heartbeat(struct aeron_cnc_t *aeron_cnc);
+
+// The reader of the driver's counters, owned by `aeron_cnc` (do not free it; valid until
+// `aeron_cnc_close`). NULL (EINVAL) for NULL.
+//
+// # Safety
+// `aeron_cnc` NULL or open.
+struct aeron_counters_reader_t *aeron_cnc_counters_reader(struct aeron_cnc_t *aeron_cnc);
+
+// Makes an assembler for subscription polls delivering whole messages to `delegate` with
+// `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1 for NULL
+// arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_fragment_assembler_create(struct aeron_fragment_assembler_t **assembler,
+                                    aeron_fragment_handler_t delegate,
+                                    void *delegate_clientd);
+
+// Frees an assembler for subscription polls (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_fragment_assembler_delete(struct aeron_fragment_assembler_t *assembler);
+
+// Makes a controlled assembler for subscription polls delivering whole messages to `delegate`
+// with `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_controlled_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1
+// for NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_controlled_fragment_assembler_create(struct aeron_controlled_fragment_assembler_t **assembler,
+                                               aeron_controlled_fragment_handler_t delegate,
+                                               void *delegate_clientd);
+
+// Frees a controlled assembler for subscription polls (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_controlled_fragment_assembler_delete(struct aeron_controlled_fragment_assembler_t *assembler);
+
+// Makes an assembler for polling one image delivering whole messages to `delegate` with
+// `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_image_fragment_assembler_handler` and the assembler as clientd. Returns 0, or -1 for
+// NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_image_fragment_assembler_create(struct aeron_image_fragment_assembler_t **assembler,
+                                          aeron_fragment_handler_t delegate,
+                                          void *delegate_clientd);
+
+// Frees an assembler for polling one image (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_image_fragment_assembler_delete(struct aeron_image_fragment_assembler_t *assembler);
+
+// Makes a controlled assembler for polling one image delivering whole messages to `delegate`
+// with `delegate_clientd`, and stores it in `*assembler`; poll with
+// `aeron_image_controlled_fragment_assembler_handler` and the assembler as clientd. Returns 0,
+// or -1 for NULL arguments.
+//
+// # Safety
+// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd` on the
+// polling thread.
+int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controlled_fragment_assembler_t **assembler,
+                                                     aeron_controlled_fragment_handler_t delegate,
+                                                     void *delegate_clientd);
+
+// Frees a controlled assembler for polling one image (NULL is accepted). Returns 0.
+//
+// # Safety
+// `assembler` NULL or live, not in use, freed once.
+int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -130,36 +130,6 @@ pub unsafe extern "C" fn aeron_counters_reader_foreach_counter(
     })
 }
 
-/// The id of the first allocated counter with `type_id` and `registration_id`, or
-/// `AERON_NULL_COUNTER_ID` (-1) if there is none (or `counters_reader` is NULL: EINVAL).
-///
-/// # Safety
-/// `counters_reader` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_find_by_type_id_and_registration_id(
-    counters_reader: *mut aeron_counters_reader_t,
-    type_id: i32,
-    registration_id: i64,
-) -> i32 {
-    ffi_boundary!("aeron_counters_reader_find_by_type_id_and_registration_id", {
-        // SAFETY: NULL or live (contract).
-        let r = unsafe { counters(counters_reader) }?;
-        Ok(r.find_by_type_id_and_registration_id(type_id, registration_id).unwrap_or(NULL_COUNTER_ID))
-    })
-}
-
-/// The highest counter id the reader's buffers can hold, or -1 (EINVAL) for NULL.
-///
-/// # Safety
-/// `reader` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_max_counter_id(reader: *mut aeron_counters_reader_t) -> i32 {
-    ffi_boundary!("aeron_counters_reader_max_counter_id", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { counters(reader) }?.max_counter_id())
-    })
-}
-
 /// The address of counter `counter_id`'s 64-bit value in shared memory (read it with an
 /// acquire/volatile load), or NULL (EINVAL) for a NULL reader or an id out of range.
 ///
@@ -189,103 +159,6 @@ fn check_id(reader: &CountersReader, counter_id: i32) -> Result<()> {
         )));
     }
     Ok(())
-}
-
-/// Stores counter `counter_id`'s registration id in `*registration_id`. Returns 0, or -1
-/// (EINVAL) for NULL arguments or an id out of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `registration_id` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_counter_registration_id(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    registration_id: *mut i64,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_counter_registration_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_registration_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(registration_id, "registration_id", value) }
-    })
-}
-
-/// Stores counter `counter_id`'s owner id (usually a client id) in `*owner_id`. Returns 0,
-/// or -1 (EINVAL) for NULL arguments or an id out of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `owner_id` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_counter_owner_id(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    owner_id: *mut i64,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_counter_owner_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_owner_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(owner_id, "owner_id", value) }
-    })
-}
-
-/// Stores counter `counter_id`'s reference id (e.g. the registration id of the image or
-/// publication it tracks) in `*reference_id`. Returns 0, or -1 (EINVAL) for NULL arguments
-/// or an id out of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `reference_id` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_counter_reference_id(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    reference_id: *mut i64,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_counter_reference_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_reference_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(reference_id, "reference_id", value) }
-    })
-}
-
-/// Stores counter `counter_id`'s record state (`AERON_COUNTER_RECORD_UNUSED`, `_ALLOCATED`
-/// or `_RECLAIMED`) in `*state`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-/// of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `state` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_counter_state(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    state: *mut i32,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_counter_state", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_state(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(state, "state", value) }
-    })
-}
-
-/// Stores counter `counter_id`'s type id in `*type_id`. Returns 0, or -1 (EINVAL) for NULL
-/// arguments or an id out of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `type_id` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_counter_type_id(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    type_id: *mut i32,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_counter_type_id", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.counter_type_id(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(type_id, "type_id", value) }
-    })
 }
 
 /// Stores in `*key_p` the address of counter `counter_id`'s key (`AERON_COUNTER_MAX_KEY_LENGTH`
@@ -341,22 +214,6 @@ pub unsafe extern "C" fn aeron_counters_reader_counter_label(
     })
 }
 
-/// Stores counter `counter_id`'s free-for-reuse deadline (epoch ms; `INT64_MAX` while
-/// allocated) in `*deadline_ms`. Returns 0, or -1 (EINVAL) for NULL arguments or an id out
-/// of range.
-///
-/// # Safety
-/// `counters_reader` NULL or live; `deadline_ms` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_counters_reader_free_for_reuse_deadline_ms(
-    counters_reader: *mut aeron_counters_reader_t,
-    counter_id: i32,
-    deadline_ms: *mut i64,
-) -> c_int {
-    ffi_boundary!("aeron_counters_reader_free_for_reuse_deadline_ms", {
-        // SAFETY: NULL or live (contract).
-        let value = unsafe { counters(counters_reader) }?.free_for_reuse_deadline_ms(counter_id)?;
-        // SAFETY: NULL or writable (contract).
-        unsafe { write_out(deadline_ms, "deadline_ms", value) }
-    })
-}
+// The id lookup, the max id and the per-counter fields read into an out argument, generated by build.rs from its table in
+// `build/handle_query_exports.rs`.
+include!(concat!(env!("OUT_DIR"), "/counters_reader_ffi.rs"));

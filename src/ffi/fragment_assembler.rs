@@ -228,39 +228,6 @@ unsafe fn assemble<K: Kind>(
     })
 }
 
-/// Makes an assembler for subscription polls delivering whole messages to `delegate` with
-/// `delegate_clientd`. Returns 0, or -1 for NULL arguments.
-///
-/// # Safety
-/// `assembler` valid for a pointer write; `delegate` safe to call with `delegate_clientd`
-/// on the polling thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_fragment_assembler_create(
-    assembler: *mut *mut aeron_fragment_assembler_t,
-    delegate: aeron_fragment_handler_t,
-    delegate_clientd: *mut c_void,
-) -> c_int {
-    ffi_boundary!("aeron_fragment_assembler_create", {
-        // SAFETY: forwarded contract.
-        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
-    })
-}
-
-/// Frees an assembler (NULL is accepted). Returns 0.
-///
-/// # Safety
-/// `assembler` NULL or live, not in use, freed once.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_fragment_assembler_delete(
-    assembler: *mut aeron_fragment_assembler_t,
-) -> c_int {
-    ffi_boundary!("aeron_fragment_assembler_delete", {
-        // SAFETY: forwarded contract.
-        drop(unsafe { reclaim(assembler) });
-        Ok(0)
-    })
-}
-
 /// The fragment handler to poll with, the assembler as clientd.
 ///
 /// # Safety
@@ -293,37 +260,6 @@ pub(crate) unsafe extern "C" fn local_assembler_handler(
     unsafe { handler::<RawDelegate>("aeron_fragment_assembler_handler", clientd, buffer, length, header) }
 }
 
-/// Makes a controlled assembler for subscription polls. Returns 0, or -1.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_create`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_controlled_fragment_assembler_create(
-    assembler: *mut *mut aeron_controlled_fragment_assembler_t,
-    delegate: aeron_controlled_fragment_handler_t,
-    delegate_clientd: *mut c_void,
-) -> c_int {
-    ffi_boundary!("aeron_controlled_fragment_assembler_create", {
-        // SAFETY: forwarded contract.
-        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
-    })
-}
-
-/// Frees a controlled assembler (NULL is accepted). Returns 0.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_delete`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_controlled_fragment_assembler_delete(
-    assembler: *mut aeron_controlled_fragment_assembler_t,
-) -> c_int {
-    ffi_boundary!("aeron_controlled_fragment_assembler_delete", {
-        // SAFETY: forwarded contract.
-        drop(unsafe { reclaim(assembler) });
-        Ok(0)
-    })
-}
-
 /// The controlled fragment handler to poll with, the assembler as clientd. Returns the
 /// delegate's action (CONTINUE for fragments still being joined; ABORT on error).
 ///
@@ -346,37 +282,6 @@ pub unsafe extern "C" fn aeron_controlled_fragment_assembler_handler(
             header,
         )
     }
-}
-
-/// Makes an assembler for polling one image. Returns 0, or -1.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_create`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_image_fragment_assembler_create(
-    assembler: *mut *mut aeron_image_fragment_assembler_t,
-    delegate: aeron_fragment_handler_t,
-    delegate_clientd: *mut c_void,
-) -> c_int {
-    ffi_boundary!("aeron_image_fragment_assembler_create", {
-        // SAFETY: forwarded contract.
-        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
-    })
-}
-
-/// Frees an image assembler (NULL is accepted). Returns 0.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_delete`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_image_fragment_assembler_delete(
-    assembler: *mut aeron_image_fragment_assembler_t,
-) -> c_int {
-    ffi_boundary!("aeron_image_fragment_assembler_delete", {
-        // SAFETY: forwarded contract.
-        drop(unsafe { reclaim(assembler) });
-        Ok(0)
-    })
 }
 
 /// The fragment handler to poll an image with, the assembler as clientd.
@@ -412,37 +317,6 @@ pub(crate) unsafe extern "C" fn local_image_assembler_handler(
     }
 }
 
-/// Makes a controlled assembler for polling one image. Returns 0, or -1.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_create`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_image_controlled_fragment_assembler_create(
-    assembler: *mut *mut aeron_image_controlled_fragment_assembler_t,
-    delegate: aeron_controlled_fragment_handler_t,
-    delegate_clientd: *mut c_void,
-) -> c_int {
-    ffi_boundary!("aeron_image_controlled_fragment_assembler_create", {
-        // SAFETY: forwarded contract.
-        unsafe { create(assembler, || AssemblerHandle::new(delegate, delegate_clientd)) }
-    })
-}
-
-/// Frees an image controlled assembler (NULL is accepted). Returns 0.
-///
-/// # Safety
-/// As `aeron_fragment_assembler_delete`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_image_controlled_fragment_assembler_delete(
-    assembler: *mut aeron_image_controlled_fragment_assembler_t,
-) -> c_int {
-    ffi_boundary!("aeron_image_controlled_fragment_assembler_delete", {
-        // SAFETY: forwarded contract.
-        drop(unsafe { reclaim(assembler) });
-        Ok(0)
-    })
-}
-
 /// The controlled fragment handler to poll an image with, the assembler as clientd.
 ///
 /// # Safety
@@ -465,3 +339,7 @@ pub unsafe extern "C" fn aeron_image_controlled_fragment_assembler_handler(
         )
     }
 }
+
+// Each kind's `_create` and `_delete`, generated by build.rs from its table in
+// `build/handle_query_exports.rs`.
+include!(concat!(env!("OUT_DIR"), "/fragment_assembler_ffi.rs"));

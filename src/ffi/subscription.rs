@@ -31,7 +31,7 @@ use crate::ffi::header::{
     FragmentHandlerFn, aeron_block_handler_t, aeron_controlled_fragment_handler_t, aeron_fragment_handler_t,
     deliver, deliver_controlled, with_known_fragment_handler,
 };
-use crate::ffi::image::{aeron_image_t, image_ptr, retained_image};
+use crate::ffi::image::{aeron_image_t, image_ptr, release, retain, retained_image};
 use crate::ffi::local_addresses::{check_address_vec, write_addresses, write_parts};
 use crate::ffi::publication::aeron_iovec_t;
 use crate::util::error::{Error, Result};
@@ -322,55 +322,6 @@ pub unsafe extern "C" fn aeron_subscription_block_poll(
     })
 }
 
-/// Whether an open image (a connected publisher) is present.
-///
-/// # Safety
-/// `subscription` NULL or open (or lingering after close).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_is_connected(subscription: *mut aeron_subscription_t) -> bool {
-    ffi_boundary!("aeron_subscription_is_connected", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(h.view.is_connected())
-    })
-}
-/// The number of images (-1 for NULL).
-///
-/// # Safety
-/// `subscription` NULL or open (or lingering after close).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_image_count(subscription: *mut aeron_subscription_t) -> c_int {
-    ffi_boundary!("aeron_subscription_image_count", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(c_int::try_from(h.view.image_count()).unwrap_or(c_int::MAX))
-    })
-}
-/// Whether the subscription is closed.
-///
-/// # Safety
-/// `subscription` NULL or open (or lingering after close).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_is_closed(subscription: *mut aeron_subscription_t) -> bool {
-    ffi_boundary!("aeron_subscription_is_closed", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(h.view.is_closed())
-    })
-}
-/// The receive channel status: 1 ACTIVE (always for IPC), -1 ERRORED or closed.
-///
-/// # Safety
-/// `subscription` NULL or open (or lingering after close).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_channel_status(subscription: *mut aeron_subscription_t) -> i64 {
-    ffi_boundary!("aeron_subscription_channel_status", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(h.view.channel_status())
-    })
-}
-
 /// Fills `*constants`. Returns 0, or -1 for NULL arguments.
 ///
 /// # Safety
@@ -398,40 +349,6 @@ pub unsafe extern "C" fn aeron_subscription_constants(
     })
 }
 
-/// The image of the publisher with `session_id`, retained (release it with
-/// `aeron_subscription_image_release`); NULL if there is none.
-///
-/// # Safety
-/// `subscription` NULL or open.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_image_by_session_id(
-    subscription: *mut aeron_subscription_t,
-    session_id: i32,
-) -> *mut aeron_image_t {
-    ffi_boundary!("aeron_subscription_image_by_session_id", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(h.view.image_by_session_id(session_id).map_or(std::ptr::null_mut(), retained_image))
-    })
-}
-
-/// The image at `index`, retained (release it with `aeron_subscription_image_release`);
-/// NULL if the index is past the end.
-///
-/// # Safety
-/// `subscription` NULL or open.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_image_at_index(
-    subscription: *mut aeron_subscription_t,
-    index: usize,
-) -> *mut aeron_image_t {
-    ffi_boundary!("aeron_subscription_image_at_index", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        Ok(h.view.image_at_index(index).map_or(std::ptr::null_mut(), retained_image))
-    })
-}
-
 /// Calls `handler(image, clientd)` for each current image, on this thread; each image is
 /// valid during its call.
 ///
@@ -452,45 +369,6 @@ pub unsafe extern "C" fn aeron_subscription_for_each_image(
             unsafe { handler(image_ptr(&image), clientd) };
         }
         Ok(())
-    })
-}
-
-/// Keeps `image` valid until a matching `aeron_subscription_image_release`. Returns 0, or
-/// -1 for NULL arguments.
-///
-/// # Safety
-/// `subscription` NULL or open; `image` NULL or a valid image of it.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_image_retain(
-    subscription: *mut aeron_subscription_t,
-    image: *mut aeron_image_t,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_image_retain", {
-        // SAFETY: forwarded contract.
-        unsafe { handle(subscription) }?;
-        // SAFETY: a valid image (contract).
-        unsafe { crate::ffi::image::retain(image) }?;
-        Ok(0)
-    })
-}
-
-/// Ends one retain of `image` (from `image_by_session_id`, `image_at_index` or
-/// `image_retain`). Returns 0, or -1 for NULL arguments.
-///
-/// # Safety
-/// `subscription` NULL or open; `image` NULL or retained by the caller, released once per
-/// retain.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_image_release(
-    subscription: *mut aeron_subscription_t,
-    image: *mut aeron_image_t,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_image_release", {
-        // SAFETY: forwarded contract.
-        unsafe { handle(subscription) }?;
-        // SAFETY: retained by the caller (contract).
-        unsafe { crate::ffi::image::release(image) }?;
-        Ok(0)
     })
 }
 
@@ -538,30 +416,6 @@ impl SubscriptionHandle {
     }
 }
 
-/// Writes the addresses the driver's receive endpoint is bound to (`ip:port`, IPv6 as
-/// `[addr]:port`) into `address_vec`, each NUL-terminated and truncated to its entry's
-/// `iov_len`, at most `address_vec_len` of them. Returns how many there are (possibly more
-/// than fit): 0 for IPC or while the channel is not ACTIVE; -1 (EINVAL) for a NULL
-/// `address_vec` or `address_vec_len` < 1.
-///
-/// # Safety
-/// `subscription` NULL or open; `address_vec` valid for `address_vec_len` entries, each
-/// `iov_base` valid for `iov_len` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_local_sockaddrs(
-    subscription: *mut aeron_subscription_t,
-    address_vec: *mut aeron_iovec_t,
-    address_vec_len: usize,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_local_sockaddrs", {
-        // SAFETY: forwarded contract.
-        let h = unsafe { handle(subscription) }?;
-        check_address_vec(address_vec, address_vec_len)?;
-        // SAFETY: address_vec valid for address_vec_len entries (contract).
-        unsafe { write_addresses(&h.local_socket_addresses(), address_vec, address_vec_len) }
-    })
-}
-
 /// Writes the first address the receive endpoint is bound to into `address`
 /// (`address_len` bytes, NUL-terminated, truncated to fit). Returns 1 when there is one
 /// (the number of bound addresses), 0 when not (IPC, or the channel is not ACTIVE), -1 (EINVAL) for a NULL `address` or
@@ -583,6 +437,20 @@ pub unsafe extern "C" fn aeron_subscription_resolved_endpoint(
         // SAFETY: forwarded contract.
         unsafe { resolved_endpoint(h, address.cast_mut(), address_len) }
     })
+}
+
+/// The bound addresses into `address_vec`: the body of `aeron_subscription_local_sockaddrs`.
+///
+/// # Safety
+/// `address_vec` valid for `address_vec_len` entries, each `iov_base` valid for `iov_len`.
+unsafe fn local_sockaddrs(
+    h: &SubscriptionHandle,
+    address_vec: *mut aeron_iovec_t,
+    address_vec_len: usize,
+) -> Result<c_int> {
+    check_address_vec(address_vec, address_vec_len)?;
+    // SAFETY: forwarded contract.
+    unsafe { write_addresses(&h.local_socket_addresses(), address_vec, address_vec_len) }
 }
 
 /// The first bound address into `address`; the count of addresses found, as Aeron's
@@ -636,65 +504,6 @@ pub unsafe extern "C" fn aeron_subscription_try_resolve_channel_endpoint_port(
     })
 }
 
-/// Adds destination `uri` (e.g. `aeron:udp?endpoint=host:port`) to a multi-destination
-/// subscription (channel `aeron:udp?control-mode=manual`): sends the command and stores in
-/// `*async` the handle to poll with `aeron_subscription_async_destination_poll`. Returns
-/// 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL),
-/// the subscription or client closed (EPERM). The driver's refusal comes from the poll.
-/// May be called from any thread, also while another thread polls the subscription.
-///
-/// # Safety
-/// `async` NULL or valid for a pointer write; `client` and `subscription` NULL or open;
-/// `uri` NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_async_add_destination(
-    r#async: *mut *mut aeron_async_destination_t,
-    client: *mut aeron_t,
-    subscription: *mut aeron_subscription_t,
-    uri: *const c_char,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_async_add_destination", {
-        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Add(uri));
-        // SAFETY: forwarded contract.
-        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
-    })
-}
-
-/// Removes destination `uri` from a multi-destination subscription; poll `*async` with
-/// `aeron_subscription_async_destination_poll`. Returns 0 or -1, as
-/// `aeron_subscription_async_add_destination`.
-///
-/// # Safety
-/// As `aeron_subscription_async_add_destination`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_async_remove_destination(
-    r#async: *mut *mut aeron_async_destination_t,
-    client: *mut aeron_t,
-    subscription: *mut aeron_subscription_t,
-    uri: *const c_char,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_async_remove_destination", {
-        let command = DestinationArg::Uri(uri, |uri| DestinationCommand::Remove(uri));
-        // SAFETY: forwarded contract.
-        unsafe { send_destination(r#async, client, || destinations(subscription), command) }
-    })
-}
-
-/// As `aeron_publication_async_destination_poll` (the same function): 0 pending, 1 done,
-/// -1 error; the async handle is freed on 1 and -1.
-///
-/// # Safety
-/// `async` NULL or pending, polled by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_subscription_async_destination_poll(
-    r#async: *mut aeron_async_destination_t,
-) -> c_int {
-    ffi_boundary!("aeron_subscription_async_destination_poll", {
-        // SAFETY: forwarded contract.
-        unsafe { poll_destination(r#async) }
-    })
-}
-
 /// The subscription's destination commands.
 ///
 /// # Safety
@@ -704,3 +513,7 @@ unsafe fn destinations<'a>(subscription: *mut aeron_subscription_t) -> Result<&'
     let h = unsafe { handle(subscription) }?;
     h.destinations.get().ok_or_else(|| Error::illegal_state("the subscription's add has not completed"))
 }
+
+// The queries, image retains, bound addresses and destination commands, generated by build.rs from its table in
+// `build/handle_query_exports.rs`.
+include!(concat!(env!("OUT_DIR"), "/subscription_ffi.rs"));
