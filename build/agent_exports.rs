@@ -21,6 +21,7 @@ for a NULL or uninitialised runner.
 
 aeron_agent_is_running(runner: *mut aeron_agent_runner_t) -> bool
     require_non_null!(runner, "runner");
+    // Acquire: pairs with the release in aeron_agent_stop.
     Ok(running_flag(runner).load(Ordering::Acquire))
 Whether the runner has not been stopped (false for NULL).
 # Safety
@@ -38,6 +39,8 @@ uninitialised runner: EINVAL, nothing happens).
 aeron_agent_close(runner: *mut aeron_agent_runner_t) -> c_int
     require_non_null!(runner, "runner");
     let r = &mut *runner;
+    // role_name is NULL or the calloc'd copy from aeron_agent_init; clearing it keeps a
+    // second close from freeing it again.
     libc::free(r.role_name.cast_mut().cast::<c_void>());
     r.role_name = std::ptr::null();
     if let Some(on_close) = r.on_close.take() {

@@ -46,6 +46,7 @@ aeron_reallocf(ptr: *mut *mut c_void, size: usize) -> c_int
     let old = ptr.read();
     let new = libc::realloc(old, size);
     if new.is_null() && size != 0 {
+        // realloc failed, so old is still live and ours to free.
         libc::free(old);
         ptr.write(std::ptr::null_mut());
         return Err(Error::with_code(libc::ENOMEM, format!("Failed to reallocate {size} bytes")));

@@ -7,8 +7,64 @@ use super::export_table;
 const SAFETY: &str = "`context` must be NULL or live.";
 
 pub fn generate() -> String {
-    export_table::generate("build/driver_settings_udp_exports.rs", TABLE, SAFETY)
+    let mut table = String::from(TABLE);
+    for (side, env) in PORT_RANGES {
+        table.push_str(&PORT_RANGE_ROWS.replace("{side}", side).replace("{env}", env));
+    }
+    for (setting, env, what) in RESOLVER_TEXTS {
+        let rows = RESOLVER_TEXT_ROWS.replace("{setting}", setting).replace("{env}", env);
+        table.push_str(&rows.replace("{what}", what));
+    }
+    export_table::generate("build/driver_settings_udp_exports.rs", &table, SAFETY)
 }
+
+/// The wildcard port ranges: the side binding endpoints from one, and its variable.
+const PORT_RANGES: [(&str, &str); 2] =
+    [("sender", "AERON_SENDER_WILDCARD_PORT_RANGE"), ("receiver", "AERON_RECEIVER_WILDCARD_PORT_RANGE")];
+
+const PORT_RANGE_ROWS: &str = r#"
+aeron_driver_context_set_{side}_wildcard_port_range(
+context: *mut aeron_driver_context_t, low_port: u16, high_port: u16) -> c_int
+    set(context, |c| c.network.{side}_wildcard_port_range = PortRange { low: low_port, high: high_port })
+Sets the ports the {side} binds wildcard (port 0) endpoints from (`{env}` as
+`"low high"`; default 0 0 = any). Returns 0, or -1 (EINVAL) for a NULL context.
+
+aeron_driver_context_get_{side}_wildcard_port_range(
+context: *mut aeron_driver_context_t, low_port: *mut u16, high_port: *mut u16) -> c_int
+    require_non_null!(context, "context");
+    store_range(get(context, |c| c.network.{side}_wildcard_port_range), low_port, high_port)
+Stores the {side} wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
+(EINVAL) for NULL arguments.
+# Safety
+`context` NULL or live; the out pointers NULL or valid for writes.
+"#;
+
+/// The name resolver's texts: the setting (`DriverContext::network` field and C name), its
+/// variable, what it is.
+const RESOLVER_TEXTS: [(&str, &str, &str); 4] = [
+    ("resolver_name", "AERON_DRIVER_RESOLVER_NAME", "this driver's name for the name resolver"),
+    ("resolver_interface", "AERON_DRIVER_RESOLVER_INTERFACE", "the `host:port` the name resolver listens on"),
+    (
+        "resolver_bootstrap_neighbor",
+        "AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR",
+        "the `host:port` of a neighbour the name resolver joins through",
+    ),
+    ("name_resolver_init_args", "AERON_NAME_RESOLVER_INIT_ARGS", "the name resolver's init args"),
+];
+
+const RESOLVER_TEXT_ROWS: &str = r#"
+aeron_driver_context_set_{setting}(context: *mut aeron_driver_context_t, value: *const c_char) -> c_int
+    let value = optional_text(value)?;
+    set(context, |c| c.network.{setting} = value)
+Sets {what} (`{env}`; NULL clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+# Safety
+`context` NULL or live; `value` NULL or NUL-terminated.
+
+aeron_driver_context_get_{setting}(context: *mut aeron_driver_context_t) -> *const c_char
+    get_string(context, "{setting}", std::ptr::null(), |c| c.network.{setting}.clone())
+Returns {what}, owned by the context (valid until it changes or the context closes); NULL
+when unset or for a NULL context.
+"#;
 
 const TABLE: &str = r#"
 aeron_driver_context_set_receiver_group_consideration(
@@ -47,103 +103,4 @@ Whether a receiver group tag is set (false for a NULL context).
 aeron_driver_context_get_receiver_group_tag_value(context: *mut aeron_driver_context_t) -> i64
     Ok(get(context, |c| c.network.receiver_group_tag.unwrap_or(-1)))
 The receiver group tag, or -1 when none is set (or for a NULL context).
-
-aeron_driver_context_set_sender_wildcard_port_range(
-context: *mut aeron_driver_context_t, low_port: u16, high_port: u16) -> c_int
-    let range = PortRange { low: low_port, high: high_port };
-    set(context, |c| c.network.sender_wildcard_port_range = range)
-Sets the ports the sender binds wildcard (port 0) endpoints from
-(`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or
--1 (EINVAL) for a NULL context.
-
-aeron_driver_context_get_sender_wildcard_port_range(
-context: *mut aeron_driver_context_t, low_port: *mut u16, high_port: *mut u16) -> c_int
-    require_non_null!(context, "context");
-    let range = get(context, |c| c.network.sender_wildcard_port_range);
-    store_range(range, low_port, high_port)
-Stores the sender wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
-(EINVAL) for NULL arguments.
-# Safety
-`context` NULL or live; the out pointers NULL or valid for writes.
-
-aeron_driver_context_set_receiver_wildcard_port_range(
-context: *mut aeron_driver_context_t, low_port: u16, high_port: u16) -> c_int
-    let range = PortRange { low: low_port, high: high_port };
-    set(context, |c| c.network.receiver_wildcard_port_range = range)
-Sets the ports the receiver binds wildcard (port 0) endpoints from
-(`AERON_RECEIVER_WILDCARD_PORT_RANGE`; default 0 0 = any). Returns 0, or -1 (EINVAL) for
-a NULL context.
-
-aeron_driver_context_get_receiver_wildcard_port_range(
-context: *mut aeron_driver_context_t, low_port: *mut u16, high_port: *mut u16) -> c_int
-    require_non_null!(context, "context");
-    let range = get(context, |c| c.network.receiver_wildcard_port_range);
-    store_range(range, low_port, high_port)
-Stores the receiver wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
-(EINVAL) for NULL arguments.
-# Safety
-`context` NULL or live; the out pointers NULL or valid for writes.
-
-aeron_driver_context_set_resolver_name(
-context: *mut aeron_driver_context_t, value: *const c_char) -> c_int
-    let value = optional_text(value)?;
-    set(context, |c| c.network.resolver_name = value)
-Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL
-clears it). Returns 0, or -1 (EINVAL) for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or NUL-terminated.
-
-aeron_driver_context_get_resolver_name(context: *mut aeron_driver_context_t) -> *const c_char
-    get_string(context, "resolver_name", std::ptr::null(), |c| c.network.resolver_name.clone())
-Returns the resolver name, owned by the context; NULL when unset or for a NULL context.
-
-aeron_driver_context_set_resolver_interface(
-context: *mut aeron_driver_context_t, value: *const c_char) -> c_int
-    let value = optional_text(value)?;
-    set(context, |c| c.network.resolver_interface = value)
-Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`;
-NULL clears it). Returns 0, or -1 (EINVAL) for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or NUL-terminated.
-
-aeron_driver_context_get_resolver_interface(context: *mut aeron_driver_context_t) -> *const c_char
-    get_string(context, "resolver_interface", std::ptr::null(), |c| {
-        c.network.resolver_interface.clone()
-    })
-Returns the resolver interface, owned by the context; NULL when unset or for a NULL
-context.
-
-aeron_driver_context_set_resolver_bootstrap_neighbor(
-context: *mut aeron_driver_context_t, value: *const c_char) -> c_int
-    let value = optional_text(value)?;
-    set(context, |c| c.network.resolver_bootstrap_neighbor = value)
-Sets the `host:port` of a neighbour the name resolver joins through
-(`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL)
-for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or NUL-terminated.
-
-aeron_driver_context_get_resolver_bootstrap_neighbor(
-context: *mut aeron_driver_context_t) -> *const c_char
-    get_string(context, "resolver_bootstrap_neighbor", std::ptr::null(), |c| {
-        c.network.resolver_bootstrap_neighbor.clone()
-    })
-Returns the bootstrap neighbour, owned by the context; NULL when unset or for a NULL
-context.
-
-aeron_driver_context_set_name_resolver_init_args(
-context: *mut aeron_driver_context_t, value: *const c_char) -> c_int
-    let value = optional_text(value)?;
-    set(context, |c| c.network.name_resolver_init_args = value)
-Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears them).
-Returns 0, or -1 (EINVAL) for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or NUL-terminated.
-
-aeron_driver_context_get_name_resolver_init_args(context: *mut aeron_driver_context_t) -> *const c_char
-    get_string(context, "name_resolver_init_args", std::ptr::null(), |c| {
-        c.network.name_resolver_init_args.clone()
-    })
-Returns the name resolver's init args, owned by the context; NULL when unset or for a
-NULL context.
 "#;

@@ -23,6 +23,7 @@ Reads the error log at `buffer` (`buffer_size` bytes, 8-byte aligned). See
 aeron_distinct_error_log_num_observations(log: *mut aeron_distinct_error_log_t) -> usize
     require_non_null!(log, "log");
     let _locked = Locked::lock(std::ptr::addr_of_mut!((*log).mutex))?;
+    // The list block belongs to the log, locked meanwhile.
     Ok((*(*log).observation_list).num_observations as usize)
 The number of distinct errors `log` has recorded (0 for NULL, with EINVAL).
 # Safety

@@ -16,8 +16,11 @@
 //!   next one;
 //! - the body, indented by four spaces: an expression of type `Result<returns>`, the operand
 //!   of one `unsafe` block whose justification is the function's contract;
-//! - the doc, kept line for line (so lists and paragraphs stay as written);
+//! - the doc, kept line for line (so lists and paragraphs stay as written), except that a
+//!   paragraph with a line over 96 characters (a template's, filled in) is wrapped anew;
 //! - optionally `# Safety` and the contract, else the family's default contract.
+
+use super::exports::doc_comment;
 
 /// The Rust source of every row of `table`, after a comment naming the generating module.
 pub fn generate(module: &str, table: &str, default_safety: &str) -> String {
@@ -85,11 +88,21 @@ fn export(row: &[&str], default_safety: &str) -> String {
     if safety.is_empty() {
         safety.extend(default_safety.lines());
     }
+    // Lines are kept as written, but a paragraph with a line too long for a doc line (a
+    // template's, filled in) is wrapped anew.
     let comment = |lines: &[&str]| {
-        lines
-            .iter()
-            .map(|l| if l.is_empty() { "///\n".to_string() } else { format!("/// {l}\n") })
-            .collect::<String>()
+        let mut text = String::new();
+        for paragraph in lines.split(|l| l.is_empty()) {
+            if !text.is_empty() {
+                text.push_str("///\n");
+            }
+            if paragraph.iter().any(|l| l.len() > 96) {
+                text.push_str(&format!("{}\n", doc_comment(&paragraph.join(" "))));
+            } else {
+                paragraph.iter().for_each(|l| text.push_str(&format!("/// {l}\n")));
+            }
+        }
+        text
     };
     format!(
         "\n{doc}///\n/// # Safety\n{safety}#[unsafe(no_mangle)]\n\

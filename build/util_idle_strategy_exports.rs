@@ -25,6 +25,7 @@ Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count`
 
 aeron_idle_strategy_backoff_idle(state: *mut c_void, work_count: c_int)
     require_non_null!(state, "state");
+    // state holds the IdleStrategy c_box wrote (backoff_state_init or load), one thread's.
     let strategy = &mut *state.cast::<IdleStrategy>();
     strategy.idle(work_count);
     Ok(())

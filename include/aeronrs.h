@@ -5179,8 +5179,8 @@ bool aeron_driver_context_get_receiver_group_tag_is_present(struct aeron_driver_
 int64_t aeron_driver_context_get_receiver_group_tag_value(struct aeron_driver_context_t *context);
 
 // Sets the ports the sender binds wildcard (port 0) endpoints from
-// (`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or
-// -1 (EINVAL) for a NULL context.
+// (`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or -1
+// (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
@@ -5198,8 +5198,8 @@ int aeron_driver_context_get_sender_wildcard_port_range(struct aeron_driver_cont
                                                         uint16_t *high_port);
 
 // Sets the ports the receiver binds wildcard (port 0) endpoints from
-// (`AERON_RECEIVER_WILDCARD_PORT_RANGE`; default 0 0 = any). Returns 0, or -1 (EINVAL) for
-// a NULL context.
+// (`AERON_RECEIVER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or -1
+// (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
@@ -5216,61 +5216,62 @@ int aeron_driver_context_get_receiver_wildcard_port_range(struct aeron_driver_co
                                                           uint16_t *low_port,
                                                           uint16_t *high_port);
 
-// Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL
-// clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+// Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL clears it).
+// Returns 0, or -1 (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or NUL-terminated.
 int aeron_driver_context_set_resolver_name(struct aeron_driver_context_t *context,
                                            const char *value);
 
-// Returns the resolver name, owned by the context; NULL when unset or for a NULL context.
+// Returns this driver's name for the name resolver, owned by the context (valid until it
+// changes or the context closes); NULL when unset or for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_resolver_name(struct aeron_driver_context_t *context);
 
-// Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`;
-// NULL clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+// Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`; NULL
+// clears it). Returns 0, or -1 (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or NUL-terminated.
 int aeron_driver_context_set_resolver_interface(struct aeron_driver_context_t *context,
                                                 const char *value);
 
-// Returns the resolver interface, owned by the context; NULL when unset or for a NULL
-// context.
+// Returns the `host:port` the name resolver listens on, owned by the context (valid until it
+// changes or the context closes); NULL when unset or for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_resolver_interface(struct aeron_driver_context_t *context);
 
 // Sets the `host:port` of a neighbour the name resolver joins through
-// (`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL)
-// for a NULL context.
+// (`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL) for a
+// NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or NUL-terminated.
 int aeron_driver_context_set_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context,
                                                          const char *value);
 
-// Returns the bootstrap neighbour, owned by the context; NULL when unset or for a NULL
-// context.
+// Returns the `host:port` of a neighbour the name resolver joins through, owned by the context
+// (valid until it changes or the context closes); NULL when unset or for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
 const char *aeron_driver_context_get_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context);
 
-// Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears them).
-// Returns 0, or -1 (EINVAL) for a NULL context.
+// Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears it). Returns
+// 0, or -1 (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or NUL-terminated.
 int aeron_driver_context_set_name_resolver_init_args(struct aeron_driver_context_t *context,
                                                      const char *value);
 
-// Returns the name resolver's init args, owned by the context; NULL when unset or for a
-// NULL context.
+// Returns the name resolver's init args, owned by the context (valid until it changes or the
+// context closes); NULL when unset or for a NULL context.
 //
 // # Safety
 // `context` must be NULL or live.
