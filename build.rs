@@ -6,6 +6,8 @@ use std::path::PathBuf;
 
 #[path = "build/context_callback_exports.rs"]
 mod context_callback_exports;
+#[path = "build/export_table.rs"]
+mod export_table;
 #[path = "build/exports.rs"]
 mod exports;
 #[path = "build/handle_query_exports.rs"]
@@ -14,6 +16,41 @@ mod handle_query_exports;
 mod idle_strategy_exports;
 #[path = "build/publication_exports.rs"]
 mod publication_exports;
+// The export families of the driver, util and extras ffi files (tables of rows).
+#[path = "build/agent_exports.rs"]
+mod agent_exports;
+#[path = "build/alloc_exports.rs"]
+mod alloc_exports;
+#[path = "build/driver_callbacks_exports.rs"]
+mod driver_callbacks_exports;
+#[path = "build/driver_context_exports.rs"]
+mod driver_context_exports;
+#[path = "build/driver_exports.rs"]
+mod driver_exports;
+#[path = "build/driver_settings_udp_exports.rs"]
+mod driver_settings_udp_exports;
+#[path = "build/duty_cycle_tracker_exports.rs"]
+mod duty_cycle_tracker_exports;
+#[path = "build/error_log_exports.rs"]
+mod error_log_exports;
+#[path = "build/fileutil_exports.rs"]
+mod fileutil_exports;
+#[path = "build/mapped_bus_exports.rs"]
+mod mapped_bus_exports;
+#[path = "build/media_settings_exports.rs"]
+mod media_settings_exports;
+#[path = "build/parse_exports.rs"]
+mod parse_exports;
+#[path = "build/port_manager_exports.rs"]
+mod port_manager_exports;
+#[path = "build/properties_exports.rs"]
+mod properties_exports;
+#[path = "build/ring_buffer_exports.rs"]
+mod ring_buffer_exports;
+#[path = "build/strutil_exports.rs"]
+mod strutil_exports;
+#[path = "build/util_idle_strategy_exports.rs"]
+mod util_idle_strategy_exports;
 
 use exports::doc_comment;
 
@@ -65,7 +102,7 @@ fn main() {
         ("context_settings_ffi.rs", generate_context_settings_ffi(&crate_dir)),
         // src/ffi/driver/settings_idle.rs
         ("driver_idle_strategy_ffi.rs", idle_strategy_exports::generate()),
-        // Client families (build/*_exports.rs of the ffi-client helper):
+        // The client families (build/exports.rs rows):
         // src/ffi/context_callbacks.rs
         ("context_callback_ffi.rs", context_callback_exports::generate()),
         // src/ffi/publication.rs
@@ -83,6 +120,41 @@ fn main() {
         ("client_ffi.rs", handle_query_exports::client()),
         ("cnc_ffi.rs", handle_query_exports::cnc()),
         ("fragment_assembler_ffi.rs", handle_query_exports::fragment_assembler()),
+        // The driver, util and extras families (text tables, build/export_table.rs):
+        // src/ffi/driver/mod.rs
+        ("driver_ffi.rs", driver_exports::generate()),
+        // src/ffi/driver/context.rs
+        ("driver_context_ffi.rs", driver_context_exports::generate()),
+        // src/ffi/driver/callbacks.rs
+        ("driver_callbacks_ffi.rs", driver_callbacks_exports::generate()),
+        // src/ffi/driver/settings_udp.rs
+        ("driver_settings_udp_ffi.rs", driver_settings_udp_exports::generate()),
+        // src/ffi/driver/duty_cycle_trackers.rs
+        ("duty_cycle_tracker_ffi.rs", duty_cycle_tracker_exports::generate()),
+        // src/ffi/driver/port_managers.rs
+        ("port_manager_ffi.rs", port_manager_exports::generate()),
+        // src/ffi/driver/media/settings.rs
+        ("media_settings_ffi.rs", media_settings_exports::generate()),
+        // src/ffi/util/agent.rs
+        ("agent_ffi.rs", agent_exports::generate()),
+        // src/ffi/util/alloc.rs
+        ("alloc_ffi.rs", alloc_exports::generate()),
+        // src/ffi/util/error_log.rs
+        ("error_log_ffi.rs", error_log_exports::generate()),
+        // src/ffi/util/fileutil.rs
+        ("fileutil_ffi.rs", fileutil_exports::generate()),
+        // src/ffi/util/idle_strategy.rs
+        ("util_idle_strategy_ffi.rs", util_idle_strategy_exports::generate()),
+        // src/ffi/util/parse.rs
+        ("parse_ffi.rs", parse_exports::generate()),
+        // src/ffi/util/properties.rs
+        ("properties_ffi.rs", properties_exports::generate()),
+        // src/ffi/util/strutil.rs
+        ("strutil_ffi.rs", strutil_exports::generate()),
+        // src/ffi/extras/mapped_bus.rs
+        ("mapped_bus_ffi.rs", mapped_bus_exports::generate()),
+        // src/ffi/extras/ring_buffer.rs
+        ("ring_buffer_ffi.rs", ring_buffer_exports::generate()),
     ];
 
     let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));

@@ -889,50 +889,6 @@ typedef void (*aeron_driver_termination_hook_func_t)(void *clientd);
 // alongside it and the agent's role name.
 typedef void (*aeron_agent_on_start_func_t)(void *state, const char *role_name);
 
-// Selects a flow control strategy (see the module notes).
-typedef int (*aeron_flow_control_strategy_supplier_func_t)(struct aeron_flow_control_strategy_t **strategy,
-                                                           struct aeron_driver_context_t *context,
-                                                           struct aeron_counters_manager_t *counters_manager,
-                                                           const struct aeron_udp_channel_t *channel,
-                                                           int32_t stream_id,
-                                                           int32_t session_id,
-                                                           int64_t registration_id,
-                                                           int32_t initial_term_id,
-                                                           size_t term_length);
-
-// Selects a congestion control strategy (see the module notes).
-typedef int (*aeron_congestion_control_strategy_supplier_func_t)(struct aeron_congestion_control_strategy_t **strategy,
-                                                                 struct aeron_udp_channel_t *channel,
-                                                                 int32_t stream_id,
-                                                                 int32_t session_id,
-                                                                 int64_t registration_id,
-                                                                 int32_t term_length,
-                                                                 int32_t sender_mtu_length,
-                                                                 struct sockaddr_storage *control_address,
-                                                                 struct sockaddr_storage *src_address,
-                                                                 struct aeron_driver_context_t *context,
-                                                                 struct aeron_counters_manager_t *counters_manager);
-
-// Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
-typedef int aeron_threading_mode_t;
-
-// `update(state, now_ns)`: the timed interval starts at `now_ns`.
-typedef void (*aeron_duty_cycle_tracker_update_func_t)(void *state, int64_t now_ns);
-
-// `measure_and_update(state, now_ns)`: the interval ends at `now_ns`; the next starts.
-typedef void (*aeron_duty_cycle_tracker_measure_and_update_func_t)(void *state, int64_t now_ns);
-
-// A duty-cycle tracker: Aeron's `struct aeron_duty_cycle_tracker_stct`, field for field.
-// Filled in and owned by the caller; must stay valid while a driver using it runs.
-typedef struct aeron_duty_cycle_tracker_stct {
-  aeron_duty_cycle_tracker_update_func_t update;
-  aeron_duty_cycle_tracker_measure_and_update_func_t measure_and_update;
-  void *state;
-} aeron_duty_cycle_tracker_stct;
-
-// Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
-typedef struct aeron_duty_cycle_tracker_stct aeron_duty_cycle_tracker_t;
-
 // Looks `name` up as a `host:port` text, stored in `*resolved_name` (owned by the
 // resolver, read before its next call). Returns 1 if found, 0 if not (`*resolved_name`
 // may then be `name` itself or NULL), -1 on failure.
@@ -975,32 +931,6 @@ typedef struct aeron_name_resolver_stct aeron_name_resolver_t;
 typedef int (*aeron_name_resolver_supplier_func_t)(aeron_name_resolver_t *resolver,
                                                    const char *args,
                                                    struct aeron_driver_context_t *context);
-
-// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
-// address `udp_channel` names). Returns 0, or -1 with the error set.
-typedef int (*aeron_port_manager_get_managed_port_func_t)(void *state,
-                                                          struct sockaddr_storage *bind_addr_out,
-                                                          struct aeron_udp_channel_t *udp_channel,
-                                                          struct sockaddr_storage *bind_addr);
-
-// `*bind_addr` (an address `get_managed_port` gave) is no longer bound.
-typedef void (*aeron_port_manager_free_managed_port_func_t)(void *state,
-                                                            struct sockaddr_storage *bind_addr);
-
-// A port manager: Aeron's `struct aeron_port_manager_stct`, field for field. Filled in and
-// owned by the caller; must stay valid while a driver using it runs.
-typedef struct aeron_port_manager_stct {
-  aeron_port_manager_get_managed_port_func_t get_managed_port;
-  aeron_port_manager_free_managed_port_func_t free_managed_port;
-  void *state;
-} aeron_port_manager_stct;
-
-// Aeron's name for the port manager (`typedef struct aeron_port_manager_stct ...`).
-typedef struct aeron_port_manager_stct aeron_port_manager_t;
-
-// Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
-// `AERON_FORCE_TRUE`, `AERON_INFER`.
-typedef int aeron_inferable_boolean_t;
 
 // An image's log in memory: three terms of `term_length` bytes back to back from `terms`,
 // the subscriber position counter and the image's closed flag. Plain data; the pointers
@@ -1048,17 +978,6 @@ typedef struct aeronrs_mapped_bus_position_t {
   uint64_t offset;
 } aeronrs_mapped_bus_position_t;
 
-// A committed record handed out by `aeronrs_mapped_bus_reader_poll`.
-typedef struct aeronrs_mapped_bus_record_t {
-  struct aeronrs_mapped_bus_position_t position;
-  // Message type of a typed message, or payload length of a byte message.
-  int32_t metadata;
-  // The body: the whole record body in fixed-size mode, the payload in variable-length
-  // mode. Valid until the next poll or close of the reader.
-  const uint8_t *body;
-  size_t body_length;
-} aeronrs_mapped_bus_record_t;
-
 // One fragment described by `aeronrs_subscription_poll_batch`: where its payload is and
 // the fields of its frame header. Plain data; the pointers in it stay valid until the
 // next `aeronrs_subscription_poll_batch` on the same subscription (or its close), and the
@@ -1098,9 +1017,6 @@ typedef struct aeronrs_fragment_descriptor_stct {
 
 // The name bindings use for it.
 typedef struct aeronrs_fragment_descriptor_stct aeronrs_fragment_descriptor_t;
-
-// Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
-typedef int aeronrs_ring_buffer_kind_t;
 
 // Receives one message: `clientd` as given to the read call, the message type id, and the
 // payload (`length` bytes, valid only until the handler returns). Called on the reading
@@ -1209,50 +1125,6 @@ typedef struct aeron_distinct_error_log_stct {
 
 // Aeron's name for it.
 typedef struct aeron_distinct_error_log_stct aeron_distinct_error_log_t;
-
-// A mapped range (`struct aeron_mapped_buffer_stct`): `length` bytes at `addr`.
-typedef struct aeron_mapped_buffer_stct {
-  uint8_t *addr;
-  size_t length;
-} aeron_mapped_buffer_stct;
-
-// Aeron's name for it.
-typedef struct aeron_mapped_buffer_stct aeron_mapped_buffer_t;
-
-// A mapped log buffer file (`struct aeron_mapped_raw_log_stct`): its three terms
-// (`AERON_LOGBUFFER_PARTITION_COUNT`), the metadata section and the whole mapping.
-typedef struct aeron_mapped_raw_log_stct {
-  aeron_mapped_buffer_t term_buffers[3];
-  aeron_mapped_buffer_t log_meta_data;
-  aeron_mapped_file_t mapped_file;
-  size_t term_length;
-} aeron_mapped_raw_log_stct;
-
-// Aeron's name for it.
-typedef struct aeron_mapped_raw_log_stct aeron_mapped_raw_log_t;
-
-// An address split by `aeron_address_split` (Aeron's `struct aeron_parsed_address_stct`):
-// NUL-terminated host (brackets and scope removed) and port (empty if none), and 4 or 6.
-typedef struct aeron_parsed_address_stct {
-  char host[AERON_MAX_HOST_LENGTH];
-  char port[AERON_MAX_PORT_LENGTH];
-  int ip_version_hint;
-} aeron_parsed_address_stct;
-
-// Aeron's name for it.
-typedef struct aeron_parsed_address_stct aeron_parsed_address_t;
-
-// An interface split by `aeron_interface_split` (`struct aeron_parsed_interface_stct`):
-// as an address, plus the subnet prefix text after `/` (empty if none).
-typedef struct aeron_parsed_interface_stct {
-  char host[AERON_MAX_HOST_LENGTH];
-  char port[AERON_MAX_PORT_LENGTH];
-  char prefix[AERON_MAX_PREFIX_LENGTH];
-  int ip_version_hint;
-} aeron_parsed_interface_stct;
-
-// Aeron's name for it.
-typedef struct aeron_parsed_interface_stct aeron_parsed_interface_t;
 
 // A pending `aeron_async_add_publication`.
 typedef struct aeron_client_registering_resource_stct aeron_async_add_publication_t;
@@ -1466,6 +1338,134 @@ typedef struct aeron_publication_constants_t {
 // subscription.
 typedef struct aeron_client_registering_resource_stct aeron_async_destination_t;
 
+// Threading mode of the driver: one of `AERON_THREADING_MODE_*`.
+typedef int aeron_threading_mode_t;
+
+// Selects a flow control strategy (see the module notes).
+typedef int (*aeron_flow_control_strategy_supplier_func_t)(struct aeron_flow_control_strategy_t **strategy,
+                                                           struct aeron_driver_context_t *context,
+                                                           struct aeron_counters_manager_t *counters_manager,
+                                                           const struct aeron_udp_channel_t *channel,
+                                                           int32_t stream_id,
+                                                           int32_t session_id,
+                                                           int64_t registration_id,
+                                                           int32_t initial_term_id,
+                                                           size_t term_length);
+
+// Selects a congestion control strategy (see the module notes).
+typedef int (*aeron_congestion_control_strategy_supplier_func_t)(struct aeron_congestion_control_strategy_t **strategy,
+                                                                 struct aeron_udp_channel_t *channel,
+                                                                 int32_t stream_id,
+                                                                 int32_t session_id,
+                                                                 int64_t registration_id,
+                                                                 int32_t term_length,
+                                                                 int32_t sender_mtu_length,
+                                                                 struct sockaddr_storage *control_address,
+                                                                 struct sockaddr_storage *src_address,
+                                                                 struct aeron_driver_context_t *context,
+                                                                 struct aeron_counters_manager_t *counters_manager);
+
+// Whether receivers consider themselves part of a group: one of `AERON_FORCE_FALSE`,
+// `AERON_FORCE_TRUE`, `AERON_INFER`.
+typedef int aeron_inferable_boolean_t;
+
+// `update(state, now_ns)`: the timed interval starts at `now_ns`.
+typedef void (*aeron_duty_cycle_tracker_update_func_t)(void *state, int64_t now_ns);
+
+// `measure_and_update(state, now_ns)`: the interval ends at `now_ns`; the next starts.
+typedef void (*aeron_duty_cycle_tracker_measure_and_update_func_t)(void *state, int64_t now_ns);
+
+// A duty-cycle tracker: Aeron's `struct aeron_duty_cycle_tracker_stct`, field for field.
+// Filled in and owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_duty_cycle_tracker_stct {
+  aeron_duty_cycle_tracker_update_func_t update;
+  aeron_duty_cycle_tracker_measure_and_update_func_t measure_and_update;
+  void *state;
+} aeron_duty_cycle_tracker_stct;
+
+// Aeron's name for the tracker (`typedef struct aeron_duty_cycle_tracker_stct ...`).
+typedef struct aeron_duty_cycle_tracker_stct aeron_duty_cycle_tracker_t;
+
+// Writes the address to bind into `*bind_addr_out` (on entry a copy of `*bind_addr`, the
+// address `udp_channel` names). Returns 0, or -1 with the error set.
+typedef int (*aeron_port_manager_get_managed_port_func_t)(void *state,
+                                                          struct sockaddr_storage *bind_addr_out,
+                                                          struct aeron_udp_channel_t *udp_channel,
+                                                          struct sockaddr_storage *bind_addr);
+
+// `*bind_addr` (an address `get_managed_port` gave) is no longer bound.
+typedef void (*aeron_port_manager_free_managed_port_func_t)(void *state,
+                                                            struct sockaddr_storage *bind_addr);
+
+// A port manager: Aeron's `struct aeron_port_manager_stct`, field for field. Filled in and
+// owned by the caller; must stay valid while a driver using it runs.
+typedef struct aeron_port_manager_stct {
+  aeron_port_manager_get_managed_port_func_t get_managed_port;
+  aeron_port_manager_free_managed_port_func_t free_managed_port;
+  void *state;
+} aeron_port_manager_stct;
+
+// Aeron's name for the port manager (`typedef struct aeron_port_manager_stct ...`).
+typedef struct aeron_port_manager_stct aeron_port_manager_t;
+
+// A mapped range (`struct aeron_mapped_buffer_stct`): `length` bytes at `addr`.
+typedef struct aeron_mapped_buffer_stct {
+  uint8_t *addr;
+  size_t length;
+} aeron_mapped_buffer_stct;
+
+// Aeron's name for it.
+typedef struct aeron_mapped_buffer_stct aeron_mapped_buffer_t;
+
+// A mapped log buffer file (`struct aeron_mapped_raw_log_stct`): its three terms
+// (`AERON_LOGBUFFER_PARTITION_COUNT`), the metadata section and the whole mapping.
+typedef struct aeron_mapped_raw_log_stct {
+  aeron_mapped_buffer_t term_buffers[3];
+  aeron_mapped_buffer_t log_meta_data;
+  aeron_mapped_file_t mapped_file;
+  size_t term_length;
+} aeron_mapped_raw_log_stct;
+
+// Aeron's name for it.
+typedef struct aeron_mapped_raw_log_stct aeron_mapped_raw_log_t;
+
+// An address split by `aeron_address_split` (Aeron's `struct aeron_parsed_address_stct`):
+// NUL-terminated host (brackets and scope removed) and port (empty if none), and 4 or 6.
+typedef struct aeron_parsed_address_stct {
+  char host[AERON_MAX_HOST_LENGTH];
+  char port[AERON_MAX_PORT_LENGTH];
+  int ip_version_hint;
+} aeron_parsed_address_stct;
+
+// Aeron's name for it.
+typedef struct aeron_parsed_address_stct aeron_parsed_address_t;
+
+// An interface split by `aeron_interface_split` (`struct aeron_parsed_interface_stct`):
+// as an address, plus the subnet prefix text after `/` (empty if none).
+typedef struct aeron_parsed_interface_stct {
+  char host[AERON_MAX_HOST_LENGTH];
+  char port[AERON_MAX_PORT_LENGTH];
+  char prefix[AERON_MAX_PREFIX_LENGTH];
+  int ip_version_hint;
+} aeron_parsed_interface_stct;
+
+// Aeron's name for it.
+typedef struct aeron_parsed_interface_stct aeron_parsed_interface_t;
+
+// A committed record handed out by `aeronrs_mapped_bus_reader_poll`.
+typedef struct aeronrs_mapped_bus_record_t {
+  struct aeronrs_mapped_bus_position_t position;
+  // Message type of a typed message, or payload length of a byte message.
+  int32_t metadata;
+  // The body: the whole record body in fixed-size mode, the payload in variable-length
+  // mode. Valid until the next poll or close of the reader.
+  const uint8_t *body;
+  size_t body_length;
+} aeronrs_mapped_bus_record_t;
+
+// Which ring buffer: `AERONRS_RING_BUFFER_ONE_TO_ONE` or `AERONRS_RING_BUFFER_MANY_TO_ONE`.
+typedef int aeronrs_ring_buffer_kind_t;
+
 // Allocates an idle strategy's state from its init args (NULL for defaults); `env_var`
 // names the setting for error messages. Returns 0 or -1.
 typedef int (*aeron_idle_strategy_init_func_t)(void **state,
@@ -1616,61 +1616,6 @@ int aeron_counters_reader_counter_label(struct aeron_counters_reader_t *counters
                                         char *buffer,
                                         size_t buffer_length);
 
-// Creates a driver from `context`'s settings (copied: later changes to the context do not
-// affect it): validates them, prepares the Aeron directory (failing if a live driver uses
-// it), and creates `cnc.dat` and `loss-report.dat`. Nothing runs until
-// `aeron_driver_start`. Stores the driver in `*driver`. Returns 0, or -1: EINVAL for NULL
-// arguments or invalid settings (the message names the setting), the error of a file
-// operation, or an error when another driver is active in the directory.
-//
-// # Safety
-// `driver` NULL or valid for a pointer write; `context` NULL or a live context.
-int aeron_driver_init(struct aeron_driver_t **driver, struct aeron_driver_context_t *context);
-
-// Starts the driver: on its own thread, or, when `manual_main_loop` is true, on the
-// calling thread's schedule (call `aeron_driver_main_do_work` and
-// `aeron_driver_main_idle_strategy` in a loop). INVOKER threading mode requires a manual
-// main loop. Returns 0, or -1: EINVAL for NULL or INVOKER without a manual loop, EPERM if
-// already started.
-//
-// # Safety
-// `driver` must be NULL or a live driver.
-int aeron_driver_start(struct aeron_driver_t *driver, bool manual_main_loop);
-
-// One duty cycle of a manually driven driver: returns the work done (0 when idle, or when
-// the driver runs on its own thread), or -1 (EINVAL for NULL, or the cycle's error).
-//
-// # Safety
-// `driver` must be NULL or a live driver.
-int aeron_driver_main_do_work(struct aeron_driver_t *driver);
-
-// Idles with the driver's main idle strategy (the conductor's, or the shared one in
-// SHARED and INVOKER modes) after a duty cycle that did `work_count`. NULL: EINVAL.
-//
-// # Safety
-// `driver` must be NULL or a live driver.
-void aeron_driver_main_idle_strategy(struct aeron_driver_t *driver, int work_count);
-
-// Stops the driver (joining its thread), frees its resources, marks `cnc.dat` as shut down,
-// deletes the directory if configured, and frees the handle. The context stays open.
-// Returns 0, or -1 (EINVAL for NULL; the error of deleting the directory, after which the
-// handle is freed all the same).
-//
-// # Safety
-// `driver` must be NULL or a live driver, not used afterwards.
-int aeron_driver_close(struct aeron_driver_t *driver);
-
-// An agent on-start function (for `aeron_driver_context_set_agent_on_start_function`, with
-// the driver context as `state`) that pins each driver thread to the CPU its
-// `*_cpu_affinity` setting names: the conductor (also when it runs all agents), the sender
-// (also sender and receiver together) and the receiver; -1 leaves a thread alone. A failure
-// is reported on stderr; the thread runs on.
-//
-// # Safety
-// `state` must be NULL or a live driver context not changed while the driver runs;
-// `role_name` NULL or NUL-terminated.
-void aeron_set_thread_affinity_on_start(void *state, const char *role_name);
-
 // Sets the termination validator and the state it is called with. The built-in allow/deny
 // validators (as the getter returns them) select Aeron's `allow`/`deny`; NULL restores
 // `AERON_DRIVER_TERMINATION_VALIDATOR`'s choice as `deny`. Returns 0, or -1 (EINVAL) for a
@@ -1683,19 +1628,6 @@ int aeron_driver_context_set_driver_termination_validator(struct aeron_driver_co
                                                           aeron_driver_termination_validator_func_t value,
                                                           void *state);
 
-// Returns the termination validator: the one set, or the built-in allow/deny function
-// `AERON_DRIVER_TERMINATION_VALIDATOR` selects (deny by default, and for a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_driver_termination_validator_func_t aeron_driver_context_get_driver_termination_validator(struct aeron_driver_context_t *context);
-
-// Returns the state the termination validator is called with (NULL if none was set).
-//
-// # Safety
-// `context` must be NULL or live.
-void *aeron_driver_context_get_driver_termination_validator_state(struct aeron_driver_context_t *context);
-
 // Sets the function called (with `state`) on the conductor thread once a client's
 // TERMINATE_DRIVER is accepted; NULL for none. Returns 0, or -1 (EINVAL) for a NULL context.
 //
@@ -1704,18 +1636,6 @@ void *aeron_driver_context_get_driver_termination_validator_state(struct aeron_d
 int aeron_driver_context_set_driver_termination_hook(struct aeron_driver_context_t *context,
                                                      aeron_driver_termination_hook_func_t value,
                                                      void *state);
-
-// Returns the termination hook (NULL if none).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_driver_termination_hook_func_t aeron_driver_context_get_driver_termination_hook(struct aeron_driver_context_t *context);
-
-// Returns the state the termination hook is called with (NULL if none).
-//
-// # Safety
-// `context` must be NULL or live.
-void *aeron_driver_context_get_driver_termination_hook_state(struct aeron_driver_context_t *context);
 
 // Sets the function each driver agent thread calls (with `state` and its role name) before
 // its first duty cycle, e.g. `aeron_set_thread_affinity_on_start`; NULL for none. In a
@@ -1727,244 +1647,6 @@ void *aeron_driver_context_get_driver_termination_hook_state(struct aeron_driver
 int aeron_driver_context_set_agent_on_start_function(struct aeron_driver_context_t *context,
                                                      aeron_agent_on_start_func_t value,
                                                      void *state);
-
-// Returns the agent on-start function (NULL if none).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_agent_on_start_func_t aeron_driver_context_get_agent_on_start_function(struct aeron_driver_context_t *context);
-
-// Returns the state the agent on-start function is called with (NULL if none).
-//
-// # Safety
-// `context` must be NULL or live.
-void *aeron_driver_context_get_agent_on_start_state(struct aeron_driver_context_t *context);
-
-// The supplier of the built-in flow control strategy `name` (`unicast_max`,
-// `multicast_max`, `multicast_min`, `multicast_tagged`, or Aeron's C supplier names), or
-// NULL (EINVAL) for an unknown or NULL name.
-//
-// # Safety
-// `name` must be NULL or NUL-terminated.
-aeron_flow_control_strategy_supplier_func_t aeron_flow_control_strategy_supplier_by_name(const char *name);
-
-// Sets the flow control of multicast channels without an `fc` parameter
-// (`AERON_MULTICAST_FLOWCONTROL_SUPPLIER`; default max). Returns 0, or -1 (EINVAL) for a
-// NULL context or a supplier not from `aeron_flow_control_strategy_supplier_by_name`.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
-                                                            aeron_flow_control_strategy_supplier_func_t value);
-
-// Returns the multicast flow control supplier; NULL (EINVAL) if the configured name is not
-// a built-in strategy.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
-
-// Sets the flow control of unicast channels (`AERON_UNICAST_FLOWCONTROL_SUPPLIER`; default
-// unicast max). Returns 0, or -1 (EINVAL) as the multicast setter.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
-                                                          aeron_flow_control_strategy_supplier_func_t value);
-
-// Returns the unicast flow control supplier; NULL (EINVAL) if the configured name is not a
-// built-in strategy.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
-
-// Sets the congestion control supplier of images (`AERON_CONGESTIONCONTROL_SUPPLIER`;
-// default: static window unless the channel asks for `cc=cubic`). Accepts only a supplier
-// from the getter. Returns 0, or -1 (EINVAL) for a NULL context or another supplier.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_congestioncontrol_supplier(struct aeron_driver_context_t *context,
-                                                        aeron_congestion_control_strategy_supplier_func_t value);
-
-// Returns the congestion control supplier; NULL (EINVAL) if the configured name is unknown.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_congestion_control_strategy_supplier_func_t aeron_driver_context_get_congestioncontrol_supplier(struct aeron_driver_context_t *context);
-
-// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
-// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
-// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names
-// it).
-//
-// # Safety
-// `context` must be NULL or valid for a pointer write.
-int aeron_driver_context_init(struct aeron_driver_context_t **context);
-
-// Frees a context (after `aeron_driver_close` of any driver made from it). Returns 0, or
-// -1 (EINVAL) for NULL.
-//
-// # Safety
-// `context` must be NULL or a live context; strings returned by its getters die with it.
-int aeron_driver_context_close(struct aeron_driver_context_t *context);
-
-// Sets the Aeron directory (`AERON_DIR`; default `/dev/shm/aeron-<user>` on Linux).
-// Returns 0, or -1 (EINVAL) for NULL arguments.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_dir(struct aeron_driver_context_t *context, const char *value);
-
-// Returns the Aeron directory, owned by the context (valid until it changes or the
-// context closes); NULL for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_dir(struct aeron_driver_context_t *context);
-
-// Sets how the driver's agents map onto threads (`AERON_THREADING_MODE`; default
-// DEDICATED). Returns 0, or -1 (EINVAL) for a NULL context or an unknown mode.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_threading_mode(struct aeron_driver_context_t *context,
-                                            aeron_threading_mode_t mode);
-
-// Returns the threading mode; DEDICATED for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_threading_mode_t aeron_driver_context_get_threading_mode(struct aeron_driver_context_t *context);
-
-// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
-// and `measure_and_update` at the start of each of its duty cycles, in place of the
-// built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
-// 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-// conductor's thread, while a driver made from the context runs.
-int aeron_driver_context_set_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context,
-                                                          aeron_duty_cycle_tracker_t *value);
-
-// Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_duty_cycle_tracker_t *aeron_driver_context_get_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context);
-
-// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
-// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-// sender's thread, while a driver made from the context runs.
-int aeron_driver_context_set_sender_duty_cycle_tracker(struct aeron_driver_context_t *context,
-                                                       aeron_duty_cycle_tracker_t *value);
-
-// Returns the sender's tracker set (NULL for the built-in one or a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_duty_cycle_tracker_t *aeron_driver_context_get_sender_duty_cycle_tracker(struct aeron_driver_context_t *context);
-
-// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
-// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-// receiver's thread, while a driver made from the context runs.
-int aeron_driver_context_set_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context,
-                                                         aeron_duty_cycle_tracker_t *value);
-
-// Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_duty_cycle_tracker_t *aeron_driver_context_get_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context);
-
-// Sets the name resolver's time tracker: `update` before and `measure_and_update` after
-// every name lookup and resolution the conductor makes (the built-in one writes system
-// counters 32-33 against `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). NULL restores the
-// built-in tracker. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-// conductor's thread, while a driver made from the context runs.
-int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_context_t *context,
-                                                        aeron_duty_cycle_tracker_t *value);
-
-// Returns the name resolver's time tracker set (NULL for the built-in one or a NULL
-// context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
-
-// Sets the UDP channel transport bindings: every UDP transport of a driver made from the
-// context is then opened (`init_func`), sent on (`send_func`, after the outgoing
-// interceptors), received from (`recvmmsg_func`, before the incoming interceptors),
-// queried (`bind_addr_and_port_func`, `get_so_rcvbuf_func`), reconnected and closed
-// through it, as in Aeron. The poller functions must be the default table's (the driver
-// polls its transports itself), and the others non-NULL. NULL restores the driver's own
-// sockets (unless interceptors are set). Returns 0, or -1 (EINVAL) for a NULL context or a
-// table that breaks these rules.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or a table whose functions are safe to call from
-// the driver's threads, valid while a driver made from the context runs.
-int aeron_driver_context_set_udp_channel_transport_bindings(struct aeron_driver_context_t *context,
-                                                            aeron_udp_channel_transport_bindings_t *value);
-
-// Returns the transport bindings set, else the default table (also for a NULL context):
-// C functions over the transport struct that open and use sockets as the driver does,
-// to copy and override, or to delegate to.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_udp_channel_transport_bindings_t *aeron_driver_context_get_udp_channel_transport_bindings(struct aeron_driver_context_t *context);
-
-// Sets the outgoing interceptors: a chain of bindings (first to last through
-// `meta_info.next_interceptor_bindings`) whose `outgoing_init_func` each agent calls
-// when the driver is created and whose `outgoing_send_func` sees, in order, every
-// datagram the sender and the receiver send, before the transport's `send_func`, as in
-// Aeron. Each needs `outgoing_init_func` and `outgoing_send_func`; publication and image
-// notification functions must be NULL. NULL removes the chain. Returns 0, or -1 (EINVAL)
-// for a NULL context or a chain that breaks these rules.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or a chain whose functions are safe to call on the
-// driver's agent threads, valid while a driver made from the context runs.
-int aeron_driver_context_set_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context,
-                                                               aeron_udp_channel_interceptor_bindings_t *value);
-
-// Returns the outgoing interceptors set (NULL if none, or for a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context);
-
-// Sets the incoming interceptors: as the outgoing ones, with `incoming_init_func` and
-// `incoming_func`, which sees every datagram the sender and the receiver read, after the
-// transport's `recvmmsg_func` and before the driver, and may drop it. The chain replaces
-// the loss interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures (as in
-// Aeron, where a chain set in code replaces the configured one). NULL removes the chain.
-// Returns 0, or -1 (EINVAL) for a NULL context or a chain that breaks the rules.
-//
-// # Safety
-// As the outgoing setter.
-int aeron_driver_context_set_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context,
-                                                               aeron_udp_channel_interceptor_bindings_t *value);
-
-// Returns the incoming interceptors set (NULL if none, or for a NULL context; the loss
-// interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures are the driver's own
-// and not C bindings).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context);
 
 // Sets the supplier of the driver's name resolver (see the module notes): called once by
 // `aeron_driver_init` with the resolver to fill, `AERON_NAME_RESOLVER_INIT_ARGS` and this
@@ -1985,174 +1667,6 @@ int aeron_driver_context_set_name_resolver_supplier(struct aeron_driver_context_
 // # Safety
 // `context` must be NULL or live.
 aeron_name_resolver_supplier_func_t aeron_driver_context_get_name_resolver_supplier(struct aeron_driver_context_t *context);
-
-// Sets the sender's port manager: asked for the bind address of every send channel
-// endpoint (the control group of a multicast channel, else the local control address)
-// and told when that address is free again, in place of the wildcard port manager of
-// `AERON_SENDER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager. Returns 0, or
-// -1 (EINVAL) for a NULL context or a manager without both functions.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-// conductor's thread, while a driver made from the context runs.
-int aeron_driver_context_set_sender_port_manager(struct aeron_driver_context_t *context,
-                                                 aeron_port_manager_t *value);
-
-// Returns the sender's port manager set (NULL for the built-in one or a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_port_manager_t *aeron_driver_context_get_sender_port_manager(struct aeron_driver_context_t *context);
-
-// Sets the receiver's port manager: asked for the bind address of every receive
-// destination (its endpoint address), as the sender's, in place of the wildcard port
-// manager of `AERON_RECEIVER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager.
-// Returns 0, or -1 (EINVAL) for a NULL context or a manager without both functions.
-//
-// # Safety
-// As the sender's setter.
-int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t *context,
-                                                   aeron_port_manager_t *value);
-
-// Returns the receiver's port manager set (NULL for the built-in one or a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
-
-// Sets whether receivers act as part of a group (`AERON_RECEIVER_GROUP_CONSIDERATION`:
-// `true`, `infer`, else false; default infer). Returns 0, or -1 (EINVAL) for a NULL
-// context or an unknown value.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_receiver_group_consideration(struct aeron_driver_context_t *context,
-                                                          aeron_inferable_boolean_t value);
-
-// Returns the receiver group consideration; `AERON_INFER` for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-aeron_inferable_boolean_t aeron_driver_context_get_receiver_group_consideration(struct aeron_driver_context_t *context);
-
-// Sets the group tag receivers send in status messages (`AERON_RECEIVER_GROUP_TAG`), or
-// none when `is_present` is false. Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_receiver_group_tag(struct aeron_driver_context_t *context,
-                                                bool is_present,
-                                                int64_t value);
-
-// Whether a receiver group tag is set (false for a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-bool aeron_driver_context_get_receiver_group_tag_is_present(struct aeron_driver_context_t *context);
-
-// The receiver group tag, or -1 when none is set (or for a NULL context).
-//
-// # Safety
-// `context` must be NULL or live.
-int64_t aeron_driver_context_get_receiver_group_tag_value(struct aeron_driver_context_t *context);
-
-// Sets the ports the sender binds wildcard (port 0) endpoints from
-// (`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or
-// -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_sender_wildcard_port_range(struct aeron_driver_context_t *context,
-                                                        uint16_t low_port,
-                                                        uint16_t high_port);
-
-// Stores the sender wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
-// (EINVAL) for NULL arguments.
-//
-// # Safety
-// `context` NULL or live; the out pointers NULL or valid for writes.
-int aeron_driver_context_get_sender_wildcard_port_range(struct aeron_driver_context_t *context,
-                                                        uint16_t *low_port,
-                                                        uint16_t *high_port);
-
-// Sets the ports the receiver binds wildcard (port 0) endpoints from
-// (`AERON_RECEIVER_WILDCARD_PORT_RANGE`; default 0 0 = any). Returns 0, or -1 (EINVAL) for
-// a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-int aeron_driver_context_set_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
-                                                          uint16_t low_port,
-                                                          uint16_t high_port);
-
-// Stores the receiver wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
-// (EINVAL) for NULL arguments.
-//
-// # Safety
-// `context` NULL or live; the out pointers NULL or valid for writes.
-int aeron_driver_context_get_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
-                                                          uint16_t *low_port,
-                                                          uint16_t *high_port);
-
-// Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL
-// clears it). Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_resolver_name(struct aeron_driver_context_t *context,
-                                           const char *value);
-
-// Returns the resolver name, owned by the context; NULL when unset or for a NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_resolver_name(struct aeron_driver_context_t *context);
-
-// Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`;
-// NULL clears it). Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_resolver_interface(struct aeron_driver_context_t *context,
-                                                const char *value);
-
-// Returns the resolver interface, owned by the context; NULL when unset or for a NULL
-// context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_resolver_interface(struct aeron_driver_context_t *context);
-
-// Sets the `host:port` of a neighbour the name resolver joins through
-// (`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL)
-// for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context,
-                                                         const char *value);
-
-// Returns the bootstrap neighbour, owned by the context; NULL when unset or for a NULL
-// context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context);
-
-// Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears them).
-// Returns 0, or -1 (EINVAL) for a NULL context.
-//
-// # Safety
-// `context` NULL or live; `value` NULL or NUL-terminated.
-int aeron_driver_context_set_name_resolver_init_args(struct aeron_driver_context_t *context,
-                                                     const char *value);
-
-// Returns the name resolver's init args, owned by the context; NULL when unset or for a
-// NULL context.
-//
-// # Safety
-// `context` must be NULL or live.
-const char *aeron_driver_context_get_name_resolver_init_args(struct aeron_driver_context_t *context);
 
 // The error code of the last failing aeron call on this thread: a positive `errno`, or a
 // negative Aeron code (`-AERON_ERROR_CODE_*`, `AERON_CLIENT_ERROR_*`). 0 if none.
@@ -2205,72 +1719,6 @@ void aeronrs_err_append(const char *function,
 // `image` NULL or valid; `log` NULL or writable.
 int aeronrs_image_log(struct aeron_image_t *image, aeronrs_image_log_t *log);
 
-// Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
-// rollback timeout, prefaulted segments.
-//
-// Returns 0, or -1 if `config` is NULL.
-//
-// # Safety
-// `config` must be NULL or point to writable memory for a config.
-int aeronrs_mapped_bus_config_init(struct aeronrs_mapped_bus_config_t *config);
-
-// Opens the bus at `path` for appending (creating its first segment file if none exists).
-//
-// Returns 0 and sets `*writer`, or -1 (bad config, a file that is not a bus segment of this
-// config, I/O error) with `aeron_errmsg()` saying why.
-//
-// # Safety
-// `writer` must be NULL or writable; `path` NULL or a NUL-terminated string; `config`
-// NULL or readable. Free the writer with `aeronrs_mapped_bus_writer_close`.
-int aeronrs_mapped_bus_writer_open(struct aeronrs_mapped_bus_writer_t **writer,
-                                   const char *path,
-                                   const struct aeronrs_mapped_bus_config_t *config);
-
-// Appends a byte message (metadata = `length`). In fixed-size mode `length` may be up to
-// the record size.
-//
-// Returns 0 when committed, `AERONRS_MAPPED_BUS_ROLLED_BACK` when a reader rolled it back
-// first (write it again), -1 on error (too long, corrupt file, I/O). On 0 and
-// `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
-//
-// # Safety
-// `writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
-// (NULL allowed when 0); `position` NULL or writable.
-int aeronrs_mapped_bus_writer_write(struct aeronrs_mapped_bus_writer_t *writer,
-                                    const uint8_t *payload,
-                                    size_t length,
-                                    struct aeronrs_mapped_bus_position_t *position);
-
-// Appends a typed message (fixed-size mode only): metadata = `message_type`, the body
-// (at most the record size) at the start of the record.
-//
-// Returns as `aeronrs_mapped_bus_writer_write`.
-//
-// # Safety
-// As for `aeronrs_mapped_bus_writer_write`.
-int aeronrs_mapped_bus_writer_write_typed(struct aeronrs_mapped_bus_writer_t *writer,
-                                          int32_t message_type,
-                                          const uint8_t *body,
-                                          size_t length,
-                                          struct aeronrs_mapped_bus_position_t *position);
-
-// Writes what this writer appended so far to disk (`msync`, plus `fsync` of the folder
-// after a move to a new segment file), for durability across power loss.
-//
-// Returns 0, or -1 on error.
-//
-// # Safety
-// `writer` from `aeronrs_mapped_bus_writer_open`.
-int aeronrs_mapped_bus_writer_flush(struct aeronrs_mapped_bus_writer_t *writer);
-
-// Closes and frees a writer (NULL is fine). Records stay in the files.
-//
-// Returns 0.
-//
-// # Safety
-// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, not used afterwards.
-int aeronrs_mapped_bus_writer_close(struct aeronrs_mapped_bus_writer_t *writer);
-
 // Opens the bus at `path` for reading from `start`: `AERONRS_MAPPED_BUS_START_REPLAY`,
 // `AERONRS_MAPPED_BUS_START_LIVE`, or `AERONRS_MAPPED_BUS_START_AT_POSITION` with
 // `*position` a record boundary (ignored, may be NULL, otherwise).
@@ -2285,43 +1733,6 @@ int aeronrs_mapped_bus_reader_open(struct aeronrs_mapped_bus_reader_t **reader,
                                    const struct aeronrs_mapped_bus_config_t *config,
                                    int start,
                                    const struct aeronrs_mapped_bus_position_t *position);
-
-// Reads the next committed record into `*record`, skipping rolled-back ones and rolling
-// back records whose writer stalled past the timeout.
-//
-// Returns 1 with `*record` set, 0 when there is no record yet, -1 on error (a corrupt
-// segment). `record->body` stays valid until the next poll or close of this reader.
-//
-// # Safety
-// `reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
-int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
-                                   struct aeronrs_mapped_bus_record_t *record);
-
-// Whether the reader has reached the end the bus had when the reader was opened.
-//
-// Returns false also when `reader` is NULL (with the error set).
-//
-// # Safety
-// `reader` NULL or from `aeronrs_mapped_bus_reader_open`.
-bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t *reader);
-
-// Where the reader will look for the next record; a reader opened there later continues
-// from the same record.
-//
-// Returns 0, or -1 when an argument is NULL.
-//
-// # Safety
-// `reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
-int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reader,
-                                       struct aeronrs_mapped_bus_position_t *position);
-
-// Closes and frees a reader (NULL is fine).
-//
-// Returns 0.
-//
-// # Safety
-// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, not used afterwards.
-int aeronrs_mapped_bus_reader_close(struct aeronrs_mapped_bus_reader_t *reader);
 
 // Describes up to `fragment_limit` fragments into `descriptors`, from the images in turn
 // (starting one image further each call, as `aeron_subscription_poll`), each image's from
@@ -2366,46 +1777,6 @@ int aeronrs_fragment_batch_commit(const aeronrs_fragment_descriptor_t *descripto
 // # Safety
 // `subscription` NULL or open, polled by this thread only now.
 bool aeronrs_subscription_has_nothing_to_poll(struct aeron_subscription_t *subscription);
-
-// Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
-// zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power
-// of two (at least 16 one-to-one, 8 many-to-one). Returns 0, or -1 on error.
-//
-// # Safety
-// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
-int aeronrs_ring_buffer_create(struct aeronrs_ring_buffer_t **rb,
-                               aeronrs_ring_buffer_kind_t kind,
-                               const char *path,
-                               size_t capacity);
-
-// Maps the existing ring buffer file `path` shared (its length gives the capacity) and
-// stores a new handle in `*rb`. Returns 0, or -1 on error (missing file, bad length).
-//
-// # Safety
-// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
-int aeronrs_ring_buffer_open(struct aeronrs_ring_buffer_t **rb,
-                             aeronrs_ring_buffer_kind_t kind,
-                             const char *path);
-
-// Uses caller memory (`length` = capacity + trailer, 8-byte aligned) as a ring buffer and
-// stores a new handle in `*rb`. The memory is used as it is: zero it for a fresh buffer.
-// It stays owned by the caller and must outlive the handle. Returns 0, or -1 on error.
-//
-// # Safety
-// `rb` must be valid for a pointer write; `memory` valid for reads and writes of `length`
-// bytes until `aeronrs_ring_buffer_close`, and touched by others only through ring buffer
-// operations.
-int aeronrs_ring_buffer_wrap(struct aeronrs_ring_buffer_t **rb,
-                             aeronrs_ring_buffer_kind_t kind,
-                             void *memory,
-                             size_t length);
-
-// Frees the handle (unmapping a file it mapped; caller memory is left alone). NULL is
-// accepted. Returns 0.
-//
-// # Safety
-// `rb` must be NULL or an open handle, not used by any thread afterwards.
-int aeronrs_ring_buffer_close(struct aeronrs_ring_buffer_t *rb);
 
 // Copies `length` bytes at `msg` in as one message of `msg_type_id` (>= 1).
 // Returns 1 when written, 0 when the buffer is full (try again later), -1 on error
@@ -2467,66 +1838,6 @@ int aeronrs_ring_buffer_controlled_read(struct aeronrs_ring_buffer_t *rb,
                                         void *clientd,
                                         size_t message_count_limit);
 
-// Bytes ever claimed by producers (tail position), or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_producer_position(struct aeronrs_ring_buffer_t *rb);
-
-// Bytes ever consumed (head position), or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_consumer_position(struct aeronrs_ring_buffer_t *rb);
-
-// Bytes claimed but not yet consumed, or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_size(struct aeronrs_ring_buffer_t *rb);
-
-// Data capacity in bytes, or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_capacity(struct aeronrs_ring_buffer_t *rb);
-
-// Largest message payload accepted, or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_max_msg_length(struct aeronrs_ring_buffer_t *rb);
-
-// Takes the next id from the buffer's correlation counter (shared by every process using
-// the buffer), or -1 if `rb` is NULL.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int64_t aeronrs_ring_buffer_next_correlation_id(struct aeronrs_ring_buffer_t *rb);
-
-// Stores the consumer's last heartbeat (epoch ms; 0 = never, -1 = closed cleanly by an
-// Aeron driver) in `*time_ms`. Returns 0, or -1 on error.
-//
-// # Safety
-// `rb` an open handle; `time_ms` valid for a write.
-int aeronrs_ring_buffer_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb, int64_t *time_ms);
-
-// Records a consumer heartbeat (epoch ms); consumer thread only. Returns 0, or -1 on error.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int aeronrs_ring_buffer_set_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb,
-                                                    int64_t time_ms);
-
-// Consumer thread only: frees the head of a many-to-one buffer from a producer that died
-// between claim and commit (call only after the head has not moved for longer than any
-// live producer could take; Aeron's driver waits 10 s). Returns 1 when something was
-// unblocked, 0 when not (always 0 for one-to-one), -1 on error.
-//
-// # Safety
-// `rb` must be NULL or an open handle.
-int aeronrs_ring_buffer_unblock(struct aeronrs_ring_buffer_t *rb);
-
 // Prepares `runner` to run `do_work` with `state`, idling with `idle_strategy_func` and
 // `idle_strategy_state`; `on_start` (may be NULL) runs first on the agent thread with
 // `on_start_state`; `on_close` (may be NULL) runs in `aeron_agent_close`. Returns 0, or -1
@@ -2554,39 +1865,12 @@ int aeron_agent_init(aeron_agent_runner_t *runner,
 // until `aeron_agent_stop` returns.
 int aeron_agent_start(aeron_agent_runner_t *runner);
 
-// One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
-// for a NULL or uninitialised runner.
-//
-// # Safety
-// `runner` must be NULL or initialised, and not started on a thread.
-int aeron_agent_do_work(aeron_agent_runner_t *runner);
-
-// Whether the runner has not been stopped (false for NULL).
-//
-// # Safety
-// `runner` must be NULL or initialised.
-bool aeron_agent_is_running(aeron_agent_runner_t *runner);
-
-// Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
-// uninitialised runner: EINVAL, nothing happens).
-//
-// # Safety
-// `runner` must be NULL or initialised, and not started on a thread.
-void aeron_agent_idle(aeron_agent_runner_t *runner, int work_count);
-
 // Stops the agent: clears `running` and, if a thread was started, waits for it to finish
 // its current cycle and exit. Returns 0, or -1 (EINVAL for NULL; the join error).
 //
 // # Safety
 // `runner` must be NULL or initialised; not called concurrently for the same runner.
 int aeron_agent_stop(aeron_agent_runner_t *runner);
-
-// Releases what `aeron_agent_init` allocated and calls `on_close` with the agent state.
-// Call after `aeron_agent_stop`. Returns 0, or -1 (EINVAL) for NULL.
-//
-// # Safety
-// `runner` must be NULL or initialised and not running on a thread.
-int aeron_agent_close(aeron_agent_runner_t *runner);
 
 // Finds an `aeron_agent_on_start_func_t` exported under the symbol `name` in the process.
 // Returns NULL (EINVAL) if `name` is NULL or no such symbol exists.
@@ -2596,28 +1880,6 @@ int aeron_agent_close(aeron_agent_runner_t *runner);
 // on-start signature.
 aeron_agent_on_start_func_t aeron_agent_on_start_load(const char *name);
 
-// Allocates `size` zeroed bytes (C `malloc` alignment) and stores the address in `*ptr`.
-// Returns 0, or -1 with `*ptr` set to NULL and `aeron_errcode()` ENOMEM when the memory is
-// not available (EINVAL if `ptr` is NULL). Free it with `aeron_free`.
-//
-// # Safety
-// `ptr` must be NULL or valid for a pointer write.
-int aeron_alloc(void **ptr, size_t size);
-
-// Frees memory from `aeron_alloc` (or anything the C allocator handed out). NULL is a
-// no-op.
-//
-// # Safety
-// `ptr` must be NULL or a live allocation of the C allocator, not used afterwards.
-void aeron_free(void *ptr);
-
-// As `aeron_alloc` but records no error on failure (for callers that report running out
-// of memory their own way): 0, or -1 with `*ptr` NULL (also for a NULL `ptr`).
-//
-// # Safety
-// `ptr` must be NULL or valid for a pointer write.
-int aeron_alloc_no_err(void **ptr, size_t size);
-
 // Allocates `size` zeroed bytes aligned to `alignment` (a power of two) into `*ptr`, with
 // `*offset` the distance from `*ptr` to the aligned start: always 0 here, the allocation
 // itself is aligned. Free with `aeron_free`. Returns 0, or -1: EINVAL for NULL pointers or
@@ -2626,16 +1888,6 @@ int aeron_alloc_no_err(void **ptr, size_t size);
 // # Safety
 // `ptr` and `offset` must be NULL or valid for writes.
 int aeron_alloc_aligned(void **ptr, size_t *offset, size_t size, size_t alignment);
-
-// Resizes `*ptr` (NULL: a new allocation) to `size` bytes, like BSD `reallocf`: on
-// failure the old memory is freed, `*ptr` set to NULL and -1 returned (ENOMEM); a `size`
-// of 0 frees it (`*ptr` may become NULL) and returns 0. Bytes beyond the old size are not
-// zeroed.
-//
-// # Safety
-// `ptr` must be NULL or valid for reads and writes, `*ptr` NULL or a live allocation of
-// the C allocator.
-int aeron_reallocf(void **ptr, size_t size);
 
 // A random 32-bit value from the kernel's pool (as Aeron reads `/dev/urandom`), e.g. for
 // session ids. Aeron exits when the pool cannot be read; this returns -1 and records the
@@ -2690,17 +1942,6 @@ int aeron_cnc_resolve_filename(const char *directory,
                                char *filename_buffer,
                                size_t filename_buffer_length);
 
-// Reads the error log at `buffer` (`buffer_size` bytes, 8-byte aligned). See
-// `aeron_error_log_reader_func_t` for what `reader` receives.
-//
-// # Safety
-// As `read_error_log`.
-size_t aeron_error_log_read(const uint8_t *buffer,
-                            size_t buffer_size,
-                            aeron_error_log_reader_func_t reader,
-                            void *clientd,
-                            int64_t since_timestamp);
-
 // Sets up `log` to record into `buffer` (`buffer_size` bytes, 8-byte aligned, zeroed as a
 // new error log is), stamping observations with `clock` (epoch ms). Returns 0, or -1:
 // EINVAL for a NULL `log`, `clock` or `buffer`, or a misaligned buffer; ENOMEM.
@@ -2734,190 +1975,13 @@ int aeron_distinct_error_log_record(aeron_distinct_error_log_t *log,
                                     int error_code,
                                     const char *description);
 
-// The number of distinct errors `log` has recorded (0 for NULL, with EINVAL).
-//
-// # Safety
-// `log` must be NULL or initialised.
-size_t aeron_distinct_error_log_num_observations(aeron_distinct_error_log_t *log);
-
-// Whether the error log at `buffer` holds any record (false for NULL, a buffer shorter
-// than a record header, or one not 8-byte aligned).
-//
-// # Safety
-// `buffer` must be NULL or valid for reads of `buffer_size` bytes, written by others only
-// as an error log.
-bool aeron_error_log_exists(const uint8_t *buffer, size_t buffer_size);
-
-// Maps the whole of the existing file `path` shared and read-write, filling in
-// `mapped_file` (`addr`, `length`). Returns 0, or -1: EINVAL for NULL arguments or an
-// empty file, the `errno` of a failed open/stat/mmap (ENOENT for a missing file).
-// Release the mapping with `aeron_unmap`.
-//
-// # Safety
-// `mapped_file` must be NULL or valid for writes; `path` NULL or NUL-terminated.
-int aeron_map_existing_file(aeron_mapped_file_t *mapped_file, const char *path);
-
-// Unmaps a file mapped by `aeron_map_existing_file`. A NULL `addr` is a no-op. Returns 0,
-// or -1: EINVAL for a NULL `mapped_file` or an address/length this library did not map.
-// The struct itself is left as it was.
-//
-// # Safety
-// `mapped_file` must be NULL or valid for reads; no pointer into the mapping may be used
-// afterwards.
-int aeron_unmap(aeron_mapped_file_t *mapped_file);
-
-// Deletes the directory `directory` and everything in it. Returns 0, or -1 with the
-// `errno` (ENOENT if it does not exist; EINVAL for NULL).
-//
-// # Safety
-// `directory` must be NULL or NUL-terminated.
-int aeron_delete_directory(const char *directory);
-
-// 1 if `path` is a directory (following links), else 0 (also for NULL).
-//
-// # Safety
-// `path` must be NULL or NUL-terminated.
-int aeron_is_directory(const char *path);
-
-// Creates the directory `pathname` and any missing parents, with mode `permission`
-// (before the umask). Returns 0, or -1: EEXIST if it already exists, the `errno` of a
-// failed `mkdir`, EINVAL for NULL.
-//
-// # Safety
-// `pathname` must be NULL or NUL-terminated.
-int aeron_mkdir_recursive(const char *pathname, int permission);
-
-// Creates the file `path` (it must not exist) of `mapped_file->length` bytes and maps it
-// shared read-write into `mapped_file->addr`: sparse, or with every page written up front
-// when `fill_with_zeroes`. Returns 0, or -1: EEXIST, the `errno` of a failed create or
-// map, EINVAL for NULL arguments or a length of 0. Release with `aeron_unmap`.
-//
-// # Safety
-// `mapped_file` must be NULL or valid for reads and writes; `path` NULL or NUL-terminated.
-int aeron_map_new_file(aeron_mapped_file_t *mapped_file, const char *path, bool fill_with_zeroes);
-
 // Flushes `length` bytes of a shared mapping from the page-aligned `addr` to its file
 // (`msync` with `MS_SYNC | MS_INVALIDATE`). NULL does nothing. Returns 0, or -1 with the
 // `errno` (ENOMEM: not mapped; EINVAL: not page-aligned).
 int aeron_msync(void *addr, size_t length);
 
-// Deletes the file (or empty directory) `path`, as C `remove`. Returns 0, or -1 with the
-// `errno` (ENOENT if it does not exist; EINVAL for NULL).
-//
-// # Safety
-// `path` must be NULL or NUL-terminated.
-int aeron_delete_file(const char *path);
-
-// The length in bytes of the file `path`, or -1 if it cannot be read (also for NULL).
-//
-// # Safety
-// `path` must be NULL or NUL-terminated.
-int64_t aeron_file_length(const char *path);
-
-// The bytes an unprivileged user may still write on the file system holding `path`, or 0
-// if it cannot be read (also for NULL).
-//
-// # Safety
-// `path` must be NULL or NUL-terminated.
-uint64_t aeron_usable_fs_space(const char *path);
-
 // The `aeron_usable_fs_space_func_t` for storage checks turned off: always `UINT64_MAX`.
 uint64_t aeron_usable_fs_space_disabled(const char *_path);
-
-// Writes the path of an IPC publication's log, `<aeron_dir>/publications/<id>.logbuffer`,
-// into `dst` (at most `length` bytes with the NUL, cut like `snprintf`); returns the
-// path's full length, or -1 (EINVAL) for NULL arguments.
-//
-// # Safety
-// `dst` must be valid for writes of `length` bytes; `aeron_dir` NULL or NUL-terminated.
-int aeron_ipc_publication_location(char *dst,
-                                   size_t length,
-                                   const char *aeron_dir,
-                                   int64_t correlation_id);
-
-// As `aeron_ipc_publication_location` for a network publication (same folder).
-//
-// # Safety
-// As `aeron_ipc_publication_location`.
-int aeron_network_publication_location(char *dst,
-                                       size_t length,
-                                       const char *aeron_dir,
-                                       int64_t correlation_id);
-
-// As `aeron_ipc_publication_location` for a publication image:
-// `<aeron_dir>/images/<id>.logbuffer`.
-//
-// # Safety
-// As `aeron_ipc_publication_location`.
-int aeron_publication_image_location(char *dst,
-                                     size_t length,
-                                     const char *aeron_dir,
-                                     int64_t correlation_id);
-
-// Writes a path no file has (`/tmp/aeron-c.XXXXXXX` made unique by `mkstemp`, the file
-// removed again) into `filename` (at most `length` bytes with the NUL); returns the
-// length written, 0 on failure.
-//
-// # Safety
-// `filename` must be NULL or valid for writes of `length` bytes.
-size_t aeron_temp_filename(char *filename, size_t length);
-
-// Creates the log buffer file `path` (it must not exist) for three terms of
-// `term_length` and the metadata, its length rounded up to `page_size`, maps it, records
-// the term length and page size in its metadata and fills in `mapped_raw_log`. Sparse
-// when `use_sparse_files`, else every page written up front. Returns 0, or -1: EINVAL for
-// NULL arguments or a term length / page size Aeron does not allow, EEXIST, the `errno`
-// of a failed create or map. Release with `aeron_raw_log_close` or `aeron_raw_log_free`.
-//
-// # Safety
-// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
-int aeron_raw_log_map(aeron_mapped_raw_log_t *mapped_raw_log,
-                      const char *path,
-                      bool use_sparse_files,
-                      uint64_t term_length,
-                      uint64_t page_size);
-
-// Maps the existing log buffer file `path`, taking its term length and page size from its
-// metadata (which must be valid and match the file's length), into `mapped_raw_log`.
-// `pre_touch` faults every page in up front. Returns 0, or -1: EINVAL for NULL arguments or a
-// malformed log, the `errno` of a failed open or map.
-//
-// # Safety
-// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
-int aeron_raw_log_map_existing(aeron_mapped_raw_log_t *mapped_raw_log,
-                               const char *path,
-                               bool pre_touch);
-
-// As `aeron_raw_log_free`, but returns 0, or -1 with the error recorded.
-//
-// # Safety
-// As `aeron_raw_log_free`.
-int aeron_raw_log_close(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
-
-// Unmaps a raw log from `aeron_raw_log_map*` (clearing `mapped_file.addr`) and, with a
-// `filename`, deletes that file (clearing `mapped_file.length`); a missing or already
-// empty file counts as deleted. Calling it again is harmless. Returns true, or false on
-// failure (NULL `mapped_raw_log`, a mapping this library did not make, a failed delete).
-//
-// # Safety
-// `mapped_raw_log` must be NULL or valid for reads and writes; `filename` NULL or
-// NUL-terminated; no pointer into the mapping may be used afterwards.
-bool aeron_raw_log_free(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
-
-// Writes `<parent>/<child>` into `buffer` (at most `buffer_len` bytes with the NUL).
-// Returns its length, or -1: EINVAL for NULL arguments or a path that does not fit (the
-// buffer then holds it cut short).
-//
-// # Safety
-// `parent` and `child` must be NULL or NUL-terminated; `buffer` NULL or valid for writes
-// of `buffer_len` bytes.
-int aeron_file_resolve(const char *parent, const char *child, char *buffer, size_t buffer_len);
-
-// Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
-//
-// # Safety
-// `state` must be NULL or point to a `uint64_t` (as `aeron_idle_strategy_load` allocates).
-void aeron_idle_strategy_sleeping_idle(void *state, int work_count);
 
 // Yields the processor (`sched_yield`) when `work_count` is 0. `state` is unused.
 void aeron_idle_strategy_yielding_idle(void *_state, int work_count);
@@ -2928,87 +1992,12 @@ void aeron_idle_strategy_busy_spinning_idle(void *_state, int work_count);
 // Does nothing: the caller's loop spins at full speed. `state` is unused.
 void aeron_idle_strategy_noop_idle(void *_state, int _work_count);
 
-// Backs off when `work_count` is 0: spins, then yields, then parks for a period doubling
-// from the minimum to the maximum; any work resets it. Only the loading thread may use a
-// given state.
-//
-// # Safety
-// `state` must be NULL or a state from `aeron_idle_strategy_backoff_state_init` or from
-// `aeron_idle_strategy_load("backoff", ...)`, used by one thread at a time.
-void aeron_idle_strategy_backoff_idle(void *state, int work_count);
-
-// Allocates a backoff state with the given limits into `*state` (free with `aeron_free`).
-// Returns 0, or -1: EINVAL for a NULL `state` or park periods not `0 < min <= max`,
-// ENOMEM when out of memory.
-//
-// # Safety
-// `state` must be NULL or valid for a pointer write.
-int aeron_idle_strategy_backoff_state_init(void **state,
-                                           uint64_t max_spins,
-                                           uint64_t max_yields,
-                                           uint64_t min_park_period_ns,
-                                           uint64_t max_park_period_ns);
-
-// The init function of strategies without state: stores NULL in `*state`. Returns 0, or
-// -1 (EINVAL) if `state` is NULL.
-//
-// # Safety
-// `state` must be NULL or valid for a pointer write.
-int aeron_idle_strategy_init_null(void **state, const char *_env_var, const char *_load_args);
-
-// Resolves the idle strategy `idle_strategy_name`, allocates its state from `init_args`
-// (NULL for defaults: sleeping 1 us; backoff `10-20-1us-1ms`, i.e.
-// max spins-max yields-min park-max park) into `*idle_strategy_state`, and returns its idle
-// function. `env_var` only names the setting in error messages. Returns NULL (EINVAL) for
-// NULL arguments, an unknown name or malformed init args. Free the state with `aeron_free`.
-//
-// # Safety
-// `idle_strategy_name`, `env_var` and `init_args` must be NULL or NUL-terminated;
-// `idle_strategy_state` NULL or valid for a pointer write.
-aeron_idle_strategy_func_t aeron_idle_strategy_load(const char *idle_strategy_name,
-                                                    void **idle_strategy_state,
-                                                    const char *env_var,
-                                                    const char *init_args);
-
-// Parses a duration such as `"100"`, `"250us"`, `"5ms"` or `"10s"` into nanoseconds in
-// `*result`. Returns 0, or -1 (EINVAL) for NULL arguments, text that is not a duration,
-// or a value beyond 64 bits (`*result` is then left unchanged).
-//
-// # Safety
-// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
-int aeron_parse_duration_ns(const char *str, uint64_t *result);
-
-// Parses a size such as `"65536"`, `"64k"`, `"16m"` or `"1g"` (multiples of 1024) into
-// bytes in `*result`. Returns 0, or -1 (EINVAL) as `aeron_parse_duration_ns`.
-//
-// # Safety
-// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
-int aeron_parse_size64(const char *str, uint64_t *result);
-
 // Reads `str` as a boolean: true if it starts with `1`, `on` or `true`, false if with `0`,
 // `off` or `false` (case matters), else (or for NULL) `def`.
 //
 // # Safety
 // `str` must be NULL or NUL-terminated.
 bool aeron_parse_bool(const char *str, bool def);
-
-// Splits an endpoint text into `*parsed_address`: `host`, `host:port`, `[v6addr]:port`,
-// `[v6addr%scope]:port` (host without brackets and scope; ip_version_hint 6 when
-// bracketed, else 4). Returns 0, or -1 (EINVAL): NULL or empty text, unbalanced
-// brackets, an empty or too long port (7 characters at most), a host of 384 characters
-// or more.
-//
-// # Safety
-// `address_str` must be NULL or NUL-terminated; `parsed_address` NULL or writable.
-int aeron_address_split(const char *address_str, aeron_parsed_address_t *parsed_address);
-
-// Splits an interface text (an address optionally followed by `/prefix`) into
-// `*parsed_interface`. Returns 0, or -1 (EINVAL) as `aeron_address_split`, and for a
-// prefix of more than 6 characters.
-//
-// # Safety
-// `interface_str` must be NULL or NUL-terminated; `parsed_interface` NULL or writable.
-int aeron_interface_split(const char *interface_str, aeron_parsed_interface_t *parsed_interface);
 
 // Copies the first line of the string `buffer` into `line` (room for `max_length` bytes):
 // up to and including its newline, then a NUL; returns the line's length (newline
@@ -3019,46 +2008,6 @@ int aeron_interface_split(const char *interface_str, aeron_parsed_interface_t *p
 // `line` must be NULL or valid for writes of `max_length` bytes; `buffer` NULL or
 // NUL-terminated.
 int aeron_parse_get_line(char *line, size_t max_length, const char *buffer);
-
-// Prints Aeron's warning for a malformed setting, `WARNING: <name>=<str> is invalid,
-// using default`, to stderr.
-//
-// # Safety
-// `name` and `str` must be NULL or NUL-terminated.
-void aeron_config_prop_warning(const char *name, const char *str);
-
-// The setting `name` (only for the warning) from `str` as C `strtoull` reads it (decimal,
-// `0x` hex, `0` octal; trailing text ignored), clamped to `[min, max]`; `def` when `str`
-// is NULL (unclamped), or, after a warning on stderr, when it has no digits.
-//
-// # Safety
-// `name` and `str` must be NULL or NUL-terminated.
-uint64_t aeron_config_parse_uint64(const char *name,
-                                   const char *str,
-                                   uint64_t def,
-                                   uint64_t min,
-                                   uint64_t max);
-
-// As `aeron_config_parse_uint64` for a signed 32-bit setting, but the whole text must be
-// the number and fit in 32 bits, else the warning and `def` (then clamped).
-//
-// # Safety
-// `name` and `str` must be NULL or NUL-terminated.
-int32_t aeron_config_parse_int32(const char *name,
-                                 const char *str,
-                                 int32_t def,
-                                 int32_t min,
-                                 int32_t max);
-
-// As `aeron_config_parse_int32` for a signed 64-bit setting.
-//
-// # Safety
-// `name` and `str` must be NULL or NUL-terminated.
-int64_t aeron_config_parse_int64(const char *name,
-                                 const char *str,
-                                 int64_t def,
-                                 int64_t min,
-                                 int64_t max);
 
 // An unsigned 32-bit setting read as Aeron does: through `aeron_config_parse_int64` with
 // the bounds widened, then cut to 32 bits.
@@ -3093,35 +2042,6 @@ uint64_t aeron_config_parse_duration_ns(const char *name,
                                         uint64_t min,
                                         uint64_t max);
 
-// Applies the properties in the text `buffer` (lines of `name=value` or `name: value`,
-// `#`/`!` comments, `\` continuations; an empty value unsets a setting). Returns 0, or -1
-// (EINVAL) for NULL or a malformed line (nothing is applied then).
-//
-// # Safety
-// `buffer` must be NULL or NUL-terminated.
-int aeron_properties_buffer_load(const char *buffer);
-
-// Applies the properties of the file `filename` (a path, or a `file://` URL). Returns 0,
-// or -1: EINVAL for NULL or a malformed line, the `errno` of reading the file.
-//
-// # Safety
-// `filename` must be NULL or NUL-terminated.
-int aeron_properties_file_load(const char *filename);
-
-// Loading properties over HTTP is not supported by aeronrs: returns -1 with
-// `-AERON_ERROR_CODE_NOT_SUPPORTED` (EINVAL for NULL).
-//
-// # Safety
-// `url` must be NULL or NUL-terminated.
-int aeron_properties_http_load(const char *url);
-
-// Applies properties from a `file://` URL or a file path (`http://` URLs are not
-// supported). Returns 0, or -1 as `aeron_properties_file_load`.
-//
-// # Safety
-// `url_or_filename` must be NULL or NUL-terminated.
-int aeron_properties_load(const char *url_or_filename);
-
 // Packs a version into one int: `aeron_semantic_version_compose(0, 2, 0)` is 512, the CnC
 // version of Aeron 1.48.
 int32_t aeron_semantic_version_compose(uint8_t major, uint8_t minor, uint8_t patch);
@@ -3134,32 +2054,6 @@ uint8_t aeron_semantic_version_minor(int32_t version);
 
 // The patch part of a packed version.
 uint8_t aeron_semantic_version_patch(int32_t version);
-
-// Writes epoch-millisecond `timestamp` into `str` (at most `count` bytes including the NUL)
-// as local time, `YYYY-MM-DD HH:MM:SS.mmm+hhmm`. `AERON_FORMAT_DATE_MAX_LENGTH` bytes are
-// always enough. On a NULL `str` nothing is written and `aeron_errcode()` is EINVAL.
-//
-// # Safety
-// `str` must be NULL or valid for writes of `count` bytes.
-void aeron_format_date(char *str, size_t count, int64_t timestamp);
-
-// Writes `value` into `buffer` with the locale's thousands separator (`,` unless the
-// locale has a one-character separator), e.g. `1,234,567`, cut to `buffer_len - 1` bytes
-// and NUL-terminated. `AERON_FORMAT_NUMBER_TO_LOCALE_STR_LEN` bytes are always enough.
-// Returns `buffer`, or NULL (EINVAL) when `buffer` is NULL or `buffer_len` is 0.
-//
-// # Safety
-// `buffer` must be NULL or valid for writes of `buffer_len` bytes.
-char *aeron_format_number_to_locale(long long value, char *buffer, size_t buffer_len);
-
-// Writes `data_len` bytes of `data` into `str` as lower-case hex (two digits a byte) and a
-// NUL, as many whole bytes as `str_length` holds: `AERON_FORMAT_HEX_LENGTH(data_len)` is
-// always enough. Nothing is written for a NULL `str` or a `str_length` of 0 (EINVAL).
-//
-// # Safety
-// `str` must be NULL or valid for writes of `str_length` bytes; `data` NULL (with
-// `data_len` 0) or valid for reads of `data_len` bytes.
-void aeron_format_to_hex(char *str, size_t str_length, const uint8_t *data, size_t data_len);
 
 // Splits the string `input` on `delimiter` in place: each delimiter becomes a NUL and
 // `tokens` receives pointers to the non-empty tokens, the last token first (Aeron's
@@ -6142,6 +5036,1113 @@ int aeron_image_controlled_fragment_assembler_create(struct aeron_image_controll
 // # Safety
 // `assembler` NULL or live, not in use, freed once.
 int aeron_image_controlled_fragment_assembler_delete(struct aeron_image_controlled_fragment_assembler_t *assembler);
+
+// Creates a driver from `context`'s settings (copied: later changes to the context do not
+// affect it): validates them, prepares the Aeron directory (failing if a live driver uses
+// it), and creates `cnc.dat` and `loss-report.dat`. Nothing runs until
+// `aeron_driver_start`. Stores the driver in `*driver`. Returns 0, or -1: EINVAL for NULL
+// arguments or invalid settings (the message names the setting), the error of a file
+// operation, or an error when another driver is active in the directory.
+//
+// # Safety
+// `driver` NULL or valid for a pointer write; `context` NULL or a live context.
+int aeron_driver_init(struct aeron_driver_t **driver, struct aeron_driver_context_t *context);
+
+// Starts the driver: on its own thread, or, when `manual_main_loop` is true, on the
+// calling thread's schedule (call `aeron_driver_main_do_work` and
+// `aeron_driver_main_idle_strategy` in a loop). INVOKER threading mode requires a manual
+// main loop. Returns 0, or -1: EINVAL for NULL or INVOKER without a manual loop, EPERM if
+// already started.
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+int aeron_driver_start(struct aeron_driver_t *driver, bool manual_main_loop);
+
+// One duty cycle of a manually driven driver: returns the work done (0 when idle, or when
+// the driver runs on its own thread), or -1 (EINVAL for NULL, or the cycle's error).
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+int aeron_driver_main_do_work(struct aeron_driver_t *driver);
+
+// Idles with the driver's main idle strategy (the conductor's, or the shared one in
+// SHARED and INVOKER modes) after a duty cycle that did `work_count`. NULL: EINVAL.
+//
+// # Safety
+// `driver` must be NULL or a live driver.
+void aeron_driver_main_idle_strategy(struct aeron_driver_t *driver, int work_count);
+
+// Stops the driver (joining its thread), frees its resources, marks `cnc.dat` as shut down,
+// deletes the directory if configured, and frees the handle. The context stays open.
+// Returns 0, or -1 (EINVAL for NULL; the error of deleting the directory, after which the
+// handle is freed all the same).
+//
+// # Safety
+// `driver` must be NULL or a live driver, not used afterwards.
+int aeron_driver_close(struct aeron_driver_t *driver);
+
+// An agent on-start function (for `aeron_driver_context_set_agent_on_start_function`, with
+// the driver context as `state`) that pins each driver thread to the CPU its
+// `*_cpu_affinity` setting names: the conductor (also when it runs all agents), the sender
+// (also sender and receiver together) and the receiver; -1 leaves a thread alone. A failure
+// is reported on stderr; the thread runs on.
+//
+// # Safety
+// `state` must be NULL or a live driver context not changed while the driver runs;
+// `role_name` NULL or NUL-terminated.
+void aeron_set_thread_affinity_on_start(void *state, const char *role_name);
+
+// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
+// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
+// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names
+// it).
+//
+// # Safety
+// `context` must be NULL or valid for a pointer write.
+int aeron_driver_context_init(struct aeron_driver_context_t **context);
+
+// Frees a context (after `aeron_driver_close` of any driver made from it). Returns 0, or
+// -1 (EINVAL) for NULL.
+//
+// # Safety
+// `context` must be NULL or a live context; strings returned by its getters die with it.
+int aeron_driver_context_close(struct aeron_driver_context_t *context);
+
+// Sets the Aeron directory (`AERON_DIR`; default `/dev/shm/aeron-<user>` on Linux).
+// Returns 0, or -1 (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_dir(struct aeron_driver_context_t *context, const char *value);
+
+// Returns the Aeron directory, owned by the context (valid until it changes or the
+// context closes); NULL for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_dir(struct aeron_driver_context_t *context);
+
+// Sets how the driver's agents map onto threads (`AERON_THREADING_MODE`; default
+// DEDICATED). Returns 0, or -1 (EINVAL) for a NULL context or an unknown mode.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_threading_mode(struct aeron_driver_context_t *context,
+                                            aeron_threading_mode_t mode);
+
+// Returns the threading mode; DEDICATED for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_threading_mode_t aeron_driver_context_get_threading_mode(struct aeron_driver_context_t *context);
+
+// Returns the termination validator: the one set, or the built-in allow/deny function
+// `AERON_DRIVER_TERMINATION_VALIDATOR` selects (deny by default, and for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_driver_termination_validator_func_t aeron_driver_context_get_driver_termination_validator(struct aeron_driver_context_t *context);
+
+// Returns the state the termination validator is called with (NULL if none was set).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_driver_termination_validator_state(struct aeron_driver_context_t *context);
+
+// Returns the termination hook (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_driver_termination_hook_func_t aeron_driver_context_get_driver_termination_hook(struct aeron_driver_context_t *context);
+
+// Returns the state the termination hook is called with (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_driver_termination_hook_state(struct aeron_driver_context_t *context);
+
+// Returns the agent on-start function (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_agent_on_start_func_t aeron_driver_context_get_agent_on_start_function(struct aeron_driver_context_t *context);
+
+// Returns the state the agent on-start function is called with (NULL if none).
+//
+// # Safety
+// `context` must be NULL or live.
+void *aeron_driver_context_get_agent_on_start_state(struct aeron_driver_context_t *context);
+
+// The supplier of the built-in flow control strategy `name` (`unicast_max`,
+// `multicast_max`, `multicast_min`, `multicast_tagged`, or Aeron's C supplier names), or
+// NULL (EINVAL) for an unknown or NULL name.
+//
+// # Safety
+// `name` must be NULL or NUL-terminated.
+aeron_flow_control_strategy_supplier_func_t aeron_flow_control_strategy_supplier_by_name(const char *name);
+
+// Sets the flow control of multicast channels without an `fc` parameter
+// (`AERON_MULTICAST_FLOWCONTROL_SUPPLIER`; default max). Returns 0, or -1 (EINVAL) for a
+// NULL context or a supplier not from `aeron_flow_control_strategy_supplier_by_name`.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
+                                                            aeron_flow_control_strategy_supplier_func_t value);
+
+// Returns the multicast flow control supplier; NULL (EINVAL) if the configured name is not
+// a built-in strategy.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_multicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
+
+// Sets the flow control of unicast channels (`AERON_UNICAST_FLOWCONTROL_SUPPLIER`; default
+// unicast max). Returns 0, or -1 (EINVAL) as the multicast setter.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context,
+                                                          aeron_flow_control_strategy_supplier_func_t value);
+
+// Returns the unicast flow control supplier; NULL (EINVAL) if the configured name is not a
+// built-in strategy.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_flow_control_strategy_supplier_func_t aeron_driver_context_get_unicast_flowcontrol_supplier(struct aeron_driver_context_t *context);
+
+// Sets the congestion control supplier of images (`AERON_CONGESTIONCONTROL_SUPPLIER`;
+// default: static window unless the channel asks for `cc=cubic`). Accepts only a supplier
+// from the getter. Returns 0, or -1 (EINVAL) for a NULL context or another supplier.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_congestioncontrol_supplier(struct aeron_driver_context_t *context,
+                                                        aeron_congestion_control_strategy_supplier_func_t value);
+
+// Returns the congestion control supplier; NULL (EINVAL) if the configured name is unknown.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_congestion_control_strategy_supplier_func_t aeron_driver_context_get_congestioncontrol_supplier(struct aeron_driver_context_t *context);
+
+// Sets whether receivers act as part of a group (`AERON_RECEIVER_GROUP_CONSIDERATION`:
+// `true`, `infer`, else false; default infer). Returns 0, or -1 (EINVAL) for a NULL
+// context or an unknown value.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_group_consideration(struct aeron_driver_context_t *context,
+                                                          aeron_inferable_boolean_t value);
+
+// Returns the receiver group consideration; `AERON_INFER` for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_inferable_boolean_t aeron_driver_context_get_receiver_group_consideration(struct aeron_driver_context_t *context);
+
+// Sets the group tag receivers send in status messages (`AERON_RECEIVER_GROUP_TAG`), or
+// none when `is_present` is false. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_group_tag(struct aeron_driver_context_t *context,
+                                                bool is_present,
+                                                int64_t value);
+
+// Whether a receiver group tag is set (false for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+bool aeron_driver_context_get_receiver_group_tag_is_present(struct aeron_driver_context_t *context);
+
+// The receiver group tag, or -1 when none is set (or for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+int64_t aeron_driver_context_get_receiver_group_tag_value(struct aeron_driver_context_t *context);
+
+// Sets the ports the sender binds wildcard (port 0) endpoints from
+// (`AERON_SENDER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_sender_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                        uint16_t low_port,
+                                                        uint16_t high_port);
+
+// Stores the sender wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
+// (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; the out pointers NULL or valid for writes.
+int aeron_driver_context_get_sender_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                        uint16_t *low_port,
+                                                        uint16_t *high_port);
+
+// Sets the ports the receiver binds wildcard (port 0) endpoints from
+// (`AERON_RECEIVER_WILDCARD_PORT_RANGE` as `"low high"`; default 0 0 = any). Returns 0, or -1
+// (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+int aeron_driver_context_set_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                          uint16_t low_port,
+                                                          uint16_t high_port);
+
+// Stores the receiver wildcard port range in `*low_port` / `*high_port`. Returns 0, or -1
+// (EINVAL) for NULL arguments.
+//
+// # Safety
+// `context` NULL or live; the out pointers NULL or valid for writes.
+int aeron_driver_context_get_receiver_wildcard_port_range(struct aeron_driver_context_t *context,
+                                                          uint16_t *low_port,
+                                                          uint16_t *high_port);
+
+// Sets this driver's name for the name resolver (`AERON_DRIVER_RESOLVER_NAME`; NULL clears it).
+// Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_name(struct aeron_driver_context_t *context,
+                                           const char *value);
+
+// Returns this driver's name for the name resolver, owned by the context (valid until it
+// changes or the context closes); NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_name(struct aeron_driver_context_t *context);
+
+// Sets the `host:port` the name resolver listens on (`AERON_DRIVER_RESOLVER_INTERFACE`; NULL
+// clears it). Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_interface(struct aeron_driver_context_t *context,
+                                                const char *value);
+
+// Returns the `host:port` the name resolver listens on, owned by the context (valid until it
+// changes or the context closes); NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_interface(struct aeron_driver_context_t *context);
+
+// Sets the `host:port` of a neighbour the name resolver joins through
+// (`AERON_DRIVER_RESOLVER_BOOTSTRAP_NEIGHBOR`; NULL clears it). Returns 0, or -1 (EINVAL) for a
+// NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context,
+                                                         const char *value);
+
+// Returns the `host:port` of a neighbour the name resolver joins through, owned by the context
+// (valid until it changes or the context closes); NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_resolver_bootstrap_neighbor(struct aeron_driver_context_t *context);
+
+// Sets the name resolver's init args (`AERON_NAME_RESOLVER_INIT_ARGS`; NULL clears it). Returns
+// 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or NUL-terminated.
+int aeron_driver_context_set_name_resolver_init_args(struct aeron_driver_context_t *context,
+                                                     const char *value);
+
+// Returns the name resolver's init args, owned by the context (valid until it changes or the
+// context closes); NULL when unset or for a NULL context.
+//
+// # Safety
+// `context` must be NULL or live.
+const char *aeron_driver_context_get_name_resolver_init_args(struct aeron_driver_context_t *context);
+
+// Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
+// and `measure_and_update` at the start of each of its duty cycles, in place of the
+// built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
+// 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                          aeron_duty_cycle_tracker_t *value);
+
+// Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// sender's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                       aeron_duty_cycle_tracker_t *value);
+
+// Returns the sender's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_sender_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
+// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// receiver's thread, while a driver made from the context runs.
+int aeron_driver_context_set_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context,
+                                                         aeron_duty_cycle_tracker_t *value);
+
+// Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_receiver_duty_cycle_tracker(struct aeron_driver_context_t *context);
+
+// Sets the name resolver's time tracker: `update` before and `measure_and_update` after
+// every name lookup and resolution the conductor makes (the built-in one writes system
+// counters 32-33 against `AERON_DRIVER_NAME_RESOLVER_THRESHOLD`). NULL restores the
+// built-in tracker. Returns 0, or -1 (EINVAL) for a NULL context.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_name_resolver_time_tracker(struct aeron_driver_context_t *context,
+                                                        aeron_duty_cycle_tracker_t *value);
+
+// Returns the name resolver's time tracker set (NULL for the built-in one or a NULL
+// context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_duty_cycle_tracker_t *aeron_driver_context_get_name_resolver_time_tracker(struct aeron_driver_context_t *context);
+
+// Sets the sender's port manager: asked for the bind address of every send channel
+// endpoint (the control group of a multicast channel, else the local control address)
+// and told when that address is free again, in place of the wildcard port manager of
+// `AERON_SENDER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager. Returns 0, or
+// -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or valid, with functions safe to call on the
+// conductor's thread, while a driver made from the context runs.
+int aeron_driver_context_set_sender_port_manager(struct aeron_driver_context_t *context,
+                                                 aeron_port_manager_t *value);
+
+// Returns the sender's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_sender_port_manager(struct aeron_driver_context_t *context);
+
+// Sets the receiver's port manager: asked for the bind address of every receive
+// destination (its endpoint address), as the sender's, in place of the wildcard port
+// manager of `AERON_RECEIVER_WILDCARD_PORT_RANGE`. NULL restores the built-in manager.
+// Returns 0, or -1 (EINVAL) for a NULL context or a manager without both functions.
+//
+// # Safety
+// As the sender's setter.
+int aeron_driver_context_set_receiver_port_manager(struct aeron_driver_context_t *context,
+                                                   aeron_port_manager_t *value);
+
+// Returns the receiver's port manager set (NULL for the built-in one or a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_port_manager_t *aeron_driver_context_get_receiver_port_manager(struct aeron_driver_context_t *context);
+
+// Sets the UDP channel transport bindings: every UDP transport of a driver made from the
+// context is then opened (`init_func`), sent on (`send_func`, after the outgoing
+// interceptors), received from (`recvmmsg_func`, before the incoming interceptors),
+// queried (`bind_addr_and_port_func`, `get_so_rcvbuf_func`), reconnected and closed
+// through it, as in Aeron. The poller functions must be the default table's (the driver
+// polls its transports itself), and the others non-NULL. NULL restores the driver's own
+// sockets (unless interceptors are set). Returns 0, or -1 (EINVAL) for a NULL context or a
+// table that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a table whose functions are safe to call from
+// the driver's threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_transport_bindings(struct aeron_driver_context_t *context,
+                                                            aeron_udp_channel_transport_bindings_t *value);
+
+// Returns the transport bindings set, else the default table (also for a NULL context):
+// C functions over the transport struct that open and use sockets as the driver does,
+// to copy and override, or to delegate to.
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_transport_bindings_t *aeron_driver_context_get_udp_channel_transport_bindings(struct aeron_driver_context_t *context);
+
+// Sets the outgoing interceptors: a chain of bindings (first to last through
+// `meta_info.next_interceptor_bindings`) whose `outgoing_init_func` each agent calls
+// when the driver is created and whose `outgoing_send_func` sees, in order, every
+// datagram the sender and the receiver send, before the transport's `send_func`, as in
+// Aeron. Each needs `outgoing_init_func` and `outgoing_send_func`; publication and image
+// notification functions must be NULL. NULL removes the chain. Returns 0, or -1 (EINVAL)
+// for a NULL context or a chain that breaks these rules.
+//
+// # Safety
+// `context` NULL or live; `value` NULL or a chain whose functions are safe to call on the
+// driver's agent threads, valid while a driver made from the context runs.
+int aeron_driver_context_set_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the outgoing interceptors set (NULL if none, or for a NULL context).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_outgoing_interceptors(struct aeron_driver_context_t *context);
+
+// Sets the incoming interceptors: as the outgoing ones, with `incoming_init_func` and
+// `incoming_func`, which sees every datagram the sender and the receiver read, after the
+// transport's `recvmmsg_func` and before the driver, and may drop it. The chain replaces
+// the loss interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures (as in
+// Aeron, where a chain set in code replaces the configured one). NULL removes the chain.
+// Returns 0, or -1 (EINVAL) for a NULL context or a chain that breaks the rules.
+//
+// # Safety
+// As the outgoing setter.
+int aeron_driver_context_set_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context,
+                                                               aeron_udp_channel_interceptor_bindings_t *value);
+
+// Returns the incoming interceptors set (NULL if none, or for a NULL context; the loss
+// interceptors `AERON_UDP_CHANNEL_INCOMING_INTERCEPTORS` configures are the driver's own
+// and not C bindings).
+//
+// # Safety
+// `context` must be NULL or live.
+aeron_udp_channel_interceptor_bindings_t *aeron_driver_context_get_udp_channel_incoming_interceptors(struct aeron_driver_context_t *context);
+
+// One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
+// for a NULL or uninitialised runner.
+//
+// # Safety
+// `runner` must be NULL or initialised, and not started on a thread.
+int aeron_agent_do_work(aeron_agent_runner_t *runner);
+
+// Whether the runner has not been stopped (false for NULL).
+//
+// # Safety
+// `runner` must be NULL or initialised.
+bool aeron_agent_is_running(aeron_agent_runner_t *runner);
+
+// Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
+// uninitialised runner: EINVAL, nothing happens).
+//
+// # Safety
+// `runner` must be NULL or initialised, and not started on a thread.
+void aeron_agent_idle(aeron_agent_runner_t *runner, int work_count);
+
+// Releases what `aeron_agent_init` allocated and calls `on_close` with the agent state.
+// Call after `aeron_agent_stop`. Returns 0, or -1 (EINVAL) for NULL.
+//
+// # Safety
+// `runner` must be NULL or initialised and not running on a thread.
+int aeron_agent_close(aeron_agent_runner_t *runner);
+
+// Allocates `size` zeroed bytes (C `malloc` alignment) and stores the address in `*ptr`.
+// Returns 0, or -1 with `*ptr` set to NULL and `aeron_errcode()` ENOMEM when the memory is
+// not available (EINVAL if `ptr` is NULL). Free it with `aeron_free`.
+//
+// # Safety
+// `ptr` must be NULL or valid for a pointer write.
+int aeron_alloc(void **ptr, size_t size);
+
+// Frees memory from `aeron_alloc` (or anything the C allocator handed out). NULL is a
+// no-op.
+//
+// # Safety
+// `ptr` must be NULL or a live allocation of the C allocator, not used afterwards.
+void aeron_free(void *ptr);
+
+// As `aeron_alloc` but records no error on failure (for callers that report running out
+// of memory their own way): 0, or -1 with `*ptr` NULL (also for a NULL `ptr`).
+//
+// # Safety
+// `ptr` must be NULL or valid for a pointer write.
+int aeron_alloc_no_err(void **ptr, size_t size);
+
+// Resizes `*ptr` (NULL: a new allocation) to `size` bytes, like BSD `reallocf`: on
+// failure the old memory is freed, `*ptr` set to NULL and -1 returned (ENOMEM); a `size`
+// of 0 frees it (`*ptr` may become NULL) and returns 0. Bytes beyond the old size are not
+// zeroed.
+//
+// # Safety
+// `ptr` must be NULL or valid for reads and writes, `*ptr` NULL or a live allocation of
+// the C allocator.
+int aeron_reallocf(void **ptr, size_t size);
+
+// Reads the error log at `buffer` (`buffer_size` bytes, 8-byte aligned). See
+// `aeron_error_log_reader_func_t` for what `reader` receives.
+//
+// # Safety
+// As `read_error_log`.
+size_t aeron_error_log_read(const uint8_t *buffer,
+                            size_t buffer_size,
+                            aeron_error_log_reader_func_t reader,
+                            void *clientd,
+                            int64_t since_timestamp);
+
+// The number of distinct errors `log` has recorded (0 for NULL, with EINVAL).
+//
+// # Safety
+// `log` must be NULL or initialised.
+size_t aeron_distinct_error_log_num_observations(aeron_distinct_error_log_t *log);
+
+// Whether the error log at `buffer` holds any record (false for NULL, a buffer shorter
+// than a record header, or one not 8-byte aligned).
+//
+// # Safety
+// `buffer` must be NULL or valid for reads of `buffer_size` bytes, written by others only
+// as an error log.
+bool aeron_error_log_exists(const uint8_t *buffer, size_t buffer_size);
+
+// Maps the whole of the existing file `path` shared and read-write, filling in
+// `mapped_file` (`addr`, `length`). Returns 0, or -1: EINVAL for NULL arguments or an
+// empty file, the `errno` of a failed open/stat/mmap (ENOENT for a missing file).
+// Release the mapping with `aeron_unmap`.
+//
+// # Safety
+// `mapped_file` must be NULL or valid for writes; `path` NULL or NUL-terminated.
+int aeron_map_existing_file(aeron_mapped_file_t *mapped_file, const char *path);
+
+// Unmaps a file mapped by `aeron_map_existing_file`. A NULL `addr` is a no-op. Returns 0,
+// or -1: EINVAL for a NULL `mapped_file` or an address/length this library did not map.
+// The struct itself is left as it was.
+//
+// # Safety
+// `mapped_file` must be NULL or valid for reads; no pointer into the mapping may be used
+// afterwards.
+int aeron_unmap(aeron_mapped_file_t *mapped_file);
+
+// Deletes the directory `directory` and everything in it. Returns 0, or -1 with the
+// `errno` (ENOENT if it does not exist; EINVAL for NULL).
+//
+// # Safety
+// `directory` must be NULL or NUL-terminated.
+int aeron_delete_directory(const char *directory);
+
+// 1 if `path` is a directory (following links), else 0 (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int aeron_is_directory(const char *path);
+
+// Creates the directory `pathname` and any missing parents, with mode `permission`
+// (before the umask). Returns 0, or -1: EEXIST if it already exists, the `errno` of a
+// failed `mkdir`, EINVAL for NULL.
+//
+// # Safety
+// `pathname` must be NULL or NUL-terminated.
+int aeron_mkdir_recursive(const char *pathname, int permission);
+
+// Creates the file `path` (it must not exist) of `mapped_file->length` bytes and maps it
+// shared read-write into `mapped_file->addr`: sparse, or with every page written up front
+// when `fill_with_zeroes`. Returns 0, or -1: EEXIST, the `errno` of a failed create or
+// map, EINVAL for NULL arguments or a length of 0. Release with `aeron_unmap`.
+//
+// # Safety
+// `mapped_file` must be NULL or valid for reads and writes; `path` NULL or NUL-terminated.
+int aeron_map_new_file(aeron_mapped_file_t *mapped_file, const char *path, bool fill_with_zeroes);
+
+// Deletes the file (or empty directory) `path`, as C `remove`. Returns 0, or -1 with the
+// `errno` (ENOENT if it does not exist; EINVAL for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int aeron_delete_file(const char *path);
+
+// The length in bytes of the file `path`, or -1 if it cannot be read (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+int64_t aeron_file_length(const char *path);
+
+// The bytes an unprivileged user may still write on the file system holding `path`, or 0
+// if it cannot be read (also for NULL).
+//
+// # Safety
+// `path` must be NULL or NUL-terminated.
+uint64_t aeron_usable_fs_space(const char *path);
+
+// Writes the path of an IPC publication's log, `<aeron_dir>/publications/<id>.logbuffer`,
+// into `dst` (at most `length` bytes with the NUL, cut like `snprintf`); returns the
+// path's full length, or -1 (EINVAL) for NULL arguments.
+//
+// # Safety
+// `dst` must be valid for writes of `length` bytes; `aeron_dir` NULL or NUL-terminated.
+int aeron_ipc_publication_location(char *dst,
+                                   size_t length,
+                                   const char *aeron_dir,
+                                   int64_t correlation_id);
+
+// As `aeron_ipc_publication_location` for a network publication (same folder).
+//
+// # Safety
+// As `aeron_ipc_publication_location`.
+int aeron_network_publication_location(char *dst,
+                                       size_t length,
+                                       const char *aeron_dir,
+                                       int64_t correlation_id);
+
+// As `aeron_ipc_publication_location` for a publication image:
+// `<aeron_dir>/images/<id>.logbuffer`.
+//
+// # Safety
+// As `aeron_ipc_publication_location`.
+int aeron_publication_image_location(char *dst,
+                                     size_t length,
+                                     const char *aeron_dir,
+                                     int64_t correlation_id);
+
+// Writes a path no file has (`/tmp/aeron-c.XXXXXXX` made unique by `mkstemp`, the file
+// removed again) into `filename` (at most `length` bytes with the NUL); returns the
+// length written, 0 on failure.
+//
+// # Safety
+// `filename` must be NULL or valid for writes of `length` bytes.
+size_t aeron_temp_filename(char *filename, size_t length);
+
+// Creates the log buffer file `path` (it must not exist) for three terms of
+// `term_length` and the metadata, its length rounded up to `page_size`, maps it, records
+// the term length and page size in its metadata and fills in `mapped_raw_log`. Sparse
+// when `use_sparse_files`, else every page written up front. Returns 0, or -1: EINVAL for
+// NULL arguments or a term length / page size Aeron does not allow, EEXIST, the `errno`
+// of a failed create or map. Release with `aeron_raw_log_close` or `aeron_raw_log_free`.
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
+int aeron_raw_log_map(aeron_mapped_raw_log_t *mapped_raw_log,
+                      const char *path,
+                      bool use_sparse_files,
+                      uint64_t term_length,
+                      uint64_t page_size);
+
+// Maps the existing log buffer file `path`, taking its term length and page size from its
+// metadata (which must be valid and match the file's length), into `mapped_raw_log`.
+// `pre_touch` faults every page in up front. Returns 0, or -1: EINVAL for NULL arguments or a
+// malformed log, the `errno` of a failed open or map.
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for writes; `path` NULL or NUL-terminated.
+int aeron_raw_log_map_existing(aeron_mapped_raw_log_t *mapped_raw_log,
+                               const char *path,
+                               bool pre_touch);
+
+// As `aeron_raw_log_free`, but returns 0, or -1 with the error recorded.
+//
+// # Safety
+// As `aeron_raw_log_free`.
+int aeron_raw_log_close(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
+
+// Unmaps a raw log from `aeron_raw_log_map*` (clearing `mapped_file.addr`) and, with a
+// `filename`, deletes that file (clearing `mapped_file.length`); a missing or already
+// empty file counts as deleted. Calling it again is harmless. Returns true, or false on
+// failure (NULL `mapped_raw_log`, a mapping this library did not make, a failed delete).
+//
+// # Safety
+// `mapped_raw_log` must be NULL or valid for reads and writes; `filename` NULL or
+// NUL-terminated; no pointer into the mapping may be used afterwards.
+bool aeron_raw_log_free(aeron_mapped_raw_log_t *mapped_raw_log, const char *filename);
+
+// Writes `<parent>/<child>` into `buffer` (at most `buffer_len` bytes with the NUL).
+// Returns its length, or -1: EINVAL for NULL arguments or a path that does not fit (the
+// buffer then holds it cut short).
+//
+// # Safety
+// `parent` and `child` must be NULL or NUL-terminated; `buffer` NULL or valid for writes
+// of `buffer_len` bytes.
+int aeron_file_resolve(const char *parent, const char *child, char *buffer, size_t buffer_len);
+
+// Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
+//
+// # Safety
+// `state` must be NULL or point to a `uint64_t` (as `aeron_idle_strategy_load` allocates).
+void aeron_idle_strategy_sleeping_idle(void *state, int work_count);
+
+// Backs off when `work_count` is 0: spins, then yields, then parks for a period doubling
+// from the minimum to the maximum; any work resets it. Only the loading thread may use a
+// given state.
+//
+// # Safety
+// `state` must be NULL or a state from `aeron_idle_strategy_backoff_state_init` or from
+// `aeron_idle_strategy_load("backoff", ...)`, used by one thread at a time.
+void aeron_idle_strategy_backoff_idle(void *state, int work_count);
+
+// Allocates a backoff state with the given limits into `*state` (free with `aeron_free`).
+// Returns 0, or -1: EINVAL for a NULL `state` or park periods not `0 < min <= max`,
+// ENOMEM when out of memory.
+//
+// # Safety
+// `state` must be NULL or valid for a pointer write.
+int aeron_idle_strategy_backoff_state_init(void **state,
+                                           uint64_t max_spins,
+                                           uint64_t max_yields,
+                                           uint64_t min_park_period_ns,
+                                           uint64_t max_park_period_ns);
+
+// The init function of strategies without state: stores NULL in `*state`. Returns 0, or
+// -1 (EINVAL) if `state` is NULL.
+//
+// # Safety
+// `state` must be NULL or valid for a pointer write.
+int aeron_idle_strategy_init_null(void **state, const char *_env_var, const char *_load_args);
+
+// Resolves the idle strategy `idle_strategy_name`, allocates its state from `init_args`
+// (NULL for defaults: sleeping 1 us; backoff `10-20-1us-1ms`, i.e.
+// max spins-max yields-min park-max park) into `*idle_strategy_state`, and returns its idle
+// function. `env_var` only names the setting in error messages. Returns NULL (EINVAL) for
+// NULL arguments, an unknown name or malformed init args. Free the state with `aeron_free`.
+//
+// # Safety
+// `idle_strategy_name`, `env_var` and `init_args` must be NULL or NUL-terminated;
+// `idle_strategy_state` NULL or valid for a pointer write.
+aeron_idle_strategy_func_t aeron_idle_strategy_load(const char *idle_strategy_name,
+                                                    void **idle_strategy_state,
+                                                    const char *env_var,
+                                                    const char *init_args);
+
+// Parses a duration such as `"100"`, `"250us"`, `"5ms"` or `"10s"` into nanoseconds in
+// `*result`. Returns 0, or -1 (EINVAL) for NULL arguments, text that is not a duration,
+// or a value beyond 64 bits (`*result` is then left unchanged).
+//
+// # Safety
+// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
+int aeron_parse_duration_ns(const char *str, uint64_t *result);
+
+// Parses a size such as `"65536"`, `"64k"`, `"16m"` or `"1g"` (multiples of 1024) into
+// bytes in `*result`. Returns 0, or -1 (EINVAL) as `aeron_parse_duration_ns`.
+//
+// # Safety
+// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
+int aeron_parse_size64(const char *str, uint64_t *result);
+
+// Splits an endpoint text into `*parsed_address`: `host`, `host:port`, `[v6addr]:port`,
+// `[v6addr%scope]:port` (host without brackets and scope; ip_version_hint 6 when
+// bracketed, else 4). Returns 0, or -1 (EINVAL): NULL or empty text, unbalanced
+// brackets, an empty or too long port (7 characters at most), a host of 384 characters
+// or more.
+//
+// # Safety
+// `address_str` must be NULL or NUL-terminated; `parsed_address` NULL or writable.
+int aeron_address_split(const char *address_str, aeron_parsed_address_t *parsed_address);
+
+// Splits an interface text (an address optionally followed by `/prefix`) into
+// `*parsed_interface`. Returns 0, or -1 (EINVAL) as `aeron_address_split`, and for a
+// prefix of more than 6 characters.
+//
+// # Safety
+// `interface_str` must be NULL or NUL-terminated; `parsed_interface` NULL or writable.
+int aeron_interface_split(const char *interface_str, aeron_parsed_interface_t *parsed_interface);
+
+// Prints Aeron's warning for a malformed setting, `WARNING: <name>=<str> is invalid,
+// using default`, to stderr.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+void aeron_config_prop_warning(const char *name, const char *str);
+
+// The setting `name` (only for the warning) from `str` as C `strtoull` reads it (decimal,
+// `0x` hex, `0` octal; trailing text ignored), clamped to `[min, max]`; `def` when `str`
+// is NULL (unclamped), or, after a warning on stderr, when it has no digits.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+uint64_t aeron_config_parse_uint64(const char *name,
+                                   const char *str,
+                                   uint64_t def,
+                                   uint64_t min,
+                                   uint64_t max);
+
+// As `aeron_config_parse_uint64` for a signed 32-bit setting, but the whole text must be
+// the number and fit in 32 bits, else the warning and `def` (then clamped).
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+int32_t aeron_config_parse_int32(const char *name,
+                                 const char *str,
+                                 int32_t def,
+                                 int32_t min,
+                                 int32_t max);
+
+// As `aeron_config_parse_int32` for a signed 64-bit setting.
+//
+// # Safety
+// `name` and `str` must be NULL or NUL-terminated.
+int64_t aeron_config_parse_int64(const char *name,
+                                 const char *str,
+                                 int64_t def,
+                                 int64_t min,
+                                 int64_t max);
+
+// Applies the properties in the text `buffer` (lines of `name=value` or `name: value`,
+// `#`/`!` comments, `\` continuations; an empty value unsets a setting). Returns 0, or -1
+// (EINVAL) for NULL or a malformed line (nothing is applied then).
+//
+// # Safety
+// `buffer` must be NULL or NUL-terminated.
+int aeron_properties_buffer_load(const char *buffer);
+
+// Applies the properties of the file `filename` (a path, or a `file://` URL). Returns 0,
+// or -1: EINVAL for NULL or a malformed line, the `errno` of reading the file.
+//
+// # Safety
+// `filename` must be NULL or NUL-terminated.
+int aeron_properties_file_load(const char *filename);
+
+// Loading properties over HTTP is not supported by aeronrs: returns -1 with
+// `-AERON_ERROR_CODE_NOT_SUPPORTED` (EINVAL for NULL).
+//
+// # Safety
+// `url` must be NULL or NUL-terminated.
+int aeron_properties_http_load(const char *url);
+
+// Applies properties from a `file://` URL or a file path (`http://` URLs are not
+// supported). Returns 0, or -1 as `aeron_properties_file_load`.
+//
+// # Safety
+// `url_or_filename` must be NULL or NUL-terminated.
+int aeron_properties_load(const char *url_or_filename);
+
+// Writes epoch-millisecond `timestamp` into `str` (at most `count` bytes including the NUL)
+// as local time, `YYYY-MM-DD HH:MM:SS.mmm+hhmm`. `AERON_FORMAT_DATE_MAX_LENGTH` bytes are
+// always enough. On a NULL `str` nothing is written and `aeron_errcode()` is EINVAL.
+//
+// # Safety
+// `str` must be NULL or valid for writes of `count` bytes.
+void aeron_format_date(char *str, size_t count, int64_t timestamp);
+
+// Writes `value` into `buffer` with the locale's thousands separator (`,` unless the
+// locale has a one-character separator), e.g. `1,234,567`, cut to `buffer_len - 1` bytes
+// and NUL-terminated. `AERON_FORMAT_NUMBER_TO_LOCALE_STR_LEN` bytes are always enough.
+// Returns `buffer`, or NULL (EINVAL) when `buffer` is NULL or `buffer_len` is 0.
+//
+// # Safety
+// `buffer` must be NULL or valid for writes of `buffer_len` bytes.
+char *aeron_format_number_to_locale(long long value, char *buffer, size_t buffer_len);
+
+// Writes `data_len` bytes of `data` into `str` as lower-case hex (two digits a byte) and a
+// NUL, as many whole bytes as `str_length` holds: `AERON_FORMAT_HEX_LENGTH(data_len)` is
+// always enough. Nothing is written for a NULL `str` or a `str_length` of 0 (EINVAL).
+//
+// # Safety
+// `str` must be NULL or valid for writes of `str_length` bytes; `data` NULL (with
+// `data_len` 0) or valid for reads of `data_len` bytes.
+void aeron_format_to_hex(char *str, size_t str_length, const uint8_t *data, size_t data_len);
+
+// Fills `config` with the defaults: variable-length records, 64 MiB segments, a 2 s
+// rollback timeout, prefaulted segments.
+//
+// Returns 0, or -1 if `config` is NULL.
+//
+// # Safety
+// `config` must be NULL or point to writable memory for a config.
+int aeronrs_mapped_bus_config_init(struct aeronrs_mapped_bus_config_t *config);
+
+// Opens the bus at `path` for appending (creating its first segment file if none exists).
+//
+// Returns 0 and sets `*writer`, or -1 (bad config, a file that is not a bus segment of this
+// config, I/O error) with `aeron_errmsg()` saying why.
+//
+// # Safety
+// `writer` must be NULL or writable; `path` NULL or a NUL-terminated string; `config`
+// NULL or readable. Free the writer with `aeronrs_mapped_bus_writer_close`.
+int aeronrs_mapped_bus_writer_open(struct aeronrs_mapped_bus_writer_t **writer,
+                                   const char *path,
+                                   const struct aeronrs_mapped_bus_config_t *config);
+
+// Appends a byte message (metadata = `length`). In fixed-size mode `length` may be up to
+// the record size.
+//
+// Returns 0 when committed, `AERONRS_MAPPED_BUS_ROLLED_BACK` when a reader rolled it back
+// first (write it again), -1 on error (too long, corrupt file, I/O). On 0 and
+// `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
+// (NULL allowed when 0); `position` NULL or writable.
+int aeronrs_mapped_bus_writer_write(struct aeronrs_mapped_bus_writer_t *writer,
+                                    const uint8_t *payload,
+                                    size_t length,
+                                    struct aeronrs_mapped_bus_position_t *position);
+
+// Appends a typed message (fixed-size mode only): metadata = `message_type`, the body
+// (at most the record size) at the start of the record.
+//
+// Returns as `aeronrs_mapped_bus_writer_write`.
+//
+// # Safety
+// As for `aeronrs_mapped_bus_writer_write`.
+int aeronrs_mapped_bus_writer_write_typed(struct aeronrs_mapped_bus_writer_t *writer,
+                                          int32_t message_type,
+                                          const uint8_t *body,
+                                          size_t length,
+                                          struct aeronrs_mapped_bus_position_t *position);
+
+// Writes what this writer appended so far to disk (`msync`, plus `fsync` of the folder
+// after a move to a new segment file), for durability across power loss.
+//
+// Returns 0, or -1 on error.
+//
+// # Safety
+// `writer` from `aeronrs_mapped_bus_writer_open`.
+int aeronrs_mapped_bus_writer_flush(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Closes and frees a writer (NULL is fine). Records stay in the files.
+//
+// Returns 0.
+//
+// # Safety
+// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, not used afterwards.
+int aeronrs_mapped_bus_writer_close(struct aeronrs_mapped_bus_writer_t *writer);
+
+// Reads the next committed record into `*record`, skipping rolled-back ones and rolling
+// back records whose writer stalled past the timeout.
+//
+// Returns 1 with `*record` set, 0 when there is no record yet, -1 on error (a corrupt
+// segment). `record->body` stays valid until the next poll or close of this reader.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
+int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
+                                   struct aeronrs_mapped_bus_record_t *record);
+
+// Whether the reader has reached the end the bus had when the reader was opened.
+//
+// Returns false also when `reader` is NULL (with the error set).
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`.
+bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t *reader);
+
+// Where the reader will look for the next record; a reader opened there later continues
+// from the same record.
+//
+// Returns 0, or -1 when an argument is NULL.
+//
+// # Safety
+// `reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
+int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reader,
+                                       struct aeronrs_mapped_bus_position_t *position);
+
+// Closes and frees a reader (NULL is fine).
+//
+// Returns 0.
+//
+// # Safety
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, not used afterwards.
+int aeronrs_mapped_bus_reader_close(struct aeronrs_mapped_bus_reader_t *reader);
+
+// Creates (or truncates) the file `path` with `capacity + AERONRS_RING_BUFFER_TRAILER_LENGTH`
+// zero bytes, maps it shared and stores a new handle in `*rb`. `capacity` must be a power
+// of two (at least 16 one-to-one, 8 many-to-one). Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
+int aeronrs_ring_buffer_create(struct aeronrs_ring_buffer_t **rb,
+                               aeronrs_ring_buffer_kind_t kind,
+                               const char *path,
+                               size_t capacity);
+
+// Maps the existing ring buffer file `path` shared (its length gives the capacity) and
+// stores a new handle in `*rb`. Returns 0, or -1 on error (missing file, bad length).
+//
+// # Safety
+// `rb` must be valid for a pointer write; `path` a NUL-terminated string.
+int aeronrs_ring_buffer_open(struct aeronrs_ring_buffer_t **rb,
+                             aeronrs_ring_buffer_kind_t kind,
+                             const char *path);
+
+// Uses caller memory (`length` = capacity + trailer, 8-byte aligned) as a ring buffer and
+// stores a new handle in `*rb`. The memory is used as it is: zero it for a fresh buffer.
+// It stays owned by the caller and must outlive the handle. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be valid for a pointer write; `memory` valid for reads and writes of `length`
+// bytes until `aeronrs_ring_buffer_close`, and touched by others only through ring buffer
+// operations.
+int aeronrs_ring_buffer_wrap(struct aeronrs_ring_buffer_t **rb,
+                             aeronrs_ring_buffer_kind_t kind,
+                             void *memory,
+                             size_t length);
+
+// Frees the handle (unmapping a file it mapped; caller memory is left alone). NULL is
+// accepted. Returns 0.
+//
+// # Safety
+// `rb` must be NULL or an open handle, not used by any thread afterwards.
+int aeronrs_ring_buffer_close(struct aeronrs_ring_buffer_t *rb);
+
+// Bytes ever claimed by producers (tail position), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_producer_position(struct aeronrs_ring_buffer_t *rb);
+
+// Bytes ever consumed (head position), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_consumer_position(struct aeronrs_ring_buffer_t *rb);
+
+// Bytes claimed but not yet consumed, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_size(struct aeronrs_ring_buffer_t *rb);
+
+// Data capacity in bytes, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_capacity(struct aeronrs_ring_buffer_t *rb);
+
+// Largest message payload accepted, or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_max_msg_length(struct aeronrs_ring_buffer_t *rb);
+
+// Takes the next id from the buffer's correlation counter (shared by every process using
+// the buffer), or -1 if `rb` is NULL.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int64_t aeronrs_ring_buffer_next_correlation_id(struct aeronrs_ring_buffer_t *rb);
+
+// Stores the consumer's last heartbeat (epoch ms; 0 = never, -1 = closed cleanly by an
+// Aeron driver) in `*time_ms`. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` an open handle; `time_ms` valid for a write.
+int aeronrs_ring_buffer_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb, int64_t *time_ms);
+
+// Records a consumer heartbeat (epoch ms); consumer thread only. Returns 0, or -1 on error.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_set_consumer_heartbeat_time(struct aeronrs_ring_buffer_t *rb,
+                                                    int64_t time_ms);
+
+// Consumer thread only: frees the head of a many-to-one buffer from a producer that died
+// between claim and commit (call only after the head has not moved for longer than any
+// live producer could take; Aeron's driver waits 10 s). Returns 1 when something was
+// unblocked, 0 when not (always 0 for one-to-one), -1 on error.
+//
+// # Safety
+// `rb` must be NULL or an open handle.
+int aeronrs_ring_buffer_unblock(struct aeronrs_ring_buffer_t *rb);
 
 #ifdef __cplusplus
 }  // extern "C"

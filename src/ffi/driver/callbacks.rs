@@ -191,40 +191,6 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_validator(
     })
 }
 
-/// Returns the termination validator: the one set, or the built-in allow/deny function
-/// `AERON_DRIVER_TERMINATION_VALIDATOR` selects (deny by default, and for a NULL context).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator(
-    context: *mut aeron_driver_context_t,
-) -> aeron_driver_termination_validator_func_t {
-    ffi_boundary!("aeron_driver_context_get_driver_termination_validator", {
-        // SAFETY: NULL or live (contract).
-        if let Some((f, _)) = unsafe { get_callback(context, None, |c| c.validator) } {
-            return Ok(Some(f));
-        }
-        // SAFETY: NULL or live (contract).
-        let allow = unsafe { get(context, |c| c.termination_validator == TerminationValidator::Allow) };
-        Ok(Some(if allow { termination_validator_allow } else { termination_validator_deny }))
-    })
-}
-
-/// Returns the state the termination validator is called with (NULL if none was set).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_validator_state(
-    context: *mut aeron_driver_context_t,
-) -> *mut c_void {
-    ffi_boundary!("aeron_driver_context_get_driver_termination_validator_state", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.validator)) })
-    })
-}
-
 /// Sets the function called (with `state`) on the conductor thread once a client's
 /// TERMINATE_DRIVER is accepted; NULL for none. Returns 0, or -1 (EINVAL) for a NULL context.
 ///
@@ -249,34 +215,6 @@ pub unsafe extern "C" fn aeron_driver_context_set_driver_termination_hook(
             })
         });
         Ok(0)
-    })
-}
-
-/// Returns the termination hook (NULL if none).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook(
-    context: *mut aeron_driver_context_t,
-) -> aeron_driver_termination_hook_func_t {
-    ffi_boundary!("aeron_driver_context_get_driver_termination_hook", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get_callback(context, None, |c| c.hook.map(|(f, _)| f)) })
-    })
-}
-
-/// Returns the state the termination hook is called with (NULL if none).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_driver_termination_hook_state(
-    context: *mut aeron_driver_context_t,
-) -> *mut c_void {
-    ffi_boundary!("aeron_driver_context_get_driver_termination_hook_state", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.hook)) })
     })
 }
 
@@ -308,34 +246,6 @@ pub unsafe extern "C" fn aeron_driver_context_set_agent_on_start_function(
             }))
         });
         Ok(0)
-    })
-}
-
-/// Returns the agent on-start function (NULL if none).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_function(
-    context: *mut aeron_driver_context_t,
-) -> aeron_agent_on_start_func_t {
-    ffi_boundary!("aeron_driver_context_get_agent_on_start_function", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get_callback(context, None, |c| c.on_start.map(|(f, _)| f)) })
-    })
-}
-
-/// Returns the state the agent on-start function is called with (NULL if none).
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_agent_on_start_state(
-    context: *mut aeron_driver_context_t,
-) -> *mut c_void {
-    ffi_boundary!("aeron_driver_context_get_agent_on_start_state", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get_callback(context, std::ptr::null_mut(), |c| state_of(&c.on_start)) })
     })
 }
 
@@ -405,88 +315,6 @@ fn flow_supplier_name(value: aeron_flow_control_strategy_supplier_func_t) -> Res
     })
 }
 
-/// The supplier of the built-in flow control strategy `name` (`unicast_max`,
-/// `multicast_max`, `multicast_min`, `multicast_tagged`, or Aeron's C supplier names), or
-/// NULL (EINVAL) for an unknown or NULL name.
-///
-/// # Safety
-/// `name` must be NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_flow_control_strategy_supplier_by_name(
-    name: *const c_char,
-) -> aeron_flow_control_strategy_supplier_func_t {
-    ffi_boundary!("aeron_flow_control_strategy_supplier_by_name", {
-        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
-        let name = unsafe { c_str_arg(name, "name") }?;
-        flow_supplier_for(name)
-    })
-}
-
-/// Sets the flow control of multicast channels without an `fc` parameter
-/// (`AERON_MULTICAST_FLOWCONTROL_SUPPLIER`; default max). Returns 0, or -1 (EINVAL) for a
-/// NULL context or a supplier not from `aeron_flow_control_strategy_supplier_by_name`.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_set_multicast_flowcontrol_supplier(
-    context: *mut aeron_driver_context_t,
-    value: aeron_flow_control_strategy_supplier_func_t,
-) -> c_int {
-    ffi_boundary!("aeron_driver_context_set_multicast_flowcontrol_supplier", {
-        let name = flow_supplier_name(value)?;
-        // SAFETY: NULL or live (contract).
-        unsafe { set(context, |c| c.multicast_flow_control_supplier = name.to_string()) }
-    })
-}
-
-/// Returns the multicast flow control supplier; NULL (EINVAL) if the configured name is not
-/// a built-in strategy.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_multicast_flowcontrol_supplier(
-    context: *mut aeron_driver_context_t,
-) -> aeron_flow_control_strategy_supplier_func_t {
-    ffi_boundary!("aeron_driver_context_get_multicast_flowcontrol_supplier", {
-        // SAFETY: NULL or live (contract).
-        flow_supplier_for(&unsafe { get(context, |c| c.multicast_flow_control_supplier.clone()) })
-    })
-}
-
-/// Sets the flow control of unicast channels (`AERON_UNICAST_FLOWCONTROL_SUPPLIER`; default
-/// unicast max). Returns 0, or -1 (EINVAL) as the multicast setter.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_set_unicast_flowcontrol_supplier(
-    context: *mut aeron_driver_context_t,
-    value: aeron_flow_control_strategy_supplier_func_t,
-) -> c_int {
-    ffi_boundary!("aeron_driver_context_set_unicast_flowcontrol_supplier", {
-        let name = flow_supplier_name(value)?;
-        // SAFETY: NULL or live (contract).
-        unsafe { set(context, |c| c.unicast_flow_control_supplier = name.to_string()) }
-    })
-}
-
-/// Returns the unicast flow control supplier; NULL (EINVAL) if the configured name is not a
-/// built-in strategy.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_unicast_flowcontrol_supplier(
-    context: *mut aeron_driver_context_t,
-) -> aeron_flow_control_strategy_supplier_func_t {
-    ffi_boundary!("aeron_driver_context_get_unicast_flowcontrol_supplier", {
-        // SAFETY: NULL or live (contract).
-        flow_supplier_for(&unsafe { get(context, |c| c.unicast_flow_control_supplier.clone()) })
-    })
-}
-
 macro_rules! congestion_control_supplier {
     ($name:ident) => {
         /// A congestion control supplier selector (see the module notes); fails if called.
@@ -520,38 +348,5 @@ const CONGESTION_CONTROL_SUPPLIERS: [(&str, FnOf<aeron_congestion_control_strate
     ("cubic", cubic_congestion_control_supplier),
 ];
 
-/// Sets the congestion control supplier of images (`AERON_CONGESTIONCONTROL_SUPPLIER`;
-/// default: static window unless the channel asks for `cc=cubic`). Accepts only a supplier
-/// from the getter. Returns 0, or -1 (EINVAL) for a NULL context or another supplier.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_set_congestioncontrol_supplier(
-    context: *mut aeron_driver_context_t,
-    value: aeron_congestion_control_strategy_supplier_func_t,
-) -> c_int {
-    ffi_boundary!("aeron_driver_context_set_congestioncontrol_supplier", {
-        let f = value.ok_or_else(|| Error::invalid_argument("value must not be NULL"))?;
-        let name = selected(&CONGESTION_CONTROL_SUPPLIERS, f).ok_or_else(|| {
-            Error::invalid_argument("custom congestion control suppliers are not supported")
-        })?;
-        // SAFETY: NULL or live (contract).
-        unsafe { set(context, |c| c.congestion_control_supplier = name.to_string()) }
-    })
-}
-
-/// Returns the congestion control supplier; NULL (EINVAL) if the configured name is unknown.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_congestioncontrol_supplier(
-    context: *mut aeron_driver_context_t,
-) -> aeron_congestion_control_strategy_supplier_func_t {
-    ffi_boundary!("aeron_driver_context_get_congestioncontrol_supplier", {
-        // SAFETY: NULL or live (contract).
-        let name = unsafe { get(context, |c| c.congestion_control_supplier.clone()) };
-        selector(&CONGESTION_CONTROL_SUPPLIERS, congestion::supplier_short_name(&name)?).map(Some)
-    })
-}
+// The exports, over the helpers above: generated from the table in build/driver_callbacks_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/driver_callbacks_ffi.rs"));

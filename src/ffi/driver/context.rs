@@ -161,76 +161,6 @@ pub(crate) unsafe fn get_string(
     }
 }
 
-/// Creates a context with Aeron's defaults overridden by the `AERON_*` environment
-/// variables (and properties loaded with `aeron_properties_*`) and stores it in `*context`.
-/// Returns 0, or -1: EINVAL for a NULL `context` or a malformed variable (the message names
-/// it).
-///
-/// # Safety
-/// `context` must be NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_init(context: *mut *mut aeron_driver_context_t) -> c_int {
-    ffi_boundary!("aeron_driver_context_init", {
-        require_non_null!(context, "context");
-        let handle = DriverContextHandle {
-            ctx: DriverContext::from_env()?,
-            strings: HashMap::new(),
-            callbacks: CCallbacks::default(),
-        };
-        // SAFETY: context is non-null and writable (contract).
-        unsafe { context.write(handles::into_raw(handle)) };
-        Ok(0)
-    })
-}
-
-/// Frees a context (after `aeron_driver_close` of any driver made from it). Returns 0, or
-/// -1 (EINVAL) for NULL.
-///
-/// # Safety
-/// `context` must be NULL or a live context; strings returned by its getters die with it.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_close(context: *mut aeron_driver_context_t) -> c_int {
-    ffi_boundary!("aeron_driver_context_close", {
-        require_non_null!(context, "context");
-        // SAFETY: from aeron_driver_context_init, closed once (contract).
-        drop(unsafe { handles::reclaim(context) });
-        Ok(0)
-    })
-}
-
-/// Sets the Aeron directory (`AERON_DIR`; default `/dev/shm/aeron-<user>` on Linux).
-/// Returns 0, or -1 (EINVAL) for NULL arguments.
-///
-/// # Safety
-/// `context` NULL or live; `value` NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_set_dir(
-    context: *mut aeron_driver_context_t,
-    value: *const c_char,
-) -> c_int {
-    ffi_boundary!("aeron_driver_context_set_dir", {
-        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
-        let dir = PathBuf::from(unsafe { c_str_arg(value, "value") }?);
-        // SAFETY: NULL or live (contract).
-        unsafe { set(context, |c| c.aeron_dir = dir) }
-    })
-}
-
-/// Returns the Aeron directory, owned by the context (valid until it changes or the
-/// context closes); NULL for a NULL context.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_dir(context: *mut aeron_driver_context_t) -> *const c_char {
-    ffi_boundary!("aeron_driver_context_get_dir", {
-        // SAFETY: NULL or live (contract).
-        unsafe {
-            get_string(context, "dir", std::ptr::null(), |c| Some(c.aeron_dir.to_string_lossy().into_owned()))
-        }
-    })
-}
-
 fn threading_mode_from_c(mode: aeron_threading_mode_t) -> Result<ThreadingMode> {
     match mode.0 {
         AERON_THREADING_MODE_DEDICATED => Ok(ThreadingMode::Dedicated),
@@ -256,33 +186,5 @@ impl crate::ffi::FailureValue for aeron_threading_mode_t {
     }
 }
 
-/// Sets how the driver's agents map onto threads (`AERON_THREADING_MODE`; default
-/// DEDICATED). Returns 0, or -1 (EINVAL) for a NULL context or an unknown mode.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_set_threading_mode(
-    context: *mut aeron_driver_context_t,
-    mode: aeron_threading_mode_t,
-) -> c_int {
-    ffi_boundary!("aeron_driver_context_set_threading_mode", {
-        let mode = threading_mode_from_c(mode)?;
-        // SAFETY: NULL or live (contract).
-        unsafe { set(context, |c| c.threading_mode = mode) }
-    })
-}
-
-/// Returns the threading mode; DEDICATED for a NULL context.
-///
-/// # Safety
-/// `context` must be NULL or live.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_driver_context_get_threading_mode(
-    context: *mut aeron_driver_context_t,
-) -> aeron_threading_mode_t {
-    ffi_boundary!("aeron_driver_context_get_threading_mode", {
-        // SAFETY: NULL or live (contract).
-        Ok(unsafe { get(context, |c| threading_mode_to_c(c.threading_mode)) })
-    })
-}
+// The exports, over the helpers above: generated from the table in build/driver_context_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/driver_context_ffi.rs"));

@@ -264,54 +264,6 @@ pub unsafe extern "C" fn aeron_agent_start(runner: *mut aeron_agent_runner_t) ->
     })
 }
 
-/// One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
-/// for a NULL or uninitialised runner.
-///
-/// # Safety
-/// `runner` must be NULL or initialised, and not started on a thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_agent_do_work(runner: *mut aeron_agent_runner_t) -> c_int {
-    ffi_boundary!("aeron_agent_do_work", {
-        require_non_null!(runner, "runner");
-        // SAFETY: runner is initialised (contract).
-        let r = unsafe { &*runner };
-        let do_work = r.do_work.ok_or_else(|| Error::invalid_argument("runner has no do_work"))?;
-        // SAFETY: caller-supplied function and state (agent contract).
-        Ok(unsafe { do_work(r.agent_state) })
-    })
-}
-
-/// Whether the runner has not been stopped (false for NULL).
-///
-/// # Safety
-/// `runner` must be NULL or initialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_agent_is_running(runner: *mut aeron_agent_runner_t) -> bool {
-    ffi_boundary!("aeron_agent_is_running", {
-        require_non_null!(runner, "runner");
-        // SAFETY: runner is live (contract). Acquire: pairs with aeron_agent_stop's release.
-        Ok(unsafe { running_flag(runner) }.load(Ordering::Acquire))
-    })
-}
-
-/// Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
-/// uninitialised runner: EINVAL, nothing happens).
-///
-/// # Safety
-/// `runner` must be NULL or initialised, and not started on a thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_agent_idle(runner: *mut aeron_agent_runner_t, work_count: c_int) {
-    ffi_boundary!("aeron_agent_idle", {
-        require_non_null!(runner, "runner");
-        // SAFETY: runner is initialised (contract).
-        let r = unsafe { &*runner };
-        let idle = r.idle_strategy.ok_or_else(|| Error::invalid_argument("runner has no idle strategy"))?;
-        // SAFETY: caller-supplied function and state (agent contract).
-        unsafe { idle(r.idle_strategy_state, work_count) };
-        Ok(())
-    })
-}
-
 /// Stops the agent: clears `running` and, if a thread was started, waits for it to finish
 /// its current cycle and exit. Returns 0, or -1 (EINVAL for NULL; the join error).
 ///
@@ -345,29 +297,6 @@ pub unsafe extern "C" fn aeron_agent_stop(runner: *mut aeron_agent_runner_t) -> 
     })
 }
 
-/// Releases what `aeron_agent_init` allocated and calls `on_close` with the agent state.
-/// Call after `aeron_agent_stop`. Returns 0, or -1 (EINVAL) for NULL.
-///
-/// # Safety
-/// `runner` must be NULL or initialised and not running on a thread.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_agent_close(runner: *mut aeron_agent_runner_t) -> c_int {
-    ffi_boundary!("aeron_agent_close", {
-        require_non_null!(runner, "runner");
-        // SAFETY: runner is initialised and no thread uses it any more (contract).
-        let r = unsafe { &mut *runner };
-        // SAFETY: role_name is NULL or the calloc'd copy from aeron_agent_init; it is
-        // cleared so a second close cannot free it again.
-        unsafe { libc::free(r.role_name.cast_mut().cast::<c_void>()) };
-        r.role_name = std::ptr::null();
-        if let Some(on_close) = r.on_close.take() {
-            // SAFETY: caller-supplied callback and state (agent contract).
-            unsafe { on_close(r.agent_state) };
-        }
-        Ok(0)
-    })
-}
-
 /// Finds an `aeron_agent_on_start_func_t` exported under the symbol `name` in the process.
 /// Returns NULL (EINVAL) if `name` is NULL or no such symbol exists.
 ///
@@ -391,3 +320,6 @@ pub unsafe extern "C" fn aeron_agent_on_start_load(name: *const c_char) -> aeron
         }))
     })
 }
+
+// The exports, over the helpers above: generated from the table in build/agent_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/agent_ffi.rs"));

@@ -34,61 +34,6 @@ pub(crate) fn c_box<T>(value: T, what: &str) -> Result<*mut c_void> {
     Ok(memory)
 }
 
-/// Allocates `size` zeroed bytes (C `malloc` alignment) and stores the address in `*ptr`.
-/// Returns 0, or -1 with `*ptr` set to NULL and `aeron_errcode()` ENOMEM when the memory is
-/// not available (EINVAL if `ptr` is NULL). Free it with `aeron_free`.
-///
-/// # Safety
-/// `ptr` must be NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_alloc(ptr: *mut *mut c_void, size: usize) -> c_int {
-    ffi_boundary!("aeron_alloc", {
-        require_non_null!(ptr, "ptr");
-        // SAFETY: calloc has no preconditions; a zero size may return NULL or a unique
-        // pointer, both of which free() accepts.
-        let bytes = unsafe { libc::calloc(1, size.max(1)) };
-        // SAFETY: ptr is non-null and writable (contract).
-        unsafe { ptr.write(bytes) };
-        if bytes.is_null() {
-            return Err(Error::with_code(libc::ENOMEM, format!("Failed to allocate {size} bytes")));
-        }
-        Ok(0)
-    })
-}
-
-/// Frees memory from `aeron_alloc` (or anything the C allocator handed out). NULL is a
-/// no-op.
-///
-/// # Safety
-/// `ptr` must be NULL or a live allocation of the C allocator, not used afterwards.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_free(ptr: *mut c_void) {
-    ffi_boundary!("aeron_free", {
-        // SAFETY: ptr is NULL or a live C allocation (contract); free(NULL) is a no-op.
-        unsafe { libc::free(ptr) };
-        Ok(())
-    })
-}
-
-/// As `aeron_alloc` but records no error on failure (for callers that report running out
-/// of memory their own way): 0, or -1 with `*ptr` NULL (also for a NULL `ptr`).
-///
-/// # Safety
-/// `ptr` must be NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_alloc_no_err(ptr: *mut *mut c_void, size: usize) -> c_int {
-    ffi_boundary!("aeron_alloc_no_err", {
-        if ptr.is_null() {
-            return Ok(-1);
-        }
-        // SAFETY: calloc has no preconditions.
-        let bytes = unsafe { libc::calloc(1, size.max(1)) };
-        // SAFETY: ptr is non-null and writable (contract).
-        unsafe { ptr.write(bytes) };
-        Ok(if bytes.is_null() { -1 } else { 0 })
-    })
-}
-
 /// Allocates `size` zeroed bytes aligned to `alignment` (a power of two) into `*ptr`, with
 /// `*offset` the distance from `*ptr` to the aligned start: always 0 here, the allocation
 /// itself is aligned. Free with `aeron_free`. Returns 0, or -1: EINVAL for NULL pointers or
@@ -132,31 +77,5 @@ pub unsafe extern "C" fn aeron_alloc_aligned(
     })
 }
 
-/// Resizes `*ptr` (NULL: a new allocation) to `size` bytes, like BSD `reallocf`: on
-/// failure the old memory is freed, `*ptr` set to NULL and -1 returned (ENOMEM); a `size`
-/// of 0 frees it (`*ptr` may become NULL) and returns 0. Bytes beyond the old size are not
-/// zeroed.
-///
-/// # Safety
-/// `ptr` must be NULL or valid for reads and writes, `*ptr` NULL or a live allocation of
-/// the C allocator.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_reallocf(ptr: *mut *mut c_void, size: usize) -> c_int {
-    ffi_boundary!("aeron_reallocf", {
-        require_non_null!(ptr, "ptr");
-        // SAFETY: ptr is non-null and readable (contract).
-        let old = unsafe { ptr.read() };
-        // SAFETY: old is NULL or a live C allocation (contract); realloc takes ownership.
-        let new = unsafe { libc::realloc(old, size) };
-        if new.is_null() && size != 0 {
-            // SAFETY: realloc failed, so old is still live and ours to free.
-            unsafe { libc::free(old) };
-            // SAFETY: ptr is writable (contract).
-            unsafe { ptr.write(std::ptr::null_mut()) };
-            return Err(Error::with_code(libc::ENOMEM, format!("Failed to reallocate {size} bytes")));
-        }
-        // SAFETY: as above.
-        unsafe { ptr.write(new) };
-        Ok(0)
-    })
-}
+// The exports, over the helpers above: generated from the table in build/alloc_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/alloc_ffi.rs"));

@@ -117,29 +117,6 @@ pub(crate) unsafe fn read_error_log(
     })
 }
 
-/// Reads the error log at `buffer` (`buffer_size` bytes, 8-byte aligned). See
-/// `aeron_error_log_reader_func_t` for what `reader` receives.
-///
-/// # Safety
-/// As `read_error_log`.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_error_log_read(
-    buffer: *const u8,
-    buffer_size: usize,
-    reader: aeron_error_log_reader_func_t,
-    clientd: *mut c_void,
-    since_timestamp: i64,
-) -> usize {
-    ffi_boundary!("aeron_error_log_read", {
-        require_non_null!(buffer, "buffer");
-        // SAFETY: buffer is valid for buffer_size bytes during the call (contract); the
-        // reader only loads from it.
-        let log = unsafe { AtomicBuffer::from_raw(buffer.cast_mut(), buffer_size) }?;
-        // SAFETY: as this function's contract.
-        unsafe { read_error_log(&log, reader, clientd, since_timestamp) }
-    })
-}
-
 /// Holds a writer's mutex; unlocks when dropped, also when a callback panics.
 struct Locked(*mut aeron_mutex_t);
 
@@ -402,35 +379,5 @@ unsafe fn add(
     Ok(offset)
 }
 
-/// The number of distinct errors `log` has recorded (0 for NULL, with EINVAL).
-///
-/// # Safety
-/// `log` must be NULL or initialised.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_distinct_error_log_num_observations(
-    log: *mut aeron_distinct_error_log_t,
-) -> usize {
-    ffi_boundary!("aeron_distinct_error_log_num_observations", {
-        require_non_null!(log, "log");
-        // SAFETY: initialised mutex inside the live log (contract).
-        let _locked = unsafe { Locked::lock(std::ptr::addr_of_mut!((*log).mutex)) }?;
-        // SAFETY: the list block belongs to the locked log.
-        Ok(unsafe { (*(*log).observation_list).num_observations } as usize)
-    })
-}
-
-/// Whether the error log at `buffer` holds any record (false for NULL, a buffer shorter
-/// than a record header, or one not 8-byte aligned).
-///
-/// # Safety
-/// `buffer` must be NULL or valid for reads of `buffer_size` bytes, written by others only
-/// as an error log.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_error_log_exists(buffer: *const u8, buffer_size: usize) -> bool {
-    ffi_boundary!("aeron_error_log_exists", {
-        require_non_null!(buffer, "buffer");
-        // SAFETY: valid for buffer_size bytes (contract); only read.
-        let log = unsafe { AtomicBuffer::from_raw(buffer.cast_mut(), buffer_size) }?;
-        Ok(error_log::error_log_exists(&log))
-    })
-}
+// The exports, over the helpers above: generated from the table in build/error_log_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/error_log_ffi.rs"));

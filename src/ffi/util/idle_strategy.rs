@@ -74,23 +74,6 @@ static_assertions::const_assert_eq!(
     AERON_IDLE_STRATEGY_BACKOFF_MAX_PARK_PERIOD_NS,
     crate::util::idle_strategy::DEFAULT_MAX_PARK_NS
 );
-/// Sleeps for the period in `state` (a `uint64_t` of nanoseconds) when `work_count` is 0.
-///
-/// # Safety
-/// `state` must be NULL or point to a `uint64_t` (as `aeron_idle_strategy_load` allocates).
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_idle_strategy_sleeping_idle(state: *mut c_void, work_count: c_int) {
-    ffi_boundary!("aeron_idle_strategy_sleeping_idle", {
-        if work_count > 0 {
-            return Ok(());
-        }
-        require_non_null!(state, "state");
-        // SAFETY: state points to a u64 period (contract).
-        let period_ns = unsafe { state.cast::<u64>().read() };
-        std::thread::sleep(Duration::from_nanos(period_ns));
-        Ok(())
-    })
-}
 
 /// Yields the processor (`sched_yield`) when `work_count` is 0. `state` is unused.
 #[unsafe(no_mangle)]
@@ -111,65 +94,6 @@ pub extern "C" fn aeron_idle_strategy_busy_spinning_idle(_state: *mut c_void, wo
 /// Does nothing: the caller's loop spins at full speed. `state` is unused.
 #[unsafe(no_mangle)]
 pub extern "C" fn aeron_idle_strategy_noop_idle(_state: *mut c_void, _work_count: c_int) {}
-
-/// Backs off when `work_count` is 0: spins, then yields, then parks for a period doubling
-/// from the minimum to the maximum; any work resets it. Only the loading thread may use a
-/// given state.
-///
-/// # Safety
-/// `state` must be NULL or a state from `aeron_idle_strategy_backoff_state_init` or from
-/// `aeron_idle_strategy_load("backoff", ...)`, used by one thread at a time.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_idle_strategy_backoff_idle(state: *mut c_void, work_count: c_int) {
-    ffi_boundary!("aeron_idle_strategy_backoff_idle", {
-        require_non_null!(state, "state");
-        // SAFETY: state holds an IdleStrategy written by c_box (contract) and is
-        // used by this thread alone.
-        let strategy = unsafe { &mut *state.cast::<IdleStrategy>() };
-        strategy.idle(work_count);
-        Ok(())
-    })
-}
-
-/// Allocates a backoff state with the given limits into `*state` (free with `aeron_free`).
-/// Returns 0, or -1: EINVAL for a NULL `state` or park periods not `0 < min <= max`,
-/// ENOMEM when out of memory.
-///
-/// # Safety
-/// `state` must be NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_idle_strategy_backoff_state_init(
-    state: *mut *mut c_void,
-    max_spins: u64,
-    max_yields: u64,
-    min_park_period_ns: u64,
-    max_park_period_ns: u64,
-) -> c_int {
-    ffi_boundary!("aeron_idle_strategy_backoff_state_init", {
-        require_non_null!(state, "state");
-        let backoff = Backoff::new(max_spins, max_yields, min_park_period_ns, max_park_period_ns)?;
-        let memory = c_box(IdleStrategy::Backoff(backoff), "idle strategy state")?;
-        // SAFETY: state is non-null and writable (contract).
-        unsafe { write_out(state, "state", memory) }
-    })
-}
-
-/// The init function of strategies without state: stores NULL in `*state`. Returns 0, or
-/// -1 (EINVAL) if `state` is NULL.
-///
-/// # Safety
-/// `state` must be NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_idle_strategy_init_null(
-    state: *mut *mut c_void,
-    _env_var: *const c_char,
-    _load_args: *const c_char,
-) -> c_int {
-    ffi_boundary!("aeron_idle_strategy_init_null", {
-        // SAFETY: state is NULL or writable (contract).
-        unsafe { write_out(state, "state", std::ptr::null_mut()) }
-    })
-}
 
 /// The idle function and a new state for a built-in strategy.
 fn built_in(strategy: IdleStrategy) -> Result<(aeron_idle_strategy_func_t, *mut c_void)> {
@@ -217,38 +141,5 @@ unsafe fn custom(
     Some(Ok((Some(idle), state)))
 }
 
-/// Resolves the idle strategy `idle_strategy_name`, allocates its state from `init_args`
-/// (NULL for defaults: sleeping 1 us; backoff `10-20-1us-1ms`, i.e.
-/// max spins-max yields-min park-max park) into `*idle_strategy_state`, and returns its idle
-/// function. `env_var` only names the setting in error messages. Returns NULL (EINVAL) for
-/// NULL arguments, an unknown name or malformed init args. Free the state with `aeron_free`.
-///
-/// # Safety
-/// `idle_strategy_name`, `env_var` and `init_args` must be NULL or NUL-terminated;
-/// `idle_strategy_state` NULL or valid for a pointer write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_idle_strategy_load(
-    idle_strategy_name: *const c_char,
-    idle_strategy_state: *mut *mut c_void,
-    env_var: *const c_char,
-    init_args: *const c_char,
-) -> aeron_idle_strategy_func_t {
-    ffi_boundary!("aeron_idle_strategy_load", {
-        require_non_null!(idle_strategy_state, "idle_strategy_state");
-        // SAFETY: NULL or NUL-terminated (contract); NULL is rejected.
-        let name = unsafe { c_str_arg(idle_strategy_name, "idle_strategy_name") }?;
-        // SAFETY: NULL or NUL-terminated (contract).
-        let args = unsafe { optional_c_str_arg(init_args, "init_args") }?;
-        let (idle, state) = match IdleStrategy::from_name(name, args) {
-            Ok(strategy) => built_in(strategy)?,
-            // SAFETY: pointers as the caller passed them (contract).
-            Err(err) => match unsafe { custom(name, env_var, init_args) } {
-                Some(loaded) => loaded?,
-                None => return Err(err),
-            },
-        };
-        // SAFETY: idle_strategy_state is non-null and writable (contract).
-        unsafe { idle_strategy_state.write(state) };
-        Ok(idle)
-    })
-}
+// The exports, over the helpers above: generated from the table in build/util_idle_strategy_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/util_idle_strategy_ffi.rs"));

@@ -72,33 +72,6 @@ unsafe fn optional_bytes<'a>(text: *const c_char) -> Option<&'a [u8]> {
     (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_bytes())
 }
 
-/// Parses a duration such as `"100"`, `"250us"`, `"5ms"` or `"10s"` into nanoseconds in
-/// `*result`. Returns 0, or -1 (EINVAL) for NULL arguments, text that is not a duration,
-/// or a value beyond 64 bits (`*result` is then left unchanged).
-///
-/// # Safety
-/// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_parse_duration_ns(str: *const c_char, result: *mut u64) -> c_int {
-    ffi_boundary!("aeron_parse_duration_ns", {
-        // SAFETY: as this function's contract.
-        unsafe { parse_into(str, result, "duration", parse_duration_ns) }
-    })
-}
-
-/// Parses a size such as `"65536"`, `"64k"`, `"16m"` or `"1g"` (multiples of 1024) into
-/// bytes in `*result`. Returns 0, or -1 (EINVAL) as `aeron_parse_duration_ns`.
-///
-/// # Safety
-/// `str` must be NULL or NUL-terminated; `result` NULL or valid for a write.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_parse_size64(str: *const c_char, result: *mut u64) -> c_int {
-    ffi_boundary!("aeron_parse_size64", {
-        // SAFETY: as this function's contract.
-        unsafe { parse_into(str, result, "size", parse_size) }
-    })
-}
-
 /// Parses `str` with `parse` into `*result`.
 ///
 /// # Safety
@@ -127,53 +100,6 @@ pub unsafe extern "C" fn aeron_parse_bool(str: *const c_char, def: bool) -> bool
     // SAFETY: NULL or NUL-terminated (contract).
     let text = unsafe { optional_bytes(str) };
     parse_util::parse_bool_prefix(text, def)
-}
-
-/// Splits an endpoint text into `*parsed_address`: `host`, `host:port`, `[v6addr]:port`,
-/// `[v6addr%scope]:port` (host without brackets and scope; ip_version_hint 6 when
-/// bracketed, else 4). Returns 0, or -1 (EINVAL): NULL or empty text, unbalanced
-/// brackets, an empty or too long port (7 characters at most), a host of 384 characters
-/// or more.
-///
-/// # Safety
-/// `address_str` must be NULL or NUL-terminated; `parsed_address` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_address_split(
-    address_str: *const c_char,
-    parsed_address: *mut aeron_parsed_address_t,
-) -> c_int {
-    ffi_boundary!("aeron_address_split", {
-        require_non_null!(parsed_address, "parsed_address");
-        // SAFETY: NULL or NUL-terminated (contract).
-        let split = parse_util::split_address(unsafe { optional_bytes(address_str) }.unwrap_or_default())?;
-        // SAFETY: parsed_address is non-null and writable (contract); no other reference.
-        let out = unsafe { &mut *parsed_address };
-        write_split(&split, &mut out.host, &mut out.port, None, &mut out.ip_version_hint);
-        Ok(0)
-    })
-}
-
-/// Splits an interface text (an address optionally followed by `/prefix`) into
-/// `*parsed_interface`. Returns 0, or -1 (EINVAL) as `aeron_address_split`, and for a
-/// prefix of more than 6 characters.
-///
-/// # Safety
-/// `interface_str` must be NULL or NUL-terminated; `parsed_interface` NULL or writable.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_interface_split(
-    interface_str: *const c_char,
-    parsed_interface: *mut aeron_parsed_interface_t,
-) -> c_int {
-    ffi_boundary!("aeron_interface_split", {
-        require_non_null!(parsed_interface, "parsed_interface");
-        // SAFETY: NULL or NUL-terminated (contract).
-        let split =
-            parse_util::split_interface(unsafe { optional_bytes(interface_str) }.unwrap_or_default())?;
-        // SAFETY: parsed_interface is non-null and writable (contract); no other reference.
-        let out = unsafe { &mut *parsed_interface };
-        write_split(&split, &mut out.host, &mut out.port, Some(&mut out.prefix), &mut out.ip_version_hint);
-        Ok(0)
-    })
 }
 
 fn write_split(
@@ -226,84 +152,9 @@ pub unsafe extern "C" fn aeron_parse_get_line(
     })
 }
 
-/// Prints Aeron's warning for a malformed setting, `WARNING: <name>=<str> is invalid,
-/// using default`, to stderr.
-///
-/// # Safety
-/// `name` and `str` must be NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_config_prop_warning(name: *const c_char, str: *const c_char) {
-    ffi_boundary!("aeron_config_prop_warning", {
-        // SAFETY: NULL or NUL-terminated (contract).
-        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
-        warn(name, text.unwrap_or(b"(null)"));
-        Ok(())
-    })
-}
-
 fn warn(name: Option<&[u8]>, text: &[u8]) {
     let name = String::from_utf8_lossy(name.unwrap_or(b"(null)"));
     eprint!("{}", parse_util::prop_warning(&name, text));
-}
-
-/// The setting `name` (only for the warning) from `str` as C `strtoull` reads it (decimal,
-/// `0x` hex, `0` octal; trailing text ignored), clamped to `[min, max]`; `def` when `str`
-/// is NULL (unclamped), or, after a warning on stderr, when it has no digits.
-///
-/// # Safety
-/// `name` and `str` must be NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_config_parse_uint64(
-    name: *const c_char,
-    str: *const c_char,
-    def: u64,
-    min: u64,
-    max: u64,
-) -> u64 {
-    ffi_boundary!("aeron_config_parse_uint64", {
-        // SAFETY: NULL or NUL-terminated (contract).
-        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
-        Ok(parse_util::config_parse_u64(text, def, min, max, || warn(name, text.unwrap_or_default())))
-    })
-}
-
-/// As `aeron_config_parse_uint64` for a signed 32-bit setting, but the whole text must be
-/// the number and fit in 32 bits, else the warning and `def` (then clamped).
-///
-/// # Safety
-/// `name` and `str` must be NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_config_parse_int32(
-    name: *const c_char,
-    str: *const c_char,
-    def: i32,
-    min: i32,
-    max: i32,
-) -> i32 {
-    ffi_boundary!("aeron_config_parse_int32", {
-        // SAFETY: NULL or NUL-terminated (contract).
-        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
-        Ok(parse_util::config_parse_i32(text, def, min, max, || warn(name, text.unwrap_or_default())))
-    })
-}
-
-/// As `aeron_config_parse_int32` for a signed 64-bit setting.
-///
-/// # Safety
-/// `name` and `str` must be NULL or NUL-terminated.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_config_parse_int64(
-    name: *const c_char,
-    str: *const c_char,
-    def: i64,
-    min: i64,
-    max: i64,
-) -> i64 {
-    ffi_boundary!("aeron_config_parse_int64", {
-        // SAFETY: NULL or NUL-terminated (contract).
-        let (name, text) = unsafe { (optional_bytes(name), optional_bytes(str)) };
-        Ok(parse_util::config_parse_i64(text, def, min, max, || warn(name, text.unwrap_or_default())))
-    })
 }
 
 /// An unsigned 32-bit setting read as Aeron does: through `aeron_config_parse_int64` with
@@ -375,3 +226,6 @@ unsafe fn config_parse_with(
         Ok(parse_util::config_parse_with(text, def, min, max, parse, || warn(name, text.unwrap_or_default())))
     })
 }
+
+// The exports, over the helpers above: generated from the table in build/parse_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/parse_ffi.rs"));

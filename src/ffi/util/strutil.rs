@@ -54,23 +54,6 @@ pub(crate) unsafe fn snprintf_c_string(
     c_int::try_from(text.len()).map_err(|_| Error::invalid_argument("text longer than INT_MAX"))
 }
 
-/// Writes epoch-millisecond `timestamp` into `str` (at most `count` bytes including the NUL)
-/// as local time, `YYYY-MM-DD HH:MM:SS.mmm+hhmm`. `AERON_FORMAT_DATE_MAX_LENGTH` bytes are
-/// always enough. On a NULL `str` nothing is written and `aeron_errcode()` is EINVAL.
-///
-/// # Safety
-/// `str` must be NULL or valid for writes of `count` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_format_date(str: *mut c_char, count: usize, timestamp: i64) {
-    ffi_boundary!("aeron_format_date", {
-        require_non_null!(str, "str");
-        let text = format_date(&local_time(timestamp / 1000)?, timestamp % 1000);
-        // SAFETY: str is valid for count bytes (contract).
-        unsafe { write_c_string(text.as_bytes(), str, count) };
-        Ok(())
-    })
-}
-
 /// The thousands separator of the environment's numeric locale if it is one character,
 /// else `,` (Aeron's rule).
 fn thousands_separator() -> String {
@@ -93,59 +76,6 @@ fn thousands_separator() -> String {
         [byte] => char::from(*byte).to_string(),
         _ => ",".to_string(),
     }
-}
-
-/// Writes `value` into `buffer` with the locale's thousands separator (`,` unless the
-/// locale has a one-character separator), e.g. `1,234,567`, cut to `buffer_len - 1` bytes
-/// and NUL-terminated. `AERON_FORMAT_NUMBER_TO_LOCALE_STR_LEN` bytes are always enough.
-/// Returns `buffer`, or NULL (EINVAL) when `buffer` is NULL or `buffer_len` is 0.
-///
-/// # Safety
-/// `buffer` must be NULL or valid for writes of `buffer_len` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_format_number_to_locale(
-    value: c_longlong,
-    buffer: *mut c_char,
-    buffer_len: usize,
-) -> *mut c_char {
-    ffi_boundary!("aeron_format_number_to_locale", {
-        require_non_null!(buffer, "buffer");
-        if buffer_len == 0 {
-            return Err(Error::invalid_argument("buffer_len must be at least 1"));
-        }
-        let text = format_number_grouped(value, &thousands_separator());
-        // SAFETY: buffer is valid for buffer_len bytes (contract).
-        unsafe { write_c_string(text.as_bytes(), buffer, buffer_len) };
-        Ok(buffer)
-    })
-}
-
-/// Writes `data_len` bytes of `data` into `str` as lower-case hex (two digits a byte) and a
-/// NUL, as many whole bytes as `str_length` holds: `AERON_FORMAT_HEX_LENGTH(data_len)` is
-/// always enough. Nothing is written for a NULL `str` or a `str_length` of 0 (EINVAL).
-///
-/// # Safety
-/// `str` must be NULL or valid for writes of `str_length` bytes; `data` NULL (with
-/// `data_len` 0) or valid for reads of `data_len` bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn aeron_format_to_hex(
-    str: *mut c_char,
-    str_length: usize,
-    data: *const u8,
-    data_len: usize,
-) {
-    ffi_boundary!("aeron_format_to_hex", {
-        require_non_null!(str, "str");
-        if str_length == 0 {
-            return Err(Error::invalid_argument("str_length must be at least 1"));
-        }
-        let whole_bytes = data_len.min((str_length - 1) / 2);
-        // SAFETY: data is NULL or valid for data_len >= whole_bytes bytes (contract).
-        let bytes = unsafe { bytes_arg(data, whole_bytes, "data") }?;
-        // SAFETY: str holds str_length bytes (contract); the text fits by construction.
-        unsafe { write_c_string(to_hex(bytes).as_bytes(), str, str_length) };
-        Ok(())
-    })
 }
 
 /// Splits the string `input` on `delimiter` in place: each delimiter becomes a NUL and
@@ -190,3 +120,6 @@ pub unsafe extern "C" fn aeron_tokenise(
         Ok(starts.len() as c_int)
     })
 }
+
+// The exports, over the helpers above: generated from the table in build/strutil_exports.rs.
+include!(concat!(env!("OUT_DIR"), "/strutil_ffi.rs"));
