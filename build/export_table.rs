@@ -20,7 +20,7 @@
 //!   paragraph with a line over 96 characters (a template's, filled in) is wrapped anew;
 //! - optionally `# Safety` and the contract, else the family's default contract.
 
-use super::exports::doc_comment;
+use super::exports::{doc_comment, skeleton};
 
 /// The Rust source of every row of `table`, after a comment naming the generating module.
 pub fn generate(module: &str, table: &str, default_safety: &str) -> String {
@@ -104,15 +104,5 @@ fn export(row: &[&str], default_safety: &str) -> String {
         }
         text
     };
-    format!(
-        "\n{doc}///\n/// # Safety\n{safety}#[unsafe(no_mangle)]\n\
-         pub unsafe extern \"C\" fn {name}({params}){returns} {{\n    \
-         ffi_boundary!(\"{name}\", {{\n        \
-         // SAFETY: the arguments satisfy this function's contract, which the body's\n        \
-         // helpers take as theirs.\n        \
-         unsafe {{\n{body}\n        }}\n    }})\n}}\n",
-        doc = comment(&doc),
-        safety = comment(&safety),
-        body = body.join("\n"),
-    )
+    skeleton(&comment(&doc), name, params, &returns, &comment(&safety), &body.join("\n"))
 }

@@ -23,17 +23,23 @@ impl Export<'_> {
     /// The export's Rust source.
     pub fn source(&self) -> String {
         let Export { doc, name, params, returns, safety, body } = self;
-        format!(
-            "\n{doc}\n///\n/// # Safety\n{safety}\n#[unsafe(no_mangle)]\n\
-             pub unsafe extern \"C\" fn {name}({params}) -> {returns} {{\n    \
-             ffi_boundary!(\"{name}\", {{\n        \
-             // SAFETY: the arguments satisfy this function's contract, which the body's\n        \
-             // helpers take as theirs.\n        \
-             unsafe {{ {body} }}\n    }})\n}}\n",
-            doc = doc_comment(doc),
-            safety = doc_comment(safety),
-        )
+        let (doc, safety) = (format!("{}\n", doc_comment(doc)), format!("{}\n", doc_comment(safety)));
+        skeleton(&doc, name, params, &format!(" -> {returns}"), &safety, &format!("            {body}"))
     }
+}
+
+/// The source of one export around `body`, whatever wrote its parts: `doc` and `safety` as
+/// `///` lines (each ending in a newline), `returns` as it follows the parameters (` -> T`,
+/// or empty), `body` as indented lines forming an expression of type `Result<T>`.
+pub fn skeleton(doc: &str, name: &str, params: &str, returns: &str, safety: &str, body: &str) -> String {
+    format!(
+        "\n{doc}///\n/// # Safety\n{safety}#[unsafe(no_mangle)]\n\
+         pub unsafe extern \"C\" fn {name}({params}){returns} {{\n    \
+         ffi_boundary!(\"{name}\", {{\n        \
+         // SAFETY: the arguments satisfy this function's contract, which the body's\n        \
+         // helpers take as theirs.\n        \
+         unsafe {{\n{body}\n        }}\n    }})\n}}\n"
+    )
 }
 
 /// `text` as `///` lines of at most about 100 characters.
