@@ -4613,34 +4613,34 @@ int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t
 // NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int64_t aeron_image_position(struct aeron_image_t *image);
 
 // Whether the publisher ended the stream and everything was consumed (false, with EINVAL, for
 // NULL).
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
 
 // The position the publisher ended the stream at (INT64_MAX while it goes on); -1 (EINVAL) for
 // NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
 
 // Senders heard from recently (0 for IPC and closed images); -1 (EINVAL) for NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int aeron_image_active_transport_count(struct aeron_image_t *image);
 
 // Whether the image closed (its publisher left, or the subscription closed); false, with
 // EINVAL, for NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 bool aeron_image_is_closed(struct aeron_image_t *image);
 
 // Moves the subscriber position (frame aligned, within the current term). Returns 0, or -1
