@@ -160,7 +160,7 @@ fn main() {
     let mut builder = cbindgen::Builder::new().with_config(config).with_src(crate_dir.join("src/ffi/mod.rs"));
     for (file, source) in &families {
         let path = out_dir.join(file);
-        write_if_changed(&path, source);
+        write_if_changed(&path, &exports::name_rows(source));
         builder = builder.with_src(path);
     }
     let bindings = builder.generate().expect("cbindgen could not generate include/aeronrs.h");

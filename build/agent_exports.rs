@@ -15,6 +15,7 @@ aeron_agent_do_work(runner: *mut aeron_agent_runner_t) -> c_int
     require_non_null!(runner, "runner");
     let r = &*runner;
     let do_work = r.do_work.ok_or_else(|| Error::invalid_argument("runner has no do_work"))?;
+    // Beyond this contract: aeron_agent_init's caller vouched for the function and state.
     Ok(do_work(r.agent_state))
 One duty cycle on the calling thread: returns what `do_work` returned, or -1 (EINVAL)
 for a NULL or uninitialised runner.
@@ -31,6 +32,7 @@ aeron_agent_idle(runner: *mut aeron_agent_runner_t, work_count: c_int)
     require_non_null!(runner, "runner");
     let r = &*runner;
     let idle = r.idle_strategy.ok_or_else(|| Error::invalid_argument("runner has no idle strategy"))?;
+    // Beyond this contract: aeron_agent_init's caller vouched for the function and state.
     idle(r.idle_strategy_state, work_count);
     Ok(())
 Runs the runner's idle strategy once after a cycle that did `work_count` (NULL or
@@ -44,6 +46,7 @@ aeron_agent_close(runner: *mut aeron_agent_runner_t) -> c_int
     libc::free(r.role_name.cast_mut().cast::<c_void>());
     r.role_name = std::ptr::null();
     if let Some(on_close) = r.on_close.take() {
+        // Beyond this contract: aeron_agent_init's caller vouched for the function and state.
         on_close(r.agent_state);
     }
     Ok(0)

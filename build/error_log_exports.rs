@@ -4,7 +4,9 @@
 use super::export_table;
 
 /// The contract of the rows without a `# Safety` of their own.
-const SAFETY: &str = "As `read_error_log`.";
+const SAFETY: &str = "`buffer` must be NULL or valid for reads of `buffer_size` bytes during the \
+                      call, written by others only as an Aeron error log; `reader` must be safe to \
+                      call with `clientd` on this thread.";
 
 pub fn generate() -> String {
     export_table::generate("build/error_log_exports.rs", TABLE, SAFETY)

@@ -55,3 +55,31 @@ pub fn doc_comment(text: &str) -> String {
     }
     lines.join("\n")
 }
+
+/// `source`, a family whose first line names its table module (`.. (build/<module>.rs) ..`),
+/// with a comment before each export naming that module and the export's row, so that a
+/// compiler message about a line of the generated file leads to the row that wrote it.
+/// Sources without such a first line are returned as they are.
+pub fn name_rows(source: &str) -> String {
+    let module = source.lines().next().and_then(|first| {
+        let (_, rest) = first.split_once("(build/")?;
+        Some(format!("build/{}", rest.split_once(')')?.0))
+    });
+    let Some(module) = module else { return source.to_string() };
+    let lines: Vec<&str> = source.lines().collect();
+    let mut out = String::new();
+    for (i, line) in lines.iter().enumerate() {
+        // The first doc line of an export: its row's name is on its `fn` line below.
+        if line.starts_with("///") && i > 0 && !lines[i - 1].starts_with("///") {
+            let name = lines[i..]
+                .iter()
+                .find_map(|l| l.strip_prefix("pub unsafe extern \"C\" fn "))
+                .and_then(|l| l.split_once('('))
+                .map_or("?", |(name, _)| name);
+            out.push_str(&format!("// {module}: the row of `{name}`.\n"));
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    out
+}

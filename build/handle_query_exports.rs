@@ -21,7 +21,7 @@ const fn over(params: &'static str, safety: &'static str) -> Export<'static> {
     Export { doc: "", name: "", params, returns: "", safety, body: "" }
 }
 
-const IMAGE: Export = over("image: *mut aeron_image_t", "`image` NULL or valid (see the module docs).");
+const IMAGE: Export = over("image: *mut aeron_image_t", "`image` NULL or valid.");
 
 pub fn image() -> String {
     generate(

@@ -55,8 +55,8 @@ Returns 0 when committed, `AERONRS_MAPPED_BUS_ROLLED_BACK` when a reader rolled 
 first (write it again), -1 on error (too long, corrupt file, I/O). On 0 and
 `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
 # Safety
-`writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
-(NULL allowed when 0); `position` NULL or writable.
+`writer` NULL or from `aeronrs_mapped_bus_writer_open`, used by one thread at a time;
+`payload` readable for `length` bytes (NULL allowed when 0); `position` NULL or writable.
 
 aeronrs_mapped_bus_writer_write_typed(
 writer: *mut aeronrs_mapped_bus_writer_t, message_type: i32, body: *const u8, length: usize,
@@ -81,7 +81,7 @@ after a move to a new segment file), for durability across power loss.
 
 Returns 0, or -1 on error.
 # Safety
-`writer` from `aeronrs_mapped_bus_writer_open`.
+`writer` NULL or from `aeronrs_mapped_bus_writer_open`, used by one thread at a time.
 
 aeronrs_mapped_bus_writer_close(writer: *mut aeronrs_mapped_bus_writer_t) -> c_int
     drop(handles::reclaim(writer));
@@ -111,7 +111,8 @@ back records whose writer stalled past the timeout.
 Returns 1 with `*record` set, 0 when there is no record yet, -1 on error (a corrupt
 segment). `record->body` stays valid until the next poll or close of this reader.
 # Safety
-`reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
+`reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time;
+`record` NULL or writable.
 
 aeronrs_mapped_bus_reader_has_recovered(reader: *mut aeronrs_mapped_bus_reader_t) -> bool
     let reader = handles::borrow_mut(reader, "reader")?;
@@ -120,7 +121,7 @@ Whether the reader has reached the end the bus had when the reader was opened.
 
 Returns false also when `reader` is NULL (with the error set).
 # Safety
-`reader` NULL or from `aeronrs_mapped_bus_reader_open`.
+`reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time.
 
 aeronrs_mapped_bus_reader_position(
 reader: *mut aeronrs_mapped_bus_reader_t, position: *mut aeronrs_mapped_bus_position_t) -> c_int
@@ -131,7 +132,8 @@ from the same record.
 
 Returns 0, or -1 when an argument is NULL.
 # Safety
-`reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
+`reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time;
+`position` NULL or writable.
 
 aeronrs_mapped_bus_reader_close(reader: *mut aeronrs_mapped_bus_reader_t) -> c_int
     drop(handles::reclaim(reader));

@@ -4356,26 +4356,27 @@ int64_t aeron_publication_position(struct aeron_publication_t *publication);
 // `publication` NULL or open (or lingering after close).
 int64_t aeron_publication_position_limit(struct aeron_publication_t *publication);
 
-// The channel URI, valid while the publication is (NULL for NULL).
+// The channel URI, valid while the publication is (NULL for NULL). May be called from any
+// thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close).
 const char *aeron_publication_channel(struct aeron_publication_t *publication);
 
-// The stream id (-1, with EINVAL, for NULL).
+// The stream id (-1, with EINVAL, for NULL). May be called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close).
 int32_t aeron_publication_stream_id(struct aeron_publication_t *publication);
 
-// The session id (-1, with EINVAL, for NULL).
+// The session id (-1, with EINVAL, for NULL). May be called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close).
 int32_t aeron_publication_session_id(struct aeron_publication_t *publication);
 
 // Fills `*constants` with what does not change during the publication's life. Returns 0, or -1
-// for NULL arguments.
+// for NULL arguments. May be called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close). `constants` NULL or valid for a write.
@@ -4388,7 +4389,8 @@ int aeron_publication_constants(struct aeron_publication_t *publication,
 // duration, then is freed. NULL is accepted. Returns 0.
 //
 // # Safety
-// `publication` NULL or open (or lingering after close). Closed once.
+// `publication` NULL or open, closed once; `on_close_complete` NULL or safe to call with
+// `on_close_complete_clientd` on this thread.
 int aeron_publication_close(struct aeron_publication_t *publication,
                             aeron_notification_t on_close_complete,
                             void *on_close_complete_clientd);
@@ -4412,7 +4414,8 @@ int aeron_publication_local_sockaddrs(struct aeron_publication_t *publication,
 // registration id (`aeron_async_destination_get_registration_id`) is the destination's. Returns
 // 0, or -1: NULL arguments (EINVAL), a URI that is empty, too long or not UTF-8 (EINVAL), the
 // publication or client closed (EPERM). The driver's refusal (e.g. a channel not in manual
-// control mode) comes from the poll. `client` is the client the publication belongs to.
+// control mode) comes from the poll. `client` is the client the publication belongs to. May be
+// called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
@@ -4424,7 +4427,7 @@ int aeron_publication_async_add_destination(aeron_async_destination_t **async,
 
 // Removes destination `uri` from a multi-destination-cast publication; poll `*async` with
 // `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
+// `aeron_publication_async_add_destination`. May be called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
@@ -4437,7 +4440,7 @@ int aeron_publication_async_remove_destination(aeron_async_destination_t **async
 // Removes the destination whose add had registration id `destination_registration_id` (see
 // `aeron_async_destination_get_registration_id`); poll `*async` with
 // `aeron_publication_async_destination_poll`. Returns 0 or -1, as
-// `aeron_publication_async_add_destination`.
+// `aeron_publication_async_add_destination`. May be called from any thread.
 //
 // # Safety
 // `publication` NULL or open (or lingering after close). `async` NULL or valid for a pointer
@@ -4531,8 +4534,8 @@ int aeron_exclusive_publication_constants(struct aeron_exclusive_publication_t *
 // duration, then is freed. NULL is accepted. Returns 0.
 //
 // # Safety
-// `publication` NULL or open (or lingering after close). Its writer state is used by this
-// thread only during the call. Closed once.
+// `publication` NULL or open, closed once; `on_close_complete` NULL or safe to call with
+// `on_close_complete_clientd` on this thread. Called by the publication's one writer thread.
 int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publication,
                                       aeron_notification_t on_close_complete,
                                       void *on_close_complete_clientd);
@@ -4544,9 +4547,9 @@ int aeron_exclusive_publication_close(struct aeron_exclusive_publication_t *publ
 // `address_vec_len` < 1.
 //
 // # Safety
-// `publication` NULL or open (or lingering after close). Its writer state is used by this
-// thread only during the call. `address_vec` valid for `address_vec_len` entries, each
-// `iov_base` valid for `iov_len` bytes.
+// `publication` NULL or open (or lingering after close). `address_vec` valid for
+// `address_vec_len` entries, each `iov_base` valid for `iov_len` bytes. Its writer state is
+// used by this thread only during the call.
 int aeron_exclusive_publication_local_sockaddrs(struct aeron_exclusive_publication_t *publication,
                                                 struct aeron_iovec_t *address_vec,
                                                 size_t address_vec_len);
@@ -4610,34 +4613,34 @@ int aeron_exclusive_publication_async_destination_poll(aeron_async_destination_t
 // NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int64_t aeron_image_position(struct aeron_image_t *image);
 
 // Whether the publisher ended the stream and everything was consumed (false, with EINVAL, for
 // NULL).
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 bool aeron_image_is_end_of_stream(struct aeron_image_t *image);
 
 // The position the publisher ended the stream at (INT64_MAX while it goes on); -1 (EINVAL) for
 // NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int64_t aeron_image_end_of_stream_position(struct aeron_image_t *image);
 
 // Senders heard from recently (0 for IPC and closed images); -1 (EINVAL) for NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 int aeron_image_active_transport_count(struct aeron_image_t *image);
 
 // Whether the image closed (its publisher left, or the subscription closed); false, with
 // EINVAL, for NULL.
 //
 // # Safety
-// `image` NULL or valid (see the module docs).
+// `image` NULL or valid.
 bool aeron_image_is_closed(struct aeron_image_t *image);
 
 // Moves the subscriber position (frame aligned, within the current term). Returns 0, or -1
@@ -5587,7 +5590,9 @@ int aeron_reallocf(void **ptr, size_t size);
 // `aeron_error_log_reader_func_t` for what `reader` receives.
 //
 // # Safety
-// As `read_error_log`.
+// `buffer` must be NULL or valid for reads of `buffer_size` bytes during the call, written by
+// others only as an Aeron error log; `reader` must be safe to call with `clientd` on this
+// thread.
 size_t aeron_error_log_read(const uint8_t *buffer,
                             size_t buffer_size,
                             aeron_error_log_reader_func_t reader,
@@ -5970,8 +5975,8 @@ int aeronrs_mapped_bus_writer_open(struct aeronrs_mapped_bus_writer_t **writer,
 // `AERONRS_MAPPED_BUS_ROLLED_BACK` `*position` (if not NULL) is where the record went.
 //
 // # Safety
-// `writer` from `aeronrs_mapped_bus_writer_open`; `payload` readable for `length` bytes
-// (NULL allowed when 0); `position` NULL or writable.
+// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, used by one thread at a time;
+// `payload` readable for `length` bytes (NULL allowed when 0); `position` NULL or writable.
 int aeronrs_mapped_bus_writer_write(struct aeronrs_mapped_bus_writer_t *writer,
                                     const uint8_t *payload,
                                     size_t length,
@@ -5996,7 +6001,7 @@ int aeronrs_mapped_bus_writer_write_typed(struct aeronrs_mapped_bus_writer_t *wr
 // Returns 0, or -1 on error.
 //
 // # Safety
-// `writer` from `aeronrs_mapped_bus_writer_open`.
+// `writer` NULL or from `aeronrs_mapped_bus_writer_open`, used by one thread at a time.
 int aeronrs_mapped_bus_writer_flush(struct aeronrs_mapped_bus_writer_t *writer);
 
 // Closes and frees a writer (NULL is fine). Records stay in the files.
@@ -6014,7 +6019,8 @@ int aeronrs_mapped_bus_writer_close(struct aeronrs_mapped_bus_writer_t *writer);
 // segment). `record->body` stays valid until the next poll or close of this reader.
 //
 // # Safety
-// `reader` from `aeronrs_mapped_bus_reader_open`; `record` NULL or writable.
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time;
+// `record` NULL or writable.
 int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
                                    struct aeronrs_mapped_bus_record_t *record);
 
@@ -6023,7 +6029,7 @@ int aeronrs_mapped_bus_reader_poll(struct aeronrs_mapped_bus_reader_t *reader,
 // Returns false also when `reader` is NULL (with the error set).
 //
 // # Safety
-// `reader` NULL or from `aeronrs_mapped_bus_reader_open`.
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time.
 bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t *reader);
 
 // Where the reader will look for the next record; a reader opened there later continues
@@ -6032,7 +6038,8 @@ bool aeronrs_mapped_bus_reader_has_recovered(struct aeronrs_mapped_bus_reader_t 
 // Returns 0, or -1 when an argument is NULL.
 //
 // # Safety
-// `reader` from `aeronrs_mapped_bus_reader_open`; `position` NULL or writable.
+// `reader` NULL or from `aeronrs_mapped_bus_reader_open`, used by one thread at a time;
+// `position` NULL or writable.
 int aeronrs_mapped_bus_reader_position(struct aeronrs_mapped_bus_reader_t *reader,
                                        struct aeronrs_mapped_bus_position_t *position);
 

@@ -408,7 +408,8 @@ pub(crate) unsafe fn constants<H: CPublication>(
 /// The body of both `close` exports: closes, notifies, then lets the handle linger.
 ///
 /// # Safety
-/// `publication` NULL or open, closed once, and [`Writer::writer`]'s contract.
+/// `publication` NULL or open, closed once, and [`Writer::writer`]'s contract;
+/// `on_close_complete` NULL or safe to call with `on_close_complete_clientd` on this thread.
 pub(crate) unsafe fn close<H: CPublication>(
     publication: *mut H,
     on_close_complete: aeron_notification_t,
@@ -421,7 +422,7 @@ pub(crate) unsafe fn close<H: CPublication>(
     // is freed after lingering.
     unsafe { writer(publication) }?.close();
     if let Some(notify) = on_close_complete {
-        // SAFETY: the caller's callback with its clientd.
+        // SAFETY: safe to call with its clientd on this thread (contract).
         unsafe { notify(on_close_complete_clientd) };
     }
     // SAFETY: closed once (contract): this is the only reclaim of the box.
@@ -435,14 +436,14 @@ pub(crate) unsafe fn close<H: CPublication>(
 /// The body of the publications' destination exports.
 ///
 /// # Safety
-/// As [`send_destination`], and `publication` NULL or open.
+/// As [`send_destination`], and `publication` NULL or open (or lingering after close).
 pub(crate) unsafe fn destination<H: CPublication>(
     r#async: *mut *mut aeron_async_destination_t,
     client: *mut aeron_t,
     publication: *mut H,
     arg: DestinationArg,
 ) -> Result<c_int> {
-    // SAFETY: NULL or open (contract).
+    // SAFETY: NULL or open or lingering (contract).
     let destinations = || Ok(&unsafe { handle(publication) }?.destinations);
     // SAFETY: forwarded contract.
     unsafe { send_destination(r#async, client, destinations, arg) }
