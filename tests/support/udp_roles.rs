@@ -364,12 +364,13 @@ fn run_receiver(config: &RoleConfig) {
     let mut total = 0u64;
     let receiver_counters = |c: &super::raw_client::Cnc| {
         format!(
-            "COUNTERS naks_sent={} invalid={} sm_sent={} overruns={} underruns={}",
+            "COUNTERS naks_sent={} invalid={} sm_sent={} overruns={} underruns={} kernel_drops={}",
             c.system_counter(5),
             c.system_counter(14),
             c.system_counter(7),
             c.system_counter(13),
-            c.system_counter(12)
+            c.system_counter(12),
+            kernel_receive_drops()
         )
     };
     let mut polls = 0u64;
@@ -572,6 +573,31 @@ impl Drop for Proc {
 }
 
 /// A field `key=<number>` of a status line.
+/// The datagrams the kernel dropped on the way in, in this process's network namespace:
+/// UDP's `InErrors` (`/proc/net/snmp`: no receive buffer space, bad checksums) and every
+/// interface's `rx_dropped` (a veth whose receive backlog was full). `ip netns exec` mounts
+/// the namespace's own `/sys`, so these count this host's drops only; 0 where unreadable.
+/// A receiver that lost these has gaps to NAK that no interceptor made.
+fn kernel_receive_drops() -> u64 {
+    let snmp = std::fs::read_to_string("/proc/net/snmp").unwrap_or_default();
+    let mut udp = snmp.lines().filter(|l| l.starts_with("Udp:"));
+    let udp_errors = match (udp.next(), udp.next()) {
+        (Some(names), Some(values)) => names
+            .split_whitespace()
+            .zip(values.split_whitespace())
+            .find(|(name, _)| *name == "InErrors")
+            .and_then(|(_, value)| value.parse().ok())
+            .unwrap_or(0),
+        _ => 0,
+    };
+    let interfaces = std::fs::read_dir("/sys/class/net").into_iter().flatten().flatten();
+    let rx_dropped: u64 = interfaces
+        .filter_map(|i| std::fs::read_to_string(i.path().join("statistics/rx_dropped")).ok())
+        .filter_map(|v| v.trim().parse::<u64>().ok())
+        .sum();
+    udp_errors + rx_dropped
+}
+
 pub fn field(line: &str, key: &str) -> u64 {
     line.split_whitespace()
         .find_map(|w| w.strip_prefix(&format!("{key}=")))
