@@ -528,6 +528,17 @@ impl UdpTransport {
             // I/O vector copies of `sendmsg`; nothing to segment or batch.
             return Ok(usize::from(send_one(socket, datagram, dest)? == datagram.len()));
         }
+        if !self.state.mmsg_send.load(Ordering::Relaxed) && !self.state.gso.load(Ordering::Relaxed) {
+            // Neither batched nor segmented: nothing to plan, one plain send each.
+            let mut sent = 0;
+            for datagram in datagrams {
+                if send_one(socket, datagram, dest)? < datagram.len() {
+                    break;
+                }
+                sent += 1;
+            }
+            return Ok(sent);
+        }
         let mut sent = 0;
         while sent < datagrams.len() {
             let gso = self.state.gso.load(Ordering::Relaxed);
