@@ -3,8 +3,7 @@
 #![forbid(unsafe_code)]
 
 use crate::concurrent::{AtomicBuffer, PublishedRange};
-use crate::logbuffer::frame_descriptor::is_padding_frame;
-use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
+use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT, HDR_TYPE_PAD, TYPE_OFFSET};
 
 /// Result of a scan from some term offset.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,7 +49,11 @@ pub fn scan_published(
             break;
         };
         let mut aligned = frame.len();
-        if is_padding_frame(term, frame_offset) {
+        // The type is published with the length: read it from the acquired bytes rather
+        // than with a second bounds-checked load from the term.
+        let frame_type =
+            frame.as_slice().get(TYPE_OFFSET..TYPE_OFFSET + 2).map(|t| u16::from_le_bytes([t[0], t[1]]));
+        if frame_type == Some(HDR_TYPE_PAD) {
             padding = aligned.saturating_sub(DATA_HEADER_LENGTH);
             aligned = DATA_HEADER_LENGTH;
             frame = frame.sub_range(0, DATA_HEADER_LENGTH).unwrap_or(frame);

@@ -15,7 +15,10 @@
 use crate::protocol::DataFlyweight;
 use crate::protocol::frame::DataFrames;
 use crate::protocol::frame_error::FrameError;
-use crate::protocol::header::{DATA_HEADER_LENGTH, FRAME_ALIGNMENT};
+use crate::protocol::header::{
+    CURRENT_VERSION, DATA_HEADER_LENGTH, FRAME_ALIGNMENT, FRAME_LENGTH_OFFSET, HDR_TYPE_DATA, HDR_TYPE_PAD,
+    SESSION_ID_FIELD_OFFSET, TERM_ID_FIELD_OFFSET, TERM_OFFSET_FIELD_OFFSET, TYPE_OFFSET, VERSION_OFFSET,
+};
 
 const NAME: &str = "DATA";
 
@@ -50,6 +53,21 @@ pub fn validate_data_datagram(
     if term_offset + datagram.len() as i64 > term_length {
         return Err(invalid("datagram length beyond the term", datagram.len() as i64));
     }
+    if frames_are_well_formed(datagram, term_offset, term_length) {
+        return Ok(DataDatagram::Frames);
+    }
+    // Something is off: the frame by frame walk says what.
+    walk_frames(datagram, first, term_offset, term_length)
+}
+
+/// The frames of `datagram` (not a heartbeat; its first frame at the aligned
+/// `term_offset`, and fitting the term) checked one by one, naming the first fault.
+fn walk_frames(
+    datagram: &[u8],
+    first: &DataFlyweight<'_>,
+    term_offset: i64,
+    term_length: i64,
+) -> Result<DataDatagram, FrameError> {
     let mut expected_offset = term_offset;
     let mut consumed = 0usize;
     for frame in DataFrames::new(datagram) {
@@ -79,6 +97,52 @@ pub fn validate_data_datagram(
         expected_offset += aligned as i64;
     }
     Ok(DataDatagram::Frames)
+}
+
+/// The per-datagram check every received datagram pays, in one pass over the frame
+/// headers with no per-frame parsing: whether every frame of `datagram` (which starts at
+/// `term_offset`, aligned and inside a term of `term_length`, and fits it) is what
+/// [`validate_data_datagram`]'s walk accepts — a version 0 DATA frame of at least a header
+/// at the next aligned offset, naming the first frame's session, stream and term, or a
+/// trailing PAD header whose frame stays in the term. `false` means "not shown valid here"
+/// (a heartbeat among frames, a short header, any field off), for the walk to judge.
+#[inline]
+fn frames_are_well_formed(datagram: &[u8], term_offset: i64, term_length: i64) -> bool {
+    // Session, stream and term id: the bytes every frame of the datagram must share.
+    const IDS: std::ops::Range<usize> = SESSION_ID_FIELD_OFFSET..TERM_ID_FIELD_OFFSET + 4;
+    let Some(first) = datagram.first_chunk::<DATA_HEADER_LENGTH>() else { return false };
+    let ids = &first[IDS];
+    let mut at = 0usize;
+    let mut expected_offset = term_offset;
+    while at < datagram.len() {
+        let Some(header) = datagram[at..].first_chunk::<DATA_HEADER_LENGTH>() else { return false };
+        let word = |offset: usize| i32::from_le_bytes([0, 1, 2, 3].map(|i| header[offset + i]));
+        let frame_type = u16::from_le_bytes([header[TYPE_OFFSET], header[TYPE_OFFSET + 1]]);
+        if header[VERSION_OFFSET] != CURRENT_VERSION
+            || header[IDS] != *ids
+            || i64::from(word(TERM_OFFSET_FIELD_OFFSET)) != expected_offset
+        {
+            return false;
+        }
+        let frame_length = word(FRAME_LENGTH_OFFSET);
+        let rest = datagram.len() - at;
+        if frame_type == HDR_TYPE_PAD {
+            // Only a PAD's header travels, and it ends the datagram.
+            return rest == DATA_HEADER_LENGTH
+                && frame_length >= DATA_HEADER_LENGTH as i32
+                && expected_offset + i64::from(frame_length) <= term_length;
+        }
+        if frame_type != HDR_TYPE_DATA
+            || frame_length < DATA_HEADER_LENGTH as i32
+            || frame_length as usize > rest
+        {
+            return false;
+        }
+        let aligned = (frame_length as usize).next_multiple_of(FRAME_ALIGNMENT);
+        at += aligned.min(rest);
+        expected_offset += aligned as i64;
+    }
+    true
 }
 
 #[cfg(test)]
@@ -121,6 +185,42 @@ mod tests {
         let mut hb = [0u8; 32];
         DataHeader::heartbeat(7, 1001, 5, 4224, true).encode(&mut hb).unwrap();
         assert_eq!(check(&hb), Ok(DataDatagram::Heartbeat));
+    }
+
+    #[test]
+    fn the_one_pass_check_accepts_exactly_what_the_walk_accepts() {
+        let mut pad_ended = frames(64288, &[1000]);
+        let mut pad = [0u8; 32];
+        DataHeader::pad(7, 1001, 5, 65344, 192).encode(&mut pad).unwrap();
+        pad_ended.extend_from_slice(&pad);
+        let valid =
+            [frames(0, &[0, 1, 7, 31, 32, 33, 64, 95, 96, 200, 24]), frames(1024, &[100, 100]), pad_ended];
+        // Every byte of each valid datagram set to values that matter to some check.
+        for datagram in &valid {
+            for at in 0..datagram.len() {
+                for value in [0u8, 1, 4, 0x1F, 0x20, 0x40, 0x80, 0xFF] {
+                    let mut d = datagram.clone();
+                    d[at] = value;
+                    let Ok(first) = DataFlyweight::parse(&d) else { continue };
+                    let offset = i64::from(first.term_offset());
+                    if first.is_heartbeat()
+                        || offset % 32 != 0
+                        || !(0..TERM - d.len() as i64).contains(&offset)
+                    {
+                        continue;
+                    }
+                    let walked = walk_frames(&d, &first, offset, TERM).is_ok();
+                    assert_eq!(frames_are_well_formed(&d, offset, TERM), walked, "byte {at} = {value:#x}");
+                }
+            }
+            for cut in 1..datagram.len() {
+                let d = &datagram[..cut];
+                let Ok(first) = DataFlyweight::parse(d) else { continue };
+                let offset = i64::from(first.term_offset());
+                let walked = walk_frames(d, &first, offset, TERM).is_ok();
+                assert_eq!(frames_are_well_formed(d, offset, TERM), walked, "cut at {cut}");
+            }
+        }
     }
 
     #[test]

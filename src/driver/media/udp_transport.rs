@@ -378,14 +378,9 @@ impl UdpTransport {
     /// full (a short send the caller retries later) or `dest` was unreachable last time.
     #[inline]
     pub fn send_to(&self, datagram: &[u8], dest: SocketAddr) -> Result<usize> {
-        let socket = match &self.io {
-            Io::Socket { socket, .. } => socket,
-            Io::Plugin(transport) => return transport.send_to(datagram, dest),
-        };
-        match socket.send_to(datagram, dest) {
-            Ok(n) => Ok(n),
-            Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
-            Err(e) => Err(Error::io(&e, format_args!("sendto {dest}"))),
+        match &self.io {
+            Io::Socket { socket, .. } => send_one(socket, datagram, Some(dest)),
+            Io::Plugin(transport) => transport.send_to(datagram, dest),
         }
     }
 
@@ -394,17 +389,12 @@ impl UdpTransport {
     /// may come back, as Aeron's drivers assume).
     #[inline]
     pub fn send(&self, datagram: &[u8]) -> Result<usize> {
-        let socket = match &self.io {
-            Io::Socket { socket, .. } => socket,
+        match &self.io {
+            Io::Socket { socket, .. } => send_one(socket, datagram, None),
             Io::Plugin(transport) => {
                 let dest = self.connected_addr.unwrap_or(self.local_addr);
-                return transport.send_to(datagram, dest);
+                transport.send_to(datagram, dest)
             }
-        };
-        match socket.send(datagram) {
-            Ok(n) => Ok(n),
-            Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
-            Err(e) => Err(Error::io(&e, "send")),
         }
     }
 
@@ -417,11 +407,7 @@ impl UdpTransport {
         let Io::Socket { socket, receive_socket } = &self.io else {
             return Err(Error::illegal_state("a plug-in's transport receives through its plug-in"));
         };
-        match receive_socket.as_ref().unwrap_or(socket).recv_from(buffer) {
-            Ok(received) => Ok(Some(received)),
-            Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(None),
-            Err(e) => Err(Error::io(&e, "recvfrom")),
-        }
+        receive_one(receive_socket.as_ref().unwrap_or(socket), buffer)
     }
 
     /// Lets the batched calls use what `io` allows; `UDP_GRO` is asked of the kernel here
@@ -491,8 +477,17 @@ impl UdpTransport {
                 Err(e) => return Err(Error::io(&e, "recvmmsg")),
             }
         }
+        let receiving = receive_socket.as_ref().unwrap_or(socket);
         let mut received = 0;
         for (slot, message) in slots.chunks_exact_mut(slot_length).zip(out.iter_mut()).take(count) {
+            if !ancillary {
+                // No control data wanted: `recvfrom`, which spares the kernel the message
+                // header and I/O vector copies of `recvmsg` (one datagram per call).
+                let Some((length, source)) = receive_one(receiving, slot)? else { break };
+                *message = ReceivedMessage { length, source: Some(source), ..ReceivedMessage::default() };
+                received += 1;
+                continue;
+            }
             let n = sys_udp::receive_messages(
                 fd,
                 slot,
@@ -528,6 +523,22 @@ impl UdpTransport {
             return Ok(sent);
         };
         let fd = socket.as_raw_fd();
+        if let [datagram] = datagrams {
+            // One datagram: `send` / `sendto`, which spare the kernel the message header and
+            // I/O vector copies of `sendmsg`; nothing to segment or batch.
+            return Ok(usize::from(send_one(socket, datagram, dest)? == datagram.len()));
+        }
+        if !self.state.mmsg_send.load(Ordering::Relaxed) && !self.state.gso.load(Ordering::Relaxed) {
+            // Neither batched nor segmented: nothing to plan, one plain send each.
+            let mut sent = 0;
+            for datagram in datagrams {
+                if send_one(socket, datagram, dest)? < datagram.len() {
+                    break;
+                }
+                sent += 1;
+            }
+            return Ok(sent);
+        }
         let mut sent = 0;
         while sent < datagrams.len() {
             let gso = self.state.gso.load(Ordering::Relaxed);
@@ -536,6 +547,15 @@ impl UdpTransport {
             let planned =
                 plan_messages(&datagrams[sent..], sent, gso, if mmsg { MAX_BATCH } else { 1 }, &mut plan);
             let segmented = plan[..planned].iter().any(|m| m.count > 1);
+            if planned == 1 && !segmented {
+                // Unbatched: one plain send per datagram (as for a single one above).
+                let datagram = datagrams[sent];
+                if send_one(socket, datagram, dest)? < datagram.len() {
+                    break;
+                }
+                sent += 1;
+                continue;
+            }
             let result = match self.state.refused(planned > 1, segmented, false) {
                 Some(error) => Err(error),
                 None => sys_udp::send_messages(fd, datagrams, &plan[..planned], dest),
@@ -631,6 +651,36 @@ impl UdpTransport {
         let ttl =
             if self.local_addr.is_ipv6() { socket.multicast_hops_v6() } else { socket.multicast_ttl_v4() };
         ttl.map_err(|e| Error::io(&e, "getsockopt(multicast TTL)"))
+    }
+}
+
+/// Sends one datagram through the native `socket` to `dest` (the connected peer when
+/// `None`): the bytes sent, 0 when the socket buffer is full or an earlier ICMP error is
+/// reported now.
+#[inline]
+fn send_one(socket: &UdpSocket, datagram: &[u8], dest: Option<SocketAddr>) -> Result<usize> {
+    let result = match dest {
+        Some(address) => socket.send_to(datagram, address),
+        None => socket.send(datagram),
+    };
+    match result {
+        Ok(n) => Ok(n),
+        Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(0),
+        Err(e) => Err(match dest {
+            Some(address) => Error::io(&e, format_args!("sendto {address}")),
+            None => Error::io(&e, "send"),
+        }),
+    }
+}
+
+/// One datagram from `socket` into `buffer` with `recvfrom`: `None` when nothing is queued
+/// or the socket reports an earlier ICMP error (which says nothing about this receive).
+#[inline]
+fn receive_one(socket: &UdpSocket, buffer: &mut [u8]) -> Result<Option<(usize, SocketAddr)>> {
+    match socket.recv_from(buffer) {
+        Ok(received) => Ok(Some(received)),
+        Err(e) if is_transient(e.kind()) || e.kind() == ErrorKind::ConnectionRefused => Ok(None),
+        Err(e) => Err(Error::io(&e, "recvfrom")),
     }
 }
 

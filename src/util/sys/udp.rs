@@ -27,6 +27,9 @@ const UDP_GRO: libc::c_int = 104;
 /// Ancillary space per message: a timespec and an int, each with its header, with room to
 /// spare (the kernel truncates and flags `MSG_CTRUNC` rather than overflow).
 const CONTROL_WORDS: usize = 16;
+/// Ancillary space of a sent message: one `UDP_SEGMENT` u16 with its header
+/// (`CMSG_SPACE(2)`, 24 bytes on 64-bit Linux), with room to spare.
+const SEND_CONTROL_WORDS: usize = 4;
 
 /// What one received message held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -230,39 +233,35 @@ pub fn receive_messages(
     if count == 0 {
         return Ok(0);
     }
+    // Only the `count` entries in use are written: zeroing every header and control
+    // buffer of a full batch would cost more than a small batch's own work.
     let mut names = [MaybeUninit::<libc::sockaddr_storage>::uninit(); MAX_BATCH];
-    let mut controls = [[0u64; CONTROL_WORDS]; MAX_BATCH];
-    let mut iovecs: [libc::iovec; MAX_BATCH] =
-        [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_BATCH];
-    // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
-    let mut headers: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+    let mut controls = [MaybeUninit::<[u64; CONTROL_WORDS]>::uninit(); MAX_BATCH];
+    let mut iovecs = [MaybeUninit::<libc::iovec>::uninit(); MAX_BATCH];
+    let mut headers = [MaybeUninit::<libc::mmsghdr>::uninit(); MAX_BATCH];
     for (i, slot) in buffers.chunks_exact_mut(slot_length).take(count).enumerate() {
-        iovecs[i] = libc::iovec { iov_base: slot.as_mut_ptr().cast(), iov_len: slot.len() };
-    }
-    let iovec_base = iovecs.as_mut_ptr();
-    for i in 0..count {
-        let header = &mut headers[i].msg_hdr;
-        header.msg_name = names[i].as_mut_ptr().cast();
-        header.msg_namelen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
-        header.msg_iov = iovec_base.wrapping_add(i);
-        header.msg_iovlen = 1;
+        let iovec = iovecs[i].write(libc::iovec { iov_base: slot.as_mut_ptr().cast(), iov_len: slot.len() });
+        // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
+        let mut header: libc::mmsghdr = unsafe { std::mem::zeroed() };
+        header.msg_hdr.msg_name = names[i].as_mut_ptr().cast();
+        header.msg_hdr.msg_namelen = std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t;
+        header.msg_hdr.msg_iov = iovec;
+        header.msg_hdr.msg_iovlen = 1;
         if ancillary {
-            header.msg_control = controls[i].as_mut_ptr().cast();
-            header.msg_controllen = std::mem::size_of_val(&controls[i]) as _;
+            // The kernel writes the control data and says how much (`msg_controllen`).
+            header.msg_hdr.msg_control = controls[i].as_mut_ptr().cast();
+            header.msg_hdr.msg_controllen = std::mem::size_of::<[u64; CONTROL_WORDS]>() as _;
         }
+        headers[i].write(header);
     }
+    // `headers[..count]` are initialised (above); the cast keeps them behind MaybeUninit.
+    let headers_ptr = headers.as_mut_ptr().cast::<libc::mmsghdr>();
     let received = if batched && count > 1 {
         // SAFETY: `headers[..count]` point at live, writable names, iovecs (over disjoint
         // slots of `buffers`) and control buffers of the stated sizes, all outliving the
         // call; a NULL timeout makes it return what is queued on a non-blocking socket.
         let rc = unsafe {
-            libc::recvmmsg(
-                fd,
-                headers.as_mut_ptr(),
-                count as libc::c_uint,
-                libc::MSG_DONTWAIT,
-                std::ptr::null_mut(),
-            )
+            libc::recvmmsg(fd, headers_ptr, count as libc::c_uint, libc::MSG_DONTWAIT, std::ptr::null_mut())
         };
         if rc < 0 {
             let error = io::Error::last_os_error();
@@ -270,24 +269,27 @@ pub fn receive_messages(
         }
         rc as usize
     } else {
-        // SAFETY: as above, for the first header alone.
-        let rc = unsafe { libc::recvmsg(fd, &mut headers[0].msg_hdr, libc::MSG_DONTWAIT) };
+        // SAFETY: as above, for the first header alone (count >= 1, so it is initialised).
+        let rc = unsafe { libc::recvmsg(fd, &raw mut (*headers_ptr).msg_hdr, libc::MSG_DONTWAIT) };
         if rc < 0 {
             let error = io::Error::last_os_error();
             return if is_nothing_now(&error) { Ok(0) } else { Err(error) };
         }
-        headers[0].msg_len = rc as libc::c_uint;
+        // SAFETY: as above.
+        unsafe { (*headers_ptr).msg_len = rc as libc::c_uint };
         1
     };
-    for i in 0..received {
-        let header = &headers[i].msg_hdr;
-        let mut message = ReceivedMessage { length: headers[i].msg_len as usize, ..ReceivedMessage::EMPTY };
+    for (i, out) in out.iter_mut().enumerate().take(received) {
+        // SAFETY: received <= count, and the first `count` headers were written above.
+        let entry = unsafe { headers[i].assume_init_ref() };
+        let header = &entry.msg_hdr;
+        let mut message = ReceivedMessage { length: entry.msg_len as usize, ..ReceivedMessage::EMPTY };
         let name_length =
             header.msg_namelen.min(std::mem::size_of::<libc::sockaddr_storage>() as libc::socklen_t);
         // SAFETY: the kernel wrote the first `msg_namelen` bytes of this message's name.
         message.source = unsafe { to_socket_addr(names[i].as_ptr(), name_length) };
         parse_control(header, &mut message);
-        out[i] = message;
+        *out = message;
     }
     Ok(received)
 }
@@ -326,11 +328,10 @@ pub fn send_messages(
     };
     let name_ptr: *mut libc::c_void =
         name.as_mut().map_or(std::ptr::null_mut(), |n| (n as *mut libc::sockaddr_storage).cast());
-    let mut iovecs: [libc::iovec; MAX_GSO_SEGMENTS] =
-        [libc::iovec { iov_base: std::ptr::null_mut(), iov_len: 0 }; MAX_GSO_SEGMENTS];
-    let mut controls = [[0u64; CONTROL_WORDS]; MAX_BATCH];
-    // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
-    let mut headers: [libc::mmsghdr; MAX_BATCH] = unsafe { std::mem::zeroed() };
+    // Only the entries in use are written (see `receive_messages`).
+    let mut iovecs = [MaybeUninit::<libc::iovec>::uninit(); MAX_GSO_SEGMENTS];
+    let mut controls = [MaybeUninit::<[u64; SEND_CONTROL_WORDS]>::uninit(); MAX_BATCH];
+    let mut headers = [MaybeUninit::<libc::mmsghdr>::uninit(); MAX_BATCH];
     let mut next_iovec = 0usize;
     for message in messages.iter().take(count) {
         let run = &datagrams[message.first..message.first + message.count];
@@ -339,16 +340,18 @@ pub fn send_messages(
         }
         for (k, datagram) in run.iter().enumerate() {
             // The kernel only reads through these (`iov_base` is `*mut` by C's type).
-            iovecs[next_iovec + k] =
-                libc::iovec { iov_base: datagram.as_ptr() as *mut _, iov_len: datagram.len() };
+            iovecs[next_iovec + k]
+                .write(libc::iovec { iov_base: datagram.as_ptr() as *mut _, iov_len: datagram.len() });
         }
         next_iovec += run.len();
     }
     // Pointers into the filled array, taken once it no longer changes.
-    let iovec_base = iovecs.as_mut_ptr();
+    let iovec_base = iovecs.as_mut_ptr().cast::<libc::iovec>();
     let mut next_iovec = 0usize;
     for (i, message) in messages.iter().take(count).enumerate() {
-        let header = &mut headers[i].msg_hdr;
+        // SAFETY: mmsghdr is plain C data; all zeroes is a valid empty header.
+        let mut entry: libc::mmsghdr = unsafe { std::mem::zeroed() };
+        let header = &mut entry.msg_hdr;
         header.msg_name = name_ptr;
         header.msg_namelen = name_length;
         header.msg_iov = iovec_base.wrapping_add(next_iovec);
@@ -356,12 +359,12 @@ pub fn send_messages(
         next_iovec += message.count;
         let run = &datagrams[message.first..message.first + message.count];
         if let Some(size) = message.segment_size.filter(|_| run.len() > 1) {
-            let control = &mut controls[i];
+            let control = controls[i].write([0; SEND_CONTROL_WORDS]);
             header.msg_control = control.as_mut_ptr().cast();
             // SAFETY: computes a length from a constant; no memory access.
             header.msg_controllen = unsafe { libc::CMSG_SPACE(std::mem::size_of::<u16>() as u32) } as _;
-            // SAFETY: the control buffer is live, aligned for cmsghdr and larger than
-            // CMSG_SPACE(2), so the first header and its data lie inside it.
+            // SAFETY: the control buffer is live, zeroed, aligned for cmsghdr and at least
+            // CMSG_SPACE(2) long, so the first header and its data lie inside it.
             unsafe {
                 let cmsg = libc::CMSG_FIRSTHDR(header);
                 (*cmsg).cmsg_level = libc::SOL_UDP;
@@ -370,14 +373,17 @@ pub fn send_messages(
                 std::ptr::write_unaligned(libc::CMSG_DATA(cmsg).cast::<u16>(), size);
             }
         }
+        headers[i].write(entry);
     }
+    // `headers[..count]` are initialised (above); the cast keeps them behind MaybeUninit.
+    let headers_ptr = headers.as_mut_ptr().cast::<libc::mmsghdr>();
     let rc = if count > 1 {
         // SAFETY: `headers[..count]` point at live names, iovecs over the borrowed
         // datagrams and control buffers, all outliving the call; the kernel only reads.
-        unsafe { libc::sendmmsg(fd, headers.as_mut_ptr(), count as libc::c_uint, libc::MSG_DONTWAIT) }
+        unsafe { libc::sendmmsg(fd, headers_ptr, count as libc::c_uint, libc::MSG_DONTWAIT) }
     } else {
-        // SAFETY: as above, for the first header alone.
-        let sent = unsafe { libc::sendmsg(fd, &headers[0].msg_hdr, libc::MSG_DONTWAIT) };
+        // SAFETY: as above, for the first header alone (count >= 1, so it is initialised).
+        let sent = unsafe { libc::sendmsg(fd, &raw const (*headers_ptr).msg_hdr, libc::MSG_DONTWAIT) };
         if sent < 0 { -1 } else { 1 }
     };
     if rc < 0 {
@@ -395,6 +401,20 @@ pub fn is_offload_refusal(error: &io::Error) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn control_buffers_hold_what_the_calls_put_there() {
+        // SAFETY: computes lengths from constants; no memory access.
+        let (segment, timestamp, gro) = unsafe {
+            (
+                libc::CMSG_SPACE(std::mem::size_of::<u16>() as u32) as usize,
+                libc::CMSG_SPACE(std::mem::size_of::<libc::timespec>() as u32) as usize,
+                libc::CMSG_SPACE(std::mem::size_of::<libc::c_int>() as u32) as usize,
+            )
+        };
+        assert!(segment <= SEND_CONTROL_WORDS * 8, "UDP_SEGMENT needs {segment} bytes");
+        assert!(timestamp + gro <= CONTROL_WORDS * 8, "receive control needs {} bytes", timestamp + gro);
+    }
 
     #[test]
     fn storage_round_trips_both_families() {
