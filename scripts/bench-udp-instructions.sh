@@ -11,7 +11,7 @@
 #   mmsg     the same with AERONRS_UDP_GSO_ENABLED=false AERONRS_UDP_GRO_ENABLED=false
 #   plain    the same with AERONRS_UDP_MMSG_ENABLED=false as well
 #
-#   benches/udp_driver_instructions.sh [length (32)] [messages (500000)]
+#   scripts/bench-udp-instructions.sh [length (32)] [messages (500000)]
 #
 # Under callgrind the driver is the slow party, so its datagrams are full (an MTU of
 # frames); the figures are per message and per data datagram (the calls that sent data:
