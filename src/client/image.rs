@@ -190,10 +190,7 @@ impl Image {
         if self.is_closed() {
             return 0;
         }
-        // Only this poller writes the counter, so a plain read of our own last store is fine.
-        let position = self.subscriber_position.get_i64(0);
-        let term_offset = (position & self.term_length_mask) as usize;
-        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let (position, term_offset, term) = self.read_start();
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let outcome = read(term, term_offset, fragment_limit, &mut header, handler);
         if outcome.offset > term_offset {
@@ -213,9 +210,7 @@ impl Image {
         if self.is_closed() {
             return 0;
         }
-        let position = self.subscriber_position.get_i64(0);
-        let term_offset = (position & self.term_length_mask) as usize;
-        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let (position, term_offset, term) = self.read_start();
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let counter = &self.subscriber_position;
         let outcome = controlled_read(term, term_offset, fragment_limit, &mut header, handler, |offset| {
@@ -241,7 +236,7 @@ impl Image {
         let Some((term_offset, limit_offset)) = self.bounded_offsets(position, limit_position) else {
             return 0;
         };
-        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let term = self.term_at(position);
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let outcome = read_bounded(term, term_offset, limit_offset, fragment_limit, &mut header, handler);
         if outcome.offset > term_offset {
@@ -265,7 +260,7 @@ impl Image {
         let Some((term_offset, limit_offset)) = self.bounded_offsets(position, limit_position) else {
             return 0;
         };
-        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let term = self.term_at(position);
         let mut header = Header::new(self.initial_term_id, self.position_bits_to_shift);
         let counter = &self.subscriber_position;
         let outcome = controlled_read_bounded(
@@ -282,6 +277,20 @@ impl Image {
             counter.put_i64_release(0, new_position);
         }
         outcome.fragments_read
+    }
+
+    /// Where this poller reads next: the subscriber position (only this poller writes it,
+    /// so a plain read of its own last store is enough), its offset in its term, that term.
+    #[inline(always)]
+    fn read_start(&self) -> (i64, usize, &AtomicBuffer) {
+        let position = self.subscriber_position.get_i64(0);
+        (position, (position & self.term_length_mask) as usize, self.term_at(position))
+    }
+
+    /// The term that holds `position`.
+    #[inline(always)]
+    fn term_at(&self, position: i64) -> &AtomicBuffer {
+        self.log.term(index_by_position(position, self.position_bits_to_shift))
     }
 
     /// The term offsets to read from and up to for a bounded poll at `position`; `None`
@@ -317,7 +326,7 @@ impl Image {
         if initial_position >= limit_position {
             return Ok(initial_position);
         }
-        let term = self.log.term(index_by_position(initial_position, self.position_bits_to_shift));
+        let term = self.term_at(initial_position);
         let capacity = term.capacity();
         let term_offset = (initial_position & self.term_length_mask) as usize;
         let span = usize::try_from(limit_position - initial_position).unwrap_or(usize::MAX);
@@ -385,9 +394,7 @@ impl Image {
         if self.is_closed() {
             return 0;
         }
-        let position = self.subscriber_position.get_i64(0);
-        let term_offset = (position & self.term_length_mask) as usize;
-        let term = self.log.term(index_by_position(position, self.position_bits_to_shift));
+        let (position, term_offset, term) = self.read_start();
         let limit_offset = term_offset.saturating_add(block_length_limit).min(term.capacity());
         let Some(block) = scan_block(term, term_offset, limit_offset) else {
             return 0;
