@@ -7,54 +7,39 @@ use super::export_table;
 const SAFETY: &str = "`context` must be NULL or live.";
 
 pub fn generate() -> String {
-    export_table::generate("build/duty_cycle_tracker_exports.rs", TABLE, SAFETY)
+    let mut table = String::new();
+    for (agent, variant, counters) in AGENTS {
+        let rows = AGENT_ROWS.replace("{agent}", agent).replace("{variant}", variant);
+        table.push_str(&rows.replace("{counters}", counters));
+    }
+    table.push_str(NAME_RESOLVER_ROWS);
+    export_table::generate("build/duty_cycle_tracker_exports.rs", &table, SAFETY)
 }
 
-const TABLE: &str = r#"
-aeron_driver_context_set_conductor_duty_cycle_tracker(
+/// The agents with a duty-cycle tracker each: the name in the C functions, the
+/// `TrackedAgent` variant, and the system counters of the built-in tracker.
+const AGENTS: [(&str, &str, &str); 3] =
+    [("conductor", "Conductor", "26-27"), ("sender", "Sender", "28-29"), ("receiver", "Receiver", "30-31")];
+
+const AGENT_ROWS: &str = r#"
+aeron_driver_context_set_{agent}_duty_cycle_tracker(
 context: *mut aeron_driver_context_t, value: *mut aeron_duty_cycle_tracker_t) -> c_int
-    set_tracker(context, TrackedAgent::Conductor, value)
-Sets the conductor's duty-cycle tracker: called with `update` when the conductor starts
+    set_tracker(context, TrackedAgent::{variant}, value)
+Sets the {agent}'s duty-cycle tracker: called with `update` when the {agent} starts
 and `measure_and_update` at the start of each of its duty cycles, in place of the
-built-in tracker of system counters 26-27. NULL restores the built-in tracker. Returns
+built-in tracker of system counters {counters}. NULL restores the built-in tracker. Returns
 0, or -1 (EINVAL) for a NULL context.
 # Safety
 `context` NULL or live; `value` NULL or valid, with functions safe to call on the
-conductor's thread, while a driver made from the context runs.
+{agent}'s thread, while a driver made from the context runs.
 
-aeron_driver_context_get_conductor_duty_cycle_tracker(
+aeron_driver_context_get_{agent}_duty_cycle_tracker(
 context: *mut aeron_driver_context_t) -> *mut aeron_duty_cycle_tracker_t
-    get_tracker(context, TrackedAgent::Conductor)
-Returns the conductor's tracker set (NULL for the built-in one or a NULL context).
+    get_tracker(context, TrackedAgent::{variant})
+Returns the {agent}'s tracker set (NULL for the built-in one or a NULL context).
+"#;
 
-aeron_driver_context_set_sender_duty_cycle_tracker(
-context: *mut aeron_driver_context_t, value: *mut aeron_duty_cycle_tracker_t) -> c_int
-    set_tracker(context, TrackedAgent::Sender, value)
-Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
-conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or valid, with functions safe to call on the
-sender's thread, while a driver made from the context runs.
-
-aeron_driver_context_get_sender_duty_cycle_tracker(
-context: *mut aeron_driver_context_t) -> *mut aeron_duty_cycle_tracker_t
-    get_tracker(context, TrackedAgent::Sender)
-Returns the sender's tracker set (NULL for the built-in one or a NULL context).
-
-aeron_driver_context_set_receiver_duty_cycle_tracker(
-context: *mut aeron_driver_context_t, value: *mut aeron_duty_cycle_tracker_t) -> c_int
-    set_tracker(context, TrackedAgent::Receiver, value)
-Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
-conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
-# Safety
-`context` NULL or live; `value` NULL or valid, with functions safe to call on the
-receiver's thread, while a driver made from the context runs.
-
-aeron_driver_context_get_receiver_duty_cycle_tracker(
-context: *mut aeron_driver_context_t) -> *mut aeron_duty_cycle_tracker_t
-    get_tracker(context, TrackedAgent::Receiver)
-Returns the receiver's tracker set (NULL for the built-in one or a NULL context).
-
+const NAME_RESOLVER_ROWS: &str = r#"
 aeron_driver_context_set_name_resolver_time_tracker(
 context: *mut aeron_driver_context_t, value: *mut aeron_duty_cycle_tracker_t) -> c_int
     set_tracker(context, TrackedAgent::NameResolver, value)

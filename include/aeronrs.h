@@ -5382,8 +5382,10 @@ int aeron_driver_context_set_conductor_duty_cycle_tracker(struct aeron_driver_co
 // `context` must be NULL or live.
 aeron_duty_cycle_tracker_t *aeron_driver_context_get_conductor_duty_cycle_tracker(struct aeron_driver_context_t *context);
 
-// Sets the sender's duty-cycle tracker (system counters 28-29 when built in), as the
-// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+// Sets the sender's duty-cycle tracker: called with `update` when the sender starts
+// and `measure_and_update` at the start of each of its duty cycles, in place of the
+// built-in tracker of system counters 28-29. NULL restores the built-in tracker. Returns
+// 0, or -1 (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or valid, with functions safe to call on the
@@ -5397,8 +5399,10 @@ int aeron_driver_context_set_sender_duty_cycle_tracker(struct aeron_driver_conte
 // `context` must be NULL or live.
 aeron_duty_cycle_tracker_t *aeron_driver_context_get_sender_duty_cycle_tracker(struct aeron_driver_context_t *context);
 
-// Sets the receiver's duty-cycle tracker (system counters 30-31 when built in), as the
-// conductor's. Returns 0, or -1 (EINVAL) for a NULL context.
+// Sets the receiver's duty-cycle tracker: called with `update` when the receiver starts
+// and `measure_and_update` at the start of each of its duty cycles, in place of the
+// built-in tracker of system counters 30-31. NULL restores the built-in tracker. Returns
+// 0, or -1 (EINVAL) for a NULL context.
 //
 // # Safety
 // `context` NULL or live; `value` NULL or valid, with functions safe to call on the
